@@ -1,2 +1,13 @@
 //! diskscope: a terminal disk benchmark. The engine generates and measures I/O; the CLI, the
 //! headless reporter and the TUI are consumers of the snapshots it produces.
+
+pub mod app;
+pub mod cli;
+pub mod engine;
+pub mod headless;
+pub mod report;
+pub mod settings;
+pub mod signals;
+pub mod stats;
+pub mod target;
+pub mod units;

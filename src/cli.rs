@@ -1,0 +1,277 @@
+//! The command line: clap's raw arguments (`Args`), then `Args::validate` turns them into a
+//! `Config` of checked values. Everything a user can type wrong is caught here with a message
+//! that quotes what was typed and says what would work; nothing here opens the target.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Parser;
+
+use crate::settings::{MAX_BS, MAX_THREADS, Settings};
+use crate::units::{parse_duration, parse_size};
+
+/// The scratch file used when no target is given.
+pub const SCRATCH_NAME: &str = "diskscope.scratch";
+/// Default size of the scratch file.
+pub const DEFAULT_SCRATCH_SIZE: u64 = 1 << 30;
+
+const AFTER_HELP: &str = "\
+TARGET may be a block device (/dev/sdb, /dev/nvme0n1p2), a regular file, or a directory (the
+scratch file is laid out inside it). Without TARGET, a 1 GiB scratch file named
+diskscope.scratch is laid out in the current directory and removed on exit.
+
+Reads use O_DIRECT unless --buffered, so the page cache is not measured. Nothing is ever
+written unless --allow-write is given; on a block device it must name the device:
+--allow-write=/dev/sdX.
+
+Exit status: 0 success; 1 the run could not start or failed; 2 bad arguments;
+3 the run completed but some I/Os failed or came back short.
+
+Examples:
+  diskscope --list                      every disk with size, block sizes, mounts
+  diskscope /dev/sdb -t 4 -T 30s        4 threads of 4k random reads for 30 s
+  diskscope -b 1M --random 0 --no-tui   sequential 1 MiB reads of the scratch file
+  diskscope /data --read 70 --allow-write --json > run.json";
+
+/// diskscope: watch what a disk can do — live IOPS, bandwidth and latency as threads, block
+/// size and read/write mix change.
+#[derive(Debug, Parser)]
+#[command(name = "diskscope", version, about, after_help = AFTER_HELP)]
+pub struct Args {
+    /// Block device, file or directory to test [default: ./diskscope.scratch]
+    pub target: Option<PathBuf>,
+
+    /// Worker threads, each with its own descriptor (1-1024)
+    #[arg(short, long, default_value = "1", value_name = "N")]
+    pub threads: String,
+
+    /// Block size per I/O: 512, 4k, 64KiB, 1M ... (at most 16M)
+    #[arg(short = 'b', long = "bs", default_value = "4k", value_name = "SIZE")]
+    pub bs: String,
+
+    /// Percentage of I/Os that are reads; below 100 needs --allow-write
+    #[arg(long, default_value = "100", value_name = "PCT")]
+    pub read: String,
+
+    /// Percentage of I/Os at random offsets; the rest are sequential
+    #[arg(long, default_value = "100", value_name = "PCT")]
+    pub random: String,
+
+    /// How long to run: 10s, 2m, 1h [default: 10s without the TUI]
+    #[arg(short = 'T', long, value_name = "DUR")]
+    pub time: Option<String>,
+
+    /// Use the page cache (no O_DIRECT): measures memory, not the disk, once data is cached
+    #[arg(long)]
+    pub buffered: bool,
+
+    /// Allow writes (destroys data on TARGET). On a block device name it: --allow-write=/dev/sdX
+    #[arg(long, value_name = "DEVICE", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub allow_write: Option<String>,
+
+    /// Bytes of the target to use from its start; the scratch file's size [default: 1G for
+    /// the scratch file, else the whole target]
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+
+    /// Keep the scratch file on exit (it is reused by the next run)
+    #[arg(long)]
+    pub keep: bool,
+
+    /// Print text lines instead of opening the TUI (automatic when stdout is not a terminal)
+    #[arg(long)]
+    pub no_tui: bool,
+
+    /// Print only the final summary
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Print one JSON document (config, totals, threads, intervals) instead of text
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+
+    /// Print the one-second intervals as CSV with a header
+    #[arg(long)]
+    pub csv: bool,
+
+    /// Evict the target's pages from the page cache before the run (with --buffered)
+    #[arg(long)]
+    pub drop_cache: bool,
+
+    /// List block devices and exit
+    #[arg(long)]
+    pub list: bool,
+
+    /// With --list: include empty devices (unattached loop, unconfigured zram)
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// How results are printed when there is no TUI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    Text,
+    Quiet,
+    Json,
+    Csv,
+}
+
+/// Validated command line.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// What to test; `None` is the scratch file in the current directory.
+    pub target: Option<PathBuf>,
+    /// Starting settings.
+    pub settings: Settings,
+    /// Run length; `None` runs until quit (TUI only).
+    pub duration: Option<Duration>,
+    /// O_DIRECT (true) or through the page cache.
+    pub direct: bool,
+    /// `None`: read-only. `Some("")`: --allow-write without a device name.
+    pub allow_write: Option<String>,
+    /// Span of the target to use, or the scratch file's size.
+    pub size: Option<u64>,
+    pub keep: bool,
+    pub no_tui: bool,
+    pub output: Output,
+    pub drop_cache: bool,
+    pub list: bool,
+    pub all: bool,
+}
+
+fn parse_pct(name: &str, text: &str) -> Result<u8, String> {
+    match text.trim().trim_end_matches('%').parse::<u32>() {
+        Ok(v) if v <= 100 => Ok(v as u8),
+        _ => Err(format!("--{name} '{text}': give a percentage from 0 to 100")),
+    }
+}
+
+impl Args {
+    /// Checks every value; the error quotes what was typed and what would work.
+    pub fn validate(self) -> Result<Config, String> {
+        let threads = match self.threads.trim().parse::<usize>() {
+            Ok(n) if (1..=MAX_THREADS).contains(&n) => n,
+            _ => {
+                return Err(format!(
+                    "--threads '{}': give a whole number from 1 to {MAX_THREADS}",
+                    self.threads
+                ));
+            }
+        };
+        let bs = parse_size(&self.bs).map_err(|e| format!("--bs {e}"))?;
+        if bs == 0 {
+            return Err("--bs 0: a block size must be at least 512 bytes (e.g. 4k)".into());
+        }
+        if bs > MAX_BS {
+            return Err(format!("--bs '{}': at most 16M", self.bs));
+        }
+        let read_pct = parse_pct("read", &self.read)?;
+        let random_pct = parse_pct("random", &self.random)?;
+        if read_pct < 100 && self.allow_write.is_none() {
+            return Err(format!(
+                "--read {read_pct} writes to the target, which destroys its data; \
+                 add --allow-write (for a device: --allow-write=/dev/NAME) if that is intended"
+            ));
+        }
+        let duration = match &self.time {
+            None => None,
+            Some(t) => {
+                let d = parse_duration(t).map_err(|e| format!("--time {e}"))?;
+                if d.is_zero() {
+                    return Err(format!("--time '{t}': must be longer than 0"));
+                }
+                Some(d)
+            }
+        };
+        let size = match &self.size {
+            None => None,
+            Some(s) => {
+                let v = parse_size(s).map_err(|e| format!("--size {e}"))?;
+                if v == 0 {
+                    return Err(format!("--size '{s}': must be larger than 0"));
+                }
+                Some(v)
+            }
+        };
+        let output = if self.json {
+            Output::Json
+        } else if self.csv {
+            Output::Csv
+        } else if self.quiet {
+            Output::Quiet
+        } else {
+            Output::Text
+        };
+        Ok(Config {
+            target: self.target,
+            settings: Settings { threads, bs, read_pct, random_pct },
+            duration,
+            direct: !self.buffered,
+            allow_write: self.allow_write,
+            size,
+            keep: self.keep,
+            no_tui: self.no_tui,
+            output,
+            drop_cache: self.drop_cache,
+            list: self.list,
+            all: self.all,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(args: &[&str]) -> Result<Config, String> {
+        let mut full = vec!["diskscope"];
+        full.extend_from_slice(args);
+        Args::try_parse_from(full).map_err(|e| e.to_string())?.validate()
+    }
+
+    #[test]
+    fn defaults() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.settings, Settings { threads: 1, bs: 4096, read_pct: 100, random_pct: 100 });
+        assert!(c.direct);
+        assert_eq!(c.allow_write, None);
+        assert_eq!(c.target, None);
+    }
+
+    #[test]
+    fn short_flags_and_units() {
+        let c = config(&["/dev/sdb", "-t", "8", "-b", "64KiB", "-T", "2m", "--random", "30"]).unwrap();
+        assert_eq!(c.settings.threads, 8);
+        assert_eq!(c.settings.bs, 65536);
+        assert_eq!(c.settings.random_pct, 30);
+        assert_eq!(c.duration, Some(Duration::from_secs(120)));
+        assert_eq!(c.target, Some(PathBuf::from("/dev/sdb")));
+    }
+
+    #[test]
+    fn allow_write_with_and_without_device() {
+        assert_eq!(config(&["--allow-write", "--read", "70"]).unwrap().allow_write, Some(String::new()));
+        let c = config(&["/dev/sdb", "--allow-write=/dev/sdb", "--read", "0"]).unwrap();
+        assert_eq!(c.allow_write.as_deref(), Some("/dev/sdb"));
+        assert_eq!(c.settings.read_pct, 0);
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_the_value_quoted() {
+        for (args, needle) in [
+            (vec!["-t", "0"], "'0'"),
+            (vec!["-t", "100000"], "'100000'"),
+            (vec!["-b", "0"], "--bs 0"),
+            (vec!["-b", "4q"], "'4q'"),
+            (vec!["-b", "32M"], "16M"),
+            (vec!["--read", "150"], "'150'"),
+            (vec!["--read", "50"], "--allow-write"),
+            (vec!["-T", "soon"], "'soon'"),
+            (vec!["-T", "0s"], "'0s'"),
+            (vec!["--size", "1Q"], "'1Q'"),
+        ] {
+            let err = config(&args).expect_err(&format!("{args:?}"));
+            assert!(err.contains(needle), "{args:?}: {err}");
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! The engine: a pool of worker threads doing positional I/O on one target, and a sampler
+//! that turns their counters into `Snapshot`s. It can be reconfigured while it runs — thread
+//! count, block size, read %, random % — without restarting the run or losing its history.
+//!
+//! The engine knows nothing of terminals, reports or the CLI: it takes an `IoOpener` (how to
+//! get a descriptor on the target), the target's `Geometry` and `Settings`, and hands out
+//! snapshots on a channel. Commands go to the sampler thread, which cuts an interval at every
+//! change so that no snapshot spans two settings.
+
+pub mod buffer;
+pub mod io;
+pub mod pattern;
+mod sampler;
+mod worker;
+
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::settings::{MAX_BS, MAX_THREADS, Settings};
+use crate::stats::Snapshot;
+use io::{BlockIo, IoOpener};
+
+/// The default sampling interval.
+pub const DEFAULT_TICK: Duration = Duration::from_millis(100);
+
+/// What the engine needs to know of the target to validate settings and align buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    /// Bytes of the target the offsets cover, from 0.
+    pub span: u64,
+    /// The device's logical block size; with O_DIRECT the block size must be a multiple.
+    pub logical_block_size: u32,
+    /// Whether the target was opened with O_DIRECT.
+    pub direct: bool,
+    /// Whether writes are allowed (read % below 100).
+    pub write_allowed: bool,
+}
+
+impl Geometry {
+    /// Checks settings against the target; the message says what is wrong and what to do.
+    pub fn validate(&self, s: &Settings) -> Result<(), String> {
+        if s.threads == 0 || s.threads > MAX_THREADS {
+            return Err(format!("{} threads: use 1 to {MAX_THREADS}", s.threads));
+        }
+        if s.bs == 0 {
+            return Err("block size 0: use at least the logical block size (e.g. 4k)".into());
+        }
+        if s.bs > MAX_BS {
+            return Err(format!("block size {} is above the 16 MiB maximum", s.bs));
+        }
+        let lbs = u64::from(self.logical_block_size);
+        if self.direct && s.bs % lbs != 0 {
+            return Err(format!(
+                "block size {} bytes is not a multiple of the logical block size ({lbs} bytes), \
+                 which O_DIRECT requires; use a multiple of {lbs} or --buffered",
+                s.bs
+            ));
+        }
+        if s.bs > self.span {
+            return Err(format!(
+                "block size {} bytes is larger than the span tested ({} bytes)",
+                s.bs, self.span
+            ));
+        }
+        if s.read_pct > 100 || s.random_pct > 100 {
+            return Err("percentages must be 0 to 100".into());
+        }
+        if s.read_pct < 100 && !self.write_allowed {
+            return Err(format!(
+                "read {}% means writing, which is off; add --allow-write to write to the target",
+                s.read_pct
+            ));
+        }
+        Ok(())
+    }
+}
+
+enum Command {
+    Apply(Settings, Vec<Box<dyn BlockIo>>, Sender<Result<(), (usize, String)>>),
+    Pause(bool),
+    Reset,
+    Stop,
+}
+
+/// A running benchmark.
+pub struct Engine {
+    opener: Arc<dyn IoOpener>,
+    geometry: Geometry,
+    settings: Settings,
+    paused: bool,
+    commands: Sender<Command>,
+    snapshots: Receiver<Snapshot>,
+    sampler: Option<JoinHandle<()>>,
+}
+
+impl Engine {
+    /// Starts `settings.threads` workers on the target and a sampler emitting a snapshot
+    /// every `tick`. Fails, with nothing left running, if the settings do not fit the target
+    /// or a descriptor cannot be opened.
+    pub fn start(
+        opener: Arc<dyn IoOpener>,
+        geometry: Geometry,
+        settings: Settings,
+        tick: Duration,
+    ) -> Result<Engine, String> {
+        geometry.validate(&settings)?;
+        raise_open_file_limit();
+        let ios = open_many(&*opener, settings.threads)?;
+        let (commands, command_rx) = mpsc::channel();
+        let (snapshot_tx, snapshots) = mpsc::channel();
+        let sampler = sampler::spawn(geometry, settings, tick, command_rx, snapshot_tx)?;
+        let mut engine = Engine {
+            opener,
+            geometry,
+            settings: Settings { threads: 0, ..settings },
+            paused: false,
+            commands,
+            snapshots,
+            sampler: Some(sampler),
+        };
+        engine.send_apply(settings, ios)?;
+        Ok(engine)
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> Settings {
+        self.settings
+    }
+
+    /// The target's geometry.
+    pub fn geometry(&self) -> Geometry {
+        self.geometry
+    }
+
+    /// Changes the settings live. Threads are added or stopped in place; the others pick up
+    /// the new block size and mix at their next I/O. On error nothing changed, except that a
+    /// thread increase that failed part-way keeps the threads it could start (see `settings`).
+    pub fn apply(&mut self, settings: Settings) -> Result<(), String> {
+        self.geometry.validate(&settings)?;
+        if settings == self.settings {
+            return Ok(());
+        }
+        let ios = open_many(&*self.opener, settings.threads.saturating_sub(self.settings.threads))?;
+        self.send_apply(settings, ios)
+    }
+
+    fn send_apply(&mut self, settings: Settings, ios: Vec<Box<dyn BlockIo>>) -> Result<(), String> {
+        let (reply_tx, reply) = mpsc::channel();
+        let wanted = ios.len();
+        self.commands
+            .send(Command::Apply(settings, ios, reply_tx))
+            .map_err(|_| "the engine has stopped".to_string())?;
+        match reply.recv() {
+            Ok(Ok(())) => {
+                self.settings = settings;
+                Ok(())
+            }
+            Ok(Err((started, msg))) => {
+                self.settings = Settings { threads: self.settings.threads + started, ..settings };
+                Err(format!("started only {started} of {wanted} new threads: {msg}"))
+            }
+            Err(_) => Err("the engine has stopped".into()),
+        }
+    }
+
+    /// Pauses or resumes all workers; paused time does not count in cumulative rates.
+    pub fn set_paused(&mut self, paused: bool) {
+        if paused != self.paused && self.commands.send(Command::Pause(paused)).is_ok() {
+            self.paused = paused;
+        }
+    }
+
+    /// Whether the workers are paused.
+    pub fn paused(&self) -> bool {
+        self.paused
+    }
+
+    /// Zeroes the cumulative statistics (totals, latency, per-thread, kept errors).
+    pub fn reset_stats(&self) {
+        let _ = self.commands.send(Command::Reset);
+    }
+
+    /// Asks the engine to stop: workers finish their current I/O, a last snapshot is sent and
+    /// the snapshot channel closes.
+    pub fn request_stop(&self) {
+        let _ = self.commands.send(Command::Stop);
+    }
+
+    /// The snapshots, in order; the channel closes after the last one.
+    pub fn snapshots(&self) -> &Receiver<Snapshot> {
+        &self.snapshots
+    }
+
+    /// Stops (if not yet asked) and waits for the sampler to finish.
+    pub fn join(mut self) {
+        self.finish();
+    }
+
+    fn finish(&mut self) {
+        self.request_stop();
+        if let Some(handle) = self.sampler.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// Opens `n` independent descriptors, or says why one could not be opened.
+fn open_many(opener: &dyn IoOpener, n: usize) -> Result<Vec<Box<dyn BlockIo>>, String> {
+    (0..n)
+        .map(|i| {
+            opener.open_io().map_err(|e| {
+                if e.raw_os_error() == Some(nix::libc::EMFILE) {
+                    format!("opening descriptor {}: too many open files; raise `ulimit -n`", i + 1)
+                } else {
+                    format!("opening descriptor {}: {e}", i + 1)
+                }
+            })
+        })
+        .collect()
+}
+
+/// Each worker holds its own descriptor: raise the soft open-file limit to the hard one so
+/// 1024 threads fit (the usual soft limit is exactly 1024).
+fn raise_open_file_limit() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    if let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) {
+        if soft < hard {
+            let _ = setrlimit(Resource::RLIMIT_NOFILE, hard, hard);
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! The hot loop of one worker thread: pick an offset, read or write one block, time it, count
+//! it. Per I/O it touches only its own memory plus one relaxed load of the control generation:
+//! no lock, no allocation, no channel send. Counters are published with plain atomic stores
+//! (each has a single writer); the latency histogram is kept locally and moved into the
+//! worker's mailbox every `FLUSH_EVERY`, where the sampler picks it up.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::{Rng, RngExt, SeedableRng};
+
+use super::buffer::AlignedBuf;
+use super::io::BlockIo;
+use super::pattern::OffsetGen;
+use crate::settings::Settings;
+use crate::stats::{Counts, IoErrorRecord, LatencyHistogram, new_histogram};
+
+/// How often a worker moves its local histogram into its mailbox.
+const FLUSH_EVERY: Duration = Duration::from_millis(10);
+/// How many failed or short I/Os a run keeps in detail.
+pub const KEPT_ERRORS: usize = 16;
+
+/// What the controller tells all workers. `generation` changes whenever anything here does;
+/// workers compare it once per I/O and re-read the rest only when it moved.
+pub struct Control {
+    pub generation: AtomicU64,
+    pub state: Mutex<ControlState>,
+    pub wake: Condvar,
+    pub errors: Mutex<Vec<IoErrorRecord>>,
+    pub errors_kept: AtomicUsize,
+    /// Alignment for buffers: max(logical block size, 4096).
+    pub align: usize,
+    /// Bytes of the target in use.
+    pub span: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct ControlState {
+    pub settings: Settings,
+    pub paused: bool,
+}
+
+impl Control {
+    /// Changes the state under the lock, bumps the generation and wakes paused workers.
+    pub fn update(&self, f: impl FnOnce(&mut ControlState)) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut st);
+        self.generation.fetch_add(1, Release);
+        self.wake.notify_all();
+    }
+}
+
+/// A worker's published state; written by the worker, read by the sampler. Aligned so two
+/// workers' counters never share a cache line.
+#[repr(align(128))]
+pub struct WorkerSlot {
+    pub id: usize,
+    /// Position among active workers: which sequential stripe this worker walks.
+    pub index: usize,
+    pub ops: AtomicU64,
+    pub bytes: AtomicU64,
+    pub read_ops: AtomicU64,
+    pub read_bytes: AtomicU64,
+    pub write_ops: AtomicU64,
+    pub write_bytes: AtomicU64,
+    pub errors: AtomicU64,
+    pub short_ios: AtomicU64,
+    pub latency_sum_ns: AtomicU64,
+    /// Latencies recorded since the sampler last emptied it.
+    pub mailbox: Mutex<LatencyHistogram>,
+    /// Set by the controller to make this worker exit.
+    pub stop: AtomicBool,
+    /// Set by the worker as it exits.
+    pub finished: AtomicBool,
+}
+
+impl WorkerSlot {
+    pub fn new(id: usize, index: usize) -> Self {
+        WorkerSlot {
+            id,
+            index,
+            ops: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            read_ops: AtomicU64::new(0),
+            read_bytes: AtomicU64::new(0),
+            write_ops: AtomicU64::new(0),
+            write_bytes: AtomicU64::new(0),
+            errors: AtomicU64::new(0),
+            short_ios: AtomicU64::new(0),
+            latency_sum_ns: AtomicU64::new(0),
+            mailbox: Mutex::new(new_histogram()),
+            stop: AtomicBool::new(false),
+            finished: AtomicBool::new(false),
+        }
+    }
+
+    /// The counters as last published, and the latency sum.
+    pub fn read_counts(&self) -> (Counts, u64) {
+        (
+            Counts {
+                ops: self.ops.load(Relaxed),
+                bytes: self.bytes.load(Relaxed),
+                read_ops: self.read_ops.load(Relaxed),
+                read_bytes: self.read_bytes.load(Relaxed),
+                write_ops: self.write_ops.load(Relaxed),
+                write_bytes: self.write_bytes.load(Relaxed),
+                errors: self.errors.load(Relaxed),
+                short_ios: self.short_ios.load(Relaxed),
+            },
+            self.latency_sum_ns.load(Relaxed),
+        )
+    }
+}
+
+/// Runs one worker until its slot's stop flag is set. `io` is its own descriptor.
+pub fn run(slot: Arc<WorkerSlot>, control: Arc<Control>, mut io: Box<dyn BlockIo>) {
+    let mut w = Worker {
+        rng: SmallRng::from_rng(&mut rand::rng()),
+        local: Counts::default(),
+        latency_sum_ns: 0,
+        hist: new_histogram(),
+        seen_generation: u64::MAX,
+        settings: Settings::default(),
+        pattern: None,
+        buf: AlignedBuf::new(0, control.align),
+        next_flush: Instant::now() + FLUSH_EVERY,
+    };
+    while w.refresh(&slot, &control) {
+        let read_pct = u32::from(w.settings.read_pct);
+        // A generation check per I/O: the only shared memory the loop reads.
+        while control.generation.load(Acquire) == w.seen_generation {
+            let is_read = read_pct == 100 || (read_pct > 0 && w.rng.random_range(0..100u32) < read_pct);
+            let Some(pattern) = w.pattern.as_mut() else { break };
+            let offset = pattern.next_offset(&mut w.rng);
+            if !is_read {
+                scramble(&mut w.buf, &mut w.rng);
+            }
+            let start = Instant::now();
+            let result = if is_read {
+                io.read_at(&mut w.buf, offset)
+            } else {
+                io.write_at(&w.buf, offset)
+            };
+            let end = Instant::now();
+            let want = w.buf.len();
+            match result {
+                Ok(n) => {
+                    let ns = end.duration_since(start).as_nanos() as u64;
+                    let _ = w.hist.record(ns.max(1));
+                    w.latency_sum_ns += ns;
+                    w.local.ops += 1;
+                    w.local.bytes += n as u64;
+                    if is_read {
+                        w.local.read_ops += 1;
+                        w.local.read_bytes += n as u64;
+                    } else {
+                        w.local.write_ops += 1;
+                        w.local.write_bytes += n as u64;
+                    }
+                    if n < want {
+                        w.local.short_ios += 1;
+                        keep_error(&control, slot.id, is_read, offset, None, || {
+                            let what = if is_read { "read" } else { "write" };
+                            format!("short {what}: {n} of {want} bytes")
+                        });
+                    }
+                }
+                Err(e) => {
+                    w.local.errors += 1;
+                    keep_error(&control, slot.id, is_read, offset, e.raw_os_error(), || e.to_string());
+                }
+            }
+            w.publish(&slot);
+            if end >= w.next_flush {
+                w.flush(&slot);
+                w.next_flush = end + FLUSH_EVERY;
+            }
+        }
+    }
+    w.flush(&slot);
+    slot.finished.store(true, Release);
+}
+
+struct Worker {
+    rng: SmallRng,
+    local: Counts,
+    latency_sum_ns: u64,
+    hist: LatencyHistogram,
+    seen_generation: u64,
+    settings: Settings,
+    pattern: Option<OffsetGen>,
+    buf: AlignedBuf,
+    next_flush: Instant,
+}
+
+impl Worker {
+    /// Takes up the current control state: waits while paused, rebuilds the offset generator
+    /// and buffer for new settings. Returns false when the worker must exit.
+    fn refresh(&mut self, slot: &WorkerSlot, control: &Control) -> bool {
+        let mut st = control.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if slot.stop.load(Acquire) {
+                return false;
+            }
+            if !st.paused {
+                break;
+            }
+            self.flush(slot);
+            st = control.wake.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        // Read under the lock, so the generation and the state belong together.
+        self.seen_generation = control.generation.load(Acquire);
+        let s = st.settings;
+        drop(st);
+        if self.pattern.is_none() || s != self.settings {
+            if s.bs as usize != self.buf.len() || self.pattern.is_none() {
+                self.buf = AlignedBuf::new(s.bs as usize, control.align);
+                self.rng.fill_bytes(&mut self.buf);
+            }
+            self.pattern = Some(OffsetGen::new(control.span, s.bs, s.random_pct, slot.index, s.threads));
+            self.settings = s;
+        }
+        true
+    }
+
+    /// Publishes the counters: plain stores, since this thread is their only writer.
+    #[inline]
+    fn publish(&self, slot: &WorkerSlot) {
+        let c = &self.local;
+        slot.ops.store(c.ops, Relaxed);
+        slot.bytes.store(c.bytes, Relaxed);
+        slot.read_ops.store(c.read_ops, Relaxed);
+        slot.read_bytes.store(c.read_bytes, Relaxed);
+        slot.write_ops.store(c.write_ops, Relaxed);
+        slot.write_bytes.store(c.write_bytes, Relaxed);
+        slot.errors.store(c.errors, Relaxed);
+        slot.short_ios.store(c.short_ios, Relaxed);
+        slot.latency_sum_ns.store(self.latency_sum_ns, Relaxed);
+    }
+
+    /// Moves the local histogram into the mailbox.
+    fn flush(&mut self, slot: &WorkerSlot) {
+        if self.hist.is_empty() {
+            return;
+        }
+        let mut mailbox = slot.mailbox.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = mailbox.add(&self.hist);
+        drop(mailbox);
+        self.hist.reset();
+    }
+}
+
+/// Refreshes write data so the device cannot compress or deduplicate it: a new random word at
+/// the start of every 512-byte sector (the rest of the buffer is random from allocation).
+#[inline]
+fn scramble(buf: &mut [u8], rng: &mut SmallRng) {
+    for sector in buf.chunks_exact_mut(512) {
+        sector[..8].copy_from_slice(&rng.next_u64().to_ne_bytes());
+    }
+}
+
+/// Keeps the details of a failed or short I/O while fewer than `KEPT_ERRORS` are kept.
+#[cold]
+fn keep_error(
+    control: &Control,
+    thread: usize,
+    is_read: bool,
+    offset: u64,
+    errno: Option<i32>,
+    message: impl FnOnce() -> String,
+) {
+    if control.errors_kept.load(Relaxed) >= KEPT_ERRORS {
+        return;
+    }
+    let mut kept = control.errors.lock().unwrap_or_else(|e| e.into_inner());
+    if kept.len() < KEPT_ERRORS {
+        kept.push(IoErrorRecord {
+            thread,
+            op: if is_read { "read" } else { "write" },
+            offset,
+            errno,
+            message: message(),
+        });
+        control.errors_kept.store(kept.len(), Relaxed);
+    }
+}

@@ -1,0 +1,83 @@
+//! The headless run: consume the engine's snapshots until the time is up or a signal arrives,
+//! print a line per second (unless quiet or machine output), and build the `RunReport`.
+
+use std::io::Write;
+use std::time::Duration;
+
+use crate::cli::Output;
+use crate::engine::Engine;
+use crate::report::{ConfigReport, IntervalReport, RunReport, csv, text};
+use crate::signals;
+use crate::stats::Window;
+
+/// Length of a reporting interval.
+pub const REPORT_EVERY: Duration = Duration::from_secs(1);
+
+/// Runs `engine` for `duration` (or until a termination signal) and returns the report.
+pub fn run(engine: Engine, config: ConfigReport, duration: Duration, output: Output) -> RunReport {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match output {
+        Output::Text => {
+            let _ = writeln!(out, "{}", text::header(&config));
+            for w in &config.warnings {
+                let _ = writeln!(out, "  warning: {w}");
+            }
+        }
+        Output::Csv => {
+            let _ = writeln!(out, "{}", csv::HEADER);
+        }
+        Output::Quiet | Output::Json => {}
+    }
+    let mut window = Window::default();
+    let mut intervals = Vec::new();
+    let mut next_row = REPORT_EVERY;
+    let mut stopping = false;
+    let mut last = None;
+    let mut emit = |window: &mut Window, out: &mut std::io::StdoutLock| {
+        let row = IntervalReport::of(&window.take());
+        match output {
+            Output::Text => {
+                let _ = writeln!(out, "{}", text::interval_line(&row));
+            }
+            Output::Csv => {
+                let _ = writeln!(out, "{}", csv::row(&row));
+            }
+            Output::Quiet | Output::Json => {}
+        }
+        let _ = out.flush();
+        intervals.push(row);
+    };
+    loop {
+        match engine.snapshots().recv_timeout(Duration::from_millis(50)) {
+            Ok(s) => {
+                window.push(&s);
+                // A row per second of run time; half a tick of slack absorbs timer jitter.
+                if s.at + Duration::from_millis(50) >= next_row {
+                    emit(&mut window, &mut out);
+                    next_row += REPORT_EVERY;
+                }
+                if !stopping && s.at >= duration {
+                    engine.request_stop();
+                    stopping = true;
+                }
+                last = Some(s);
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        if !stopping && signals::received().is_some() {
+            engine.request_stop();
+            stopping = true;
+        }
+    }
+    // The tail after the last full second (the final snapshot's few milliseconds included).
+    if window.snapshots > 0 && window.counts.ops + window.counts.errors > 0 {
+        emit(&mut window, &mut out);
+    }
+    engine.join();
+    let last = last.expect("the engine always sends a final snapshot");
+    let mut report = RunReport::new(config, &last, intervals);
+    report.interrupted_by = signals::received().map(|s| s.as_str().to_string());
+    report
+}

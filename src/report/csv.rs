@@ -1,0 +1,33 @@
+//! CSV of the reporting intervals: one header line, one row per interval, plain numbers in
+//! base units (seconds, bytes, nanoseconds) so spreadsheets need no unit parsing.
+
+use super::IntervalReport;
+
+pub const HEADER: &str = "t_s,elapsed_s,threads,bs,read_pct,random_pct,ops,bytes,iops,bw_bytes_per_s,errors,short_ios,lat_min_ns,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_max_ns";
+
+/// One CSV row for an interval (no trailing newline).
+pub fn row(r: &IntervalReport) -> String {
+    let l = &r.latency_ns;
+    format!(
+        "{:.3},{:.3},{},{},{},{},{},{},{:.1},{:.0},{},{},{},{:.0},{},{},{},{},{}",
+        r.t_s,
+        r.elapsed_s,
+        r.settings.threads,
+        r.settings.bs,
+        r.settings.read_pct,
+        r.settings.random_pct,
+        r.counts.ops,
+        r.counts.bytes,
+        r.iops,
+        r.bw_bytes_per_s,
+        r.counts.errors,
+        r.counts.short_ios,
+        l.min,
+        l.mean,
+        l.p50,
+        l.p90,
+        l.p99,
+        l.p999,
+        l.max
+    )
+}

@@ -1,0 +1,147 @@
+//! Results that outlive the screen: the `RunReport` built from the snapshots of a headless run,
+//! and its renderings as text lines, a text summary, JSON and CSV. Nothing here talks to the
+//! engine; it only reads snapshots and windows.
+
+pub mod csv;
+pub mod text;
+
+use serde::Serialize;
+
+use crate::settings::Settings;
+use crate::stats::{Counts, IoErrorRecord, LatencySummary, Snapshot, ThreadSample, Window};
+use crate::stats::snapshot::per_second;
+
+/// What was tested and how.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConfigReport {
+    pub target: String,
+    /// "block_device", "regular_file" or "scratch_file".
+    pub target_kind: &'static str,
+    pub size_bytes: u64,
+    pub span_bytes: u64,
+    pub logical_block_size: u32,
+    pub direct: bool,
+    pub write_allowed: bool,
+    /// Settings at the start of the run.
+    pub threads: usize,
+    pub bs: u64,
+    pub read_pct: u8,
+    pub random_pct: u8,
+    /// The requested run length, if any.
+    pub duration_s: Option<f64>,
+    pub warnings: Vec<String>,
+}
+
+impl ConfigReport {
+    pub fn settings(&self) -> Settings {
+        Settings { threads: self.threads, bs: self.bs, read_pct: self.read_pct, random_pct: self.random_pct }
+    }
+}
+
+/// Cumulative figures of the whole run.
+#[derive(Debug, Clone, Serialize)]
+pub struct TotalReport {
+    /// Unpaused run time the rates divide by.
+    pub elapsed_s: f64,
+    #[serde(flatten)]
+    pub counts: Counts,
+    pub iops: f64,
+    pub bw_bytes_per_s: f64,
+    pub latency_ns: LatencySummary,
+}
+
+/// One worker over the whole run.
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadReport {
+    pub id: usize,
+    /// How long this worker ran.
+    pub elapsed_s: f64,
+    #[serde(flatten)]
+    pub counts: Counts,
+    pub iops: f64,
+    pub bw_bytes_per_s: f64,
+    /// Mean latency of this worker's I/Os (per-thread percentiles are not kept: the run's
+    /// histogram merges all threads).
+    pub latency_mean_ns: f64,
+}
+
+impl ThreadReport {
+    pub fn of(t: &ThreadSample) -> Self {
+        ThreadReport {
+            id: t.id,
+            elapsed_s: t.active_time.as_secs_f64(),
+            counts: t.total,
+            iops: per_second(t.total.ops, t.active_time),
+            bw_bytes_per_s: per_second(t.total.bytes, t.active_time),
+            latency_mean_ns: t.latency_mean_ns,
+        }
+    }
+}
+
+/// One reporting interval (one second by default): interval values only.
+#[derive(Debug, Clone, Serialize)]
+pub struct IntervalReport {
+    /// Run time at the end of the interval.
+    pub t_s: f64,
+    /// The interval's real length.
+    pub elapsed_s: f64,
+    #[serde(flatten)]
+    pub settings: Settings,
+    #[serde(flatten)]
+    pub counts: Counts,
+    pub iops: f64,
+    pub bw_bytes_per_s: f64,
+    pub latency_ns: LatencySummary,
+}
+
+impl IntervalReport {
+    pub fn of(w: &Window) -> Self {
+        IntervalReport {
+            t_s: w.end.as_secs_f64(),
+            elapsed_s: w.elapsed.as_secs_f64(),
+            settings: w.settings.unwrap_or_default(),
+            counts: w.counts,
+            iops: w.iops(),
+            bw_bytes_per_s: w.bw(),
+            latency_ns: w.latency_summary(),
+        }
+    }
+}
+
+/// Everything a headless run reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub config: ConfigReport,
+    pub total: TotalReport,
+    pub threads: Vec<ThreadReport>,
+    pub intervals: Vec<IntervalReport>,
+    /// The first few failed or short I/Os, with offset and errno.
+    pub errors: Vec<IoErrorRecord>,
+    /// Set when the run was ended by a signal (e.g. "SIGINT").
+    pub interrupted_by: Option<String>,
+}
+
+impl RunReport {
+    /// Builds the report from the run's last snapshot and its intervals.
+    pub fn new(config: ConfigReport, last: &Snapshot, intervals: Vec<IntervalReport>) -> Self {
+        RunReport {
+            config,
+            total: TotalReport {
+                elapsed_s: last.total_elapsed.as_secs_f64(),
+                counts: last.total,
+                iops: last.total_iops(),
+                bw_bytes_per_s: last.total_bw(),
+                latency_ns: last.total_latency,
+            },
+            threads: last.threads.iter().map(ThreadReport::of).collect(),
+            intervals,
+            errors: last.first_errors.clone(),
+            interrupted_by: None,
+        }
+    }
+
+    /// True when any I/O failed or came back short.
+    pub fn had_io_errors(&self) -> bool {
+        self.total.counts.errors > 0 || self.total.counts.short_ios > 0
+    }
+}

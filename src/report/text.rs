@@ -1,0 +1,129 @@
+//! Human-readable text: the one-line-per-second progress of a headless run and the final
+//! summary (totals, latency percentiles, a per-thread table like seekmark's "thread N
+//! completed" lines, and the first errors). Units adapt; interval and cumulative figures are
+//! labelled as such.
+
+use std::fmt::Write;
+
+use super::{ConfigReport, IntervalReport, RunReport};
+use crate::settings::Settings;
+use crate::units::{format_block_size, format_bytes, format_count_rate, format_latency_ns};
+
+/// "4k random read, 1 thread" — the settings as a phrase.
+pub fn describe_settings(s: &Settings) -> String {
+    let pattern = match s.random_pct {
+        100 => "random".to_string(),
+        0 => "sequential".to_string(),
+        p => format!("{p}% random"),
+    };
+    let mix = match s.read_pct {
+        100 => "read".to_string(),
+        0 => "write".to_string(),
+        p => format!("{p}% read / {}% write", 100 - p),
+    };
+    let plural = if s.threads == 1 { "" } else { "s" };
+    format!("{} {pattern} {mix}, {} thread{plural}", format_block_size(s.bs), s.threads)
+}
+
+/// The header line printed when a run starts.
+pub fn header(c: &ConfigReport) -> String {
+    let span = if c.span_bytes == c.size_bytes {
+        format!("span {} (all)", format_bytes(c.span_bytes))
+    } else {
+        format!("span {} of {}", format_bytes(c.span_bytes), format_bytes(c.size_bytes))
+    };
+    let mode = if c.direct { "O_DIRECT" } else { "buffered (page cache)" };
+    format!("{}: {span}, {mode}, {}", c.target, describe_settings(&c.settings()))
+}
+
+/// One progress line: interval figures only.
+pub fn interval_line(r: &IntervalReport) -> String {
+    format!(
+        "{:>7.1}s  {:>8} IOPS  {:>10}/s  lat mean {:>9}  p99 {:>9}{}",
+        r.t_s,
+        format_count_rate(r.iops),
+        format_bytes(r.bw_bytes_per_s as u64),
+        format_latency_ns(r.latency_ns.mean),
+        format_latency_ns(r.latency_ns.p99 as f64),
+        if r.counts.errors + r.counts.short_ios > 0 {
+            format!("  errors {} short {}", r.counts.errors, r.counts.short_ios)
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// The final summary: cumulative figures of the whole run.
+pub fn summary(r: &RunReport) -> String {
+    let mut out = String::new();
+    let t = &r.total;
+    let l = &t.latency_ns;
+    let _ = writeln!(out, "{}", header(&r.config));
+    if let Some(sig) = &r.interrupted_by {
+        let _ = writeln!(out, "  (stopped early by {sig})");
+    }
+    for w in &r.config.warnings {
+        let _ = writeln!(out, "  warning: {w}");
+    }
+    let _ = writeln!(
+        out,
+        "total over {:.1}s: {} ops, {:.0} IOPS, {}/s ({:.1} MB/s), {} transferred",
+        t.elapsed_s,
+        t.counts.ops,
+        t.iops,
+        format_bytes(t.bw_bytes_per_s as u64),
+        t.bw_bytes_per_s / 1e6,
+        format_bytes(t.counts.bytes)
+    );
+    if t.counts.read_ops > 0 && t.counts.write_ops > 0 {
+        let _ = writeln!(out, "  reads {}  writes {}", t.counts.read_ops, t.counts.write_ops);
+    }
+    if l.count > 0 {
+        let f = |v: u64| format_latency_ns(v as f64);
+        let _ = writeln!(
+            out,
+            "latency: min {}  mean {}  p50 {}  p90 {}  p99 {}  p99.9 {}  max {}",
+            f(l.min),
+            format_latency_ns(l.mean),
+            f(l.p50),
+            f(l.p90),
+            f(l.p99),
+            f(l.p999),
+            f(l.max)
+        );
+    }
+    for th in &r.threads {
+        let _ = writeln!(
+            out,
+            "  thread {:>3}: {:>10} ops in {:>6.1}s, {:>9.0} IOPS, mean {}{}",
+            th.id,
+            th.counts.ops,
+            th.elapsed_s,
+            th.iops,
+            format_latency_ns(th.latency_mean_ns),
+            if th.counts.errors + th.counts.short_ios > 0 {
+                format!(", {} errors, {} short", th.counts.errors, th.counts.short_ios)
+            } else {
+                String::new()
+            }
+        );
+    }
+    let _ = writeln!(out, "errors: {}  short I/Os: {}", t.counts.errors, t.counts.short_ios);
+    for e in &r.errors {
+        let errno = e.errno.map(|n| format!(" (errno {n})")).unwrap_or_default();
+        let _ = writeln!(out, "  thread {} {} at offset {}: {}{errno}", e.thread, e.op, e.offset, e.message);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_read_as_a_phrase() {
+        let s = Settings { threads: 4, bs: 65536, read_pct: 70, random_pct: 0 };
+        assert_eq!(describe_settings(&s), "64k sequential 70% read / 30% write, 4 threads");
+        assert_eq!(describe_settings(&Settings::default()), "4k random read, 1 thread");
+    }
+}

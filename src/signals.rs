@@ -1,0 +1,35 @@
+//! Termination signals (SIGINT, SIGTERM, SIGHUP) become a flag that run loops poll, so every
+//! way of ending a run goes through the same orderly path: stop the workers, print or restore,
+//! remove the scratch file. The handler only stores the signal number (async-signal-safe).
+
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, sigaction};
+
+static RECEIVED: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_signal(sig: nix::libc::c_int) {
+    RECEIVED.store(sig, Ordering::SeqCst);
+}
+
+/// Installs the handlers. Safe to call more than once.
+pub fn install() {
+    let action = SigAction::new(SigHandler::Handler(on_signal), SaFlags::SA_RESTART, SigSet::empty());
+    for sig in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+        // SAFETY: the handler only performs an atomic store, which is async-signal-safe.
+        let _ = unsafe { sigaction(sig, &action) };
+    }
+}
+
+/// The last termination signal received, if any.
+pub fn received() -> Option<Signal> {
+    match RECEIVED.load(Ordering::SeqCst) {
+        0 => None,
+        n => Signal::try_from(n).ok(),
+    }
+}
+
+/// The conventional exit status for death by `sig`: 128 + its number.
+pub fn exit_status(sig: Signal) -> u8 {
+    128u8.saturating_add(sig as i32 as u8)
+}

@@ -1,0 +1,12 @@
+//! What the engine measured, as plain data: latency summaries from histograms, the
+//! `Snapshot` the sampler emits every tick, and the `Window` that merges snapshots into longer
+//! intervals for reports. Nothing here spawns threads or does I/O; workers and the sampler live
+//! in `engine`, consumers (headless report, TUI) only read these types.
+
+pub mod latency;
+pub mod snapshot;
+pub mod window;
+
+pub use latency::{LatencyHistogram, LatencySummary, new_histogram};
+pub use snapshot::{Counts, IoErrorRecord, Snapshot, ThreadSample};
+pub use window::Window;

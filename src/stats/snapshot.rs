@@ -1,0 +1,144 @@
+//! The `Snapshot`: what the sampler saw in one interval and since the start, as plain data.
+//!
+//! Interval values (`interval`, `interval_latency`) cover only the time between two snapshots,
+//! `interval_elapsed`, measured on the monotonic clock; cumulative values (`total`,
+//! `total_latency`) cover the run since its start or the last reset. The two are kept in
+//! separate fields so they can never be mistaken for each other.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::latency::{LatencyHistogram, LatencySummary};
+use crate::settings::Settings;
+
+/// Operation counters. `ops` counts I/Os that transferred data (full or short); errors are
+/// counted apart and are not ops.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub ops: u64,
+    pub bytes: u64,
+    pub read_ops: u64,
+    pub read_bytes: u64,
+    pub write_ops: u64,
+    pub write_bytes: u64,
+    /// I/Os that failed with an errno.
+    pub errors: u64,
+    /// I/Os that transferred fewer bytes than asked (e.g. past the end of a shrunken file).
+    pub short_ios: u64,
+}
+
+impl Counts {
+    /// The counts accumulated between `earlier` and `self`.
+    pub fn since(&self, earlier: &Counts) -> Counts {
+        Counts {
+            ops: self.ops.saturating_sub(earlier.ops),
+            bytes: self.bytes.saturating_sub(earlier.bytes),
+            read_ops: self.read_ops.saturating_sub(earlier.read_ops),
+            read_bytes: self.read_bytes.saturating_sub(earlier.read_bytes),
+            write_ops: self.write_ops.saturating_sub(earlier.write_ops),
+            write_bytes: self.write_bytes.saturating_sub(earlier.write_bytes),
+            errors: self.errors.saturating_sub(earlier.errors),
+            short_ios: self.short_ios.saturating_sub(earlier.short_ios),
+        }
+    }
+
+    /// Adds `other` into `self`.
+    pub fn add(&mut self, other: &Counts) {
+        self.ops += other.ops;
+        self.bytes += other.bytes;
+        self.read_ops += other.read_ops;
+        self.read_bytes += other.read_bytes;
+        self.write_ops += other.write_ops;
+        self.write_bytes += other.write_bytes;
+        self.errors += other.errors;
+        self.short_ios += other.short_ios;
+    }
+}
+
+/// Operations per second over `elapsed`; 0 for an empty interval.
+pub fn per_second(count: u64, elapsed: Duration) -> f64 {
+    let secs = elapsed.as_secs_f64();
+    if secs > 0.0 { count as f64 / secs } else { 0.0 }
+}
+
+/// One failed or short I/O, kept for the report (only the first few of a run are kept).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IoErrorRecord {
+    pub thread: usize,
+    /// "read" or "write".
+    pub op: &'static str,
+    pub offset: u64,
+    /// The errno, or `None` for a short transfer.
+    pub errno: Option<i32>,
+    /// What happened, e.g. "Input/output error" or "short read: 0 of 4096 bytes".
+    pub message: String,
+}
+
+/// One worker as the sampler saw it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThreadSample {
+    /// Worker number, in start order; not reused after a worker stops.
+    pub id: usize,
+    /// False once the worker was stopped (thread count lowered, or run over).
+    pub active: bool,
+    /// Counts since the run started or was reset.
+    pub total: Counts,
+    /// How long this worker has run since the start or reset.
+    pub active_time: Duration,
+    /// Ops in the last interval.
+    pub interval_ops: u64,
+    /// Mean latency of the last interval's ops, in ns (0 when none).
+    pub interval_latency_mean_ns: f64,
+    /// Mean latency over `total`, in ns (0 when no ops).
+    pub latency_mean_ns: f64,
+}
+
+/// What the sampler emits every tick, and at every settings change (so an interval never spans
+/// two settings).
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// 0, 1, 2 … in emission order.
+    pub seq: u64,
+    /// Time since the engine started, at the end of this interval.
+    pub at: Duration,
+    /// Real length of this interval (not the nominal tick).
+    pub interval_elapsed: Duration,
+    /// The settings the workers ran under during this interval.
+    pub settings: Settings,
+    /// True when the workers were paused for this interval.
+    pub paused: bool,
+    /// Counts of this interval only.
+    pub interval: Counts,
+    /// Latencies of the I/Os completed in this interval.
+    pub interval_latency: LatencyHistogram,
+    /// Counts since the start or the last reset.
+    pub total: Counts,
+    /// Unpaused time since the start or the last reset.
+    pub total_elapsed: Duration,
+    /// Latency since the start or the last reset.
+    pub total_latency: LatencySummary,
+    /// Every worker that ran since the start or reset, active ones first in id order.
+    pub threads: Vec<ThreadSample>,
+    /// The first few failed or short I/Os since the start or reset.
+    pub first_errors: Vec<IoErrorRecord>,
+}
+
+impl Snapshot {
+    /// IOPS in this interval.
+    pub fn interval_iops(&self) -> f64 {
+        per_second(self.interval.ops, self.interval_elapsed)
+    }
+    /// Bytes per second in this interval.
+    pub fn interval_bw(&self) -> f64 {
+        per_second(self.interval.bytes, self.interval_elapsed)
+    }
+    /// IOPS since the start or reset.
+    pub fn total_iops(&self) -> f64 {
+        per_second(self.total.ops, self.total_elapsed)
+    }
+    /// Bytes per second since the start or reset.
+    pub fn total_bw(&self) -> f64 {
+        per_second(self.total.bytes, self.total_elapsed)
+    }
+}

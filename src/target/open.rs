@@ -1,0 +1,250 @@
+//! Opening what we benchmark: a block device or a regular file. Finds its size (the
+//! BLKGETSIZE64 ioctl for devices, whose st_size is 0) and logical block size (BLKSSZGET, or
+//! for a file the block size of the device under its filesystem), probes that O_DIRECT really
+//! works, and hands each worker a descriptor of its own. Every failure becomes one sentence
+//! naming the path, the problem and the fix.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+use nix::libc;
+
+use crate::engine::buffer::AlignedBuf;
+use crate::engine::io::{BlockIo, IoOpener};
+use crate::engine::Geometry;
+use crate::units::format_bytes;
+
+nix::ioctl_read!(blk_getsize64, 0x12, 114, u64);
+nix::ioctl_read_bad!(blk_sszget, 0x1268, libc::c_int);
+
+/// What kind of thing the target is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    BlockDevice,
+    RegularFile,
+}
+
+/// How to open a target.
+#[derive(Debug, Clone, Copy)]
+pub struct OpenSpec {
+    /// Use O_DIRECT.
+    pub direct: bool,
+    /// Open for writing (the caller has checked that writing was allowed).
+    pub write: bool,
+    /// Bytes to use from the start; `None` is all of it.
+    pub span: Option<u64>,
+}
+
+/// An opened target. Workers get their own descriptors through `IoOpener`.
+#[derive(Debug)]
+pub struct Target {
+    pub path: PathBuf,
+    pub kind: TargetKind,
+    /// Size of the whole device or file.
+    pub size_bytes: u64,
+    /// Bytes the offsets cover, from 0: a whole number of logical blocks.
+    pub span_bytes: u64,
+    pub logical_block_size: u32,
+    pub direct: bool,
+    pub write: bool,
+    /// Things the user should know about the numbers (sparse file, small span, …).
+    pub warnings: Vec<String>,
+    /// Held open for the whole run. For a device opened for writing it carries O_EXCL, so
+    /// the kernel refuses it while mounted or in use, and nobody can mount it meanwhile.
+    main_fd: File,
+}
+
+impl Target {
+    /// Opens `path` per `spec`, or explains in one sentence why it cannot be used.
+    pub fn open(path: &Path, spec: OpenSpec) -> Result<Target> {
+        let shown = path.display();
+        let meta = std::fs::metadata(path).map_err(|e| describe_open_error(path, &e, spec))?;
+        let ft = meta.file_type();
+        let kind = if ft.is_block_device() {
+            TargetKind::BlockDevice
+        } else if ft.is_file() {
+            TargetKind::RegularFile
+        } else if ft.is_dir() {
+            bail!("{shown}: is a directory; give a file or a block device (a directory as TARGET holds the scratch file)");
+        } else {
+            bail!("{shown}: not a regular file or block device; give a disk such as /dev/sdb or a file");
+        };
+        if spec.write && kind == TargetKind::BlockDevice {
+            // O_EXCL on a block device: EBUSY while mounted or held by md/dm/swap.
+            let excl = open_raw(path, spec, libc::O_EXCL).map_err(|e| describe_open_error(path, &e, spec))?;
+            return Self::finish(path, kind, spec, excl);
+        }
+        let fd = open_raw(path, spec, 0).map_err(|e| describe_open_error(path, &e, spec))?;
+        Self::finish(path, kind, spec, fd)
+    }
+
+    fn finish(path: &Path, kind: TargetKind, spec: OpenSpec, fd: File) -> Result<Target> {
+        let shown = path.display();
+        let (size_bytes, mut lbs) = match kind {
+            TargetKind::BlockDevice => device_geometry(&fd).map_err(|e| anyhow::anyhow!("{shown}: cannot read the device size: {e}"))?,
+            TargetKind::RegularFile => (fd.metadata()?.len(), file_block_size(&fd)),
+        };
+        if size_bytes == 0 {
+            match kind {
+                TargetKind::BlockDevice => bail!("{shown}: the device has size 0 (no medium, or an unconfigured loop/zram device); pick another with --list"),
+                TargetKind::RegularFile => bail!("{shown}: the file is empty (0 bytes); give a larger file, or a directory to lay out a scratch file in"),
+            }
+        }
+        if spec.direct {
+            lbs = probe_direct(&fd, lbs, size_bytes).map_err(|e| {
+                if e.raw_os_error() == Some(libc::EINVAL) {
+                    anyhow::anyhow!("{shown}: the filesystem refuses O_DIRECT (EINVAL); try --buffered")
+                } else {
+                    anyhow::anyhow!("{shown}: a test read failed: {e}")
+                }
+            })?;
+        }
+        let span_bytes = match spec.span {
+            None => size_bytes,
+            Some(s) if s <= size_bytes => s,
+            Some(s) => bail!(
+                "{shown}: --size {} is larger than the target ({}); use at most {size_bytes} bytes",
+                format_bytes(s),
+                format_bytes(size_bytes)
+            ),
+        };
+        let span_bytes = span_bytes / u64::from(lbs) * u64::from(lbs);
+        if span_bytes == 0 {
+            bail!("{shown}: {size_bytes} bytes is smaller than one {lbs}-byte block; give a larger target");
+        }
+        let mut warnings = Vec::new();
+        if kind == TargetKind::RegularFile {
+            let meta = fd.metadata()?;
+            let allocated = meta.blocks() * 512;
+            if allocated < size_bytes / 100 * 95 {
+                warnings.push(format!(
+                    "sparse file: only {} of {} is allocated; holes read as zeros without touching the disk",
+                    format_bytes(allocated),
+                    format_bytes(size_bytes)
+                ));
+            }
+        }
+        Ok(Target {
+            path: path.to_path_buf(),
+            kind,
+            size_bytes,
+            span_bytes,
+            logical_block_size: lbs,
+            direct: spec.direct,
+            write: spec.write,
+            warnings,
+            main_fd: fd,
+        })
+    }
+
+    /// The geometry the engine validates settings against.
+    pub fn geometry(&self) -> Geometry {
+        Geometry {
+            span: self.span_bytes,
+            logical_block_size: self.logical_block_size,
+            direct: self.direct,
+            write_allowed: self.write,
+        }
+    }
+
+    /// The descriptor held for the run.
+    pub fn main_fd(&self) -> &File {
+        &self.main_fd
+    }
+}
+
+impl IoOpener for Target {
+    fn open_io(&self) -> io::Result<Box<dyn BlockIo>> {
+        let spec = OpenSpec { direct: self.direct, write: self.write, span: None };
+        Ok(Box::new(open_raw(&self.path, spec, 0)?))
+    }
+}
+
+fn open_raw(path: &Path, spec: OpenSpec, extra_flags: i32) -> io::Result<File> {
+    let mut flags = libc::O_CLOEXEC | extra_flags;
+    if spec.direct {
+        flags |= libc::O_DIRECT;
+    }
+    OpenOptions::new()
+        .read(true)
+        .write(spec.write)
+        .custom_flags(flags)
+        .open(path)
+}
+
+/// One sentence for a failed open: the path, what went wrong, what to do.
+fn describe_open_error(path: &Path, e: &io::Error, spec: OpenSpec) -> anyhow::Error {
+    let shown = path.display();
+    match e.raw_os_error() {
+        Some(libc::ENOENT) => anyhow::anyhow!("{shown}: no such file or device; check the path (diskscope --list shows the disks)"),
+        Some(libc::EACCES) | Some(libc::EPERM) => anyhow::anyhow!(
+            "{shown}: permission denied; run as root or get read access to it (e.g. the disk group){}",
+            if e.raw_os_error() == Some(libc::EPERM) { " — the system refused even that (EPERM: a sandbox or security policy)" } else { "" }
+        ),
+        Some(libc::EINVAL) if spec.direct => anyhow::anyhow!("{shown}: the filesystem refuses O_DIRECT (EINVAL); try --buffered"),
+        Some(libc::EBUSY) => anyhow::anyhow!(
+            "{shown}: the device is in use (mounted, or part of a RAID, LVM or swap); refusing to write to it — unmount it or pick another disk"
+        ),
+        Some(libc::EROFS) => anyhow::anyhow!("{shown}: read-only; drop --allow-write to read it"),
+        Some(libc::ENOMEDIUM) => anyhow::anyhow!("{shown}: no medium in the drive"),
+        Some(libc::ENXIO) | Some(libc::ENODEV) => anyhow::anyhow!("{shown}: no such device behind this node; check diskscope --list"),
+        _ => anyhow::anyhow!("{shown}: cannot open: {e}"),
+    }
+}
+
+/// Size in bytes and logical block size of a block device.
+fn device_geometry(fd: &File) -> nix::Result<(u64, u32)> {
+    let mut size = 0u64;
+    let mut lbs: libc::c_int = 0;
+    // SAFETY: both ioctls write one value of the declared type through the pointer, which
+    // points at a live local of that type; the descriptor is an open block device.
+    unsafe {
+        blk_getsize64(fd.as_raw_fd(), &mut size)?;
+        blk_sszget(fd.as_raw_fd(), &mut lbs)?;
+    }
+    Ok((size, u32::try_from(lbs).unwrap_or(512).max(512)))
+}
+
+/// The logical block size of the device holding a file, from sysfs; 512 if unknown.
+fn file_block_size(fd: &File) -> u32 {
+    let Ok(meta) = fd.metadata() else { return 512 };
+    let dev = meta.dev();
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
+    let base = format!("/sys/dev/block/{major}:{minor}");
+    // A partition has no queue/ of its own: its disk's is one level up.
+    for q in [format!("{base}/queue/logical_block_size"), format!("{base}/../queue/logical_block_size")] {
+        if let Some(v) = std::fs::read_to_string(&q).ok().and_then(|t| t.trim().parse().ok()) {
+            return v;
+        }
+    }
+    512
+}
+
+/// Checks that an O_DIRECT read of one block works, trying the expected block size and then
+/// 4096 (some filesystems need page alignment). Returns the block size that worked.
+fn probe_direct(fd: &File, lbs: u32, size: u64) -> io::Result<u32> {
+    use std::os::unix::fs::FileExt;
+    let mut last = None;
+    for candidate in [lbs, 4096] {
+        if u64::from(candidate) > size {
+            continue;
+        }
+        let mut buf = AlignedBuf::new(candidate as usize, 4096);
+        match fd.read_at(&mut buf[..candidate as usize], 0) {
+            Ok(_) => return Ok(candidate),
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    // A target smaller than any probe size is reported by the caller as "smaller than one
+    // block"; otherwise O_DIRECT is refused.
+    match last {
+        Some(e) => Err(e),
+        None => Ok(lbs),
+    }
+}

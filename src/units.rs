@@ -1,0 +1,192 @@
+//! Units people type and read: sizes ("4k", "64KiB", "1M"), durations ("10s", "2m", "500ms")
+//! and their human formatting (KiB/MiB/GiB, µs/ms/s).
+//!
+//! Sizes are binary: k, K, KiB and KB all mean 1024 — a disk benchmark is about blocks, and
+//! nobody types "4k" meaning 4000 bytes. Parsing is strict: a value that does not parse is an
+//! error naming what was typed, never a silent zero. Nothing here touches a clock or a disk.
+
+use std::time::Duration;
+
+/// Parses a size: a whole number with an optional binary suffix (b, k, m, g, t; with or
+/// without "iB" / "B"; case-insensitive). "4k" = 4096, "1M" = 1048576, "512" = 512.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(t.len());
+    let (digits, suffix) = t.split_at(split);
+    if digits.is_empty() {
+        return Err(format!(
+            "'{text}' is not a size; use a number with an optional unit, e.g. 4k, 64KiB, 1M, 2G"
+        ));
+    }
+    let shift = match suffix.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        "p" | "pb" | "pib" => 50,
+        other => {
+            return Err(format!(
+                "'{text}': unknown size unit '{other}'; use b, k, M, G or T (binary: 1k = 1024)"
+            ));
+        }
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("'{text}' is too large a size"))?;
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("'{text}' is too large a size"))
+}
+
+/// Parses a duration: a number (decimals allowed) with a unit of ms, s, m or h; a bare number
+/// means seconds. "10s", "2m", "1.5s", "250ms", "1h".
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let bad = || format!("'{text}' is not a duration; use e.g. 10s, 2m, 500ms, 1h");
+    let value: f64 = num.parse().map_err(|_| bad())?;
+    let secs_per_unit = match unit.trim().to_ascii_lowercase().as_str() {
+        "ms" => 0.001,
+        "" | "s" | "sec" | "secs" => 1.0,
+        "m" | "min" | "mins" => 60.0,
+        "h" | "hr" | "hrs" => 3600.0,
+        _ => return Err(bad()),
+    };
+    let secs = value * secs_per_unit;
+    // One year is far beyond any benchmark; it also keeps Duration::from_secs_f64 from panicking.
+    if !secs.is_finite() || secs > 365.0 * 86400.0 {
+        return Err(format!("'{text}' is too long a duration (at most a year)"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Formats a byte count with a binary unit: "512 B", "4 KiB", "1.5 MiB", "931.5 GiB".
+pub fn format_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 || value.fract() == 0.0 {
+        format!("{value:.0} {}", UNITS[unit])
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// Formats a block size compactly, the way it is typed: "512", "4k", "64k", "1M", "16M".
+pub fn format_block_size(bytes: u64) -> String {
+    for (shift, suffix) in [(30, "G"), (20, "M"), (10, "k")] {
+        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return format!("{}{suffix}", bytes >> shift);
+        }
+    }
+    bytes.to_string()
+}
+
+/// Formats a latency in nanoseconds with a unit that keeps 3–4 significant digits:
+/// "850 ns", "12.3 µs", "4.56 ms", "1.20 s".
+pub fn format_latency_ns(ns: f64) -> String {
+    let (value, unit) = if ns < 1_000.0 {
+        return format!("{ns:.0} ns");
+    } else if ns < 1_000_000.0 {
+        (ns / 1e3, "µs")
+    } else if ns < 1_000_000_000.0 {
+        (ns / 1e6, "ms")
+    } else {
+        (ns / 1e9, "s")
+    };
+    if value < 10.0 {
+        format!("{value:.2} {unit}")
+    } else if value < 100.0 {
+        format!("{value:.1} {unit}")
+    } else {
+        format!("{value:.0} {unit}")
+    }
+}
+
+/// Formats a rate of operations: "950", "12.3k", "1.25M".
+pub fn format_count_rate(per_s: f64) -> String {
+    if per_s < 10_000.0 {
+        format!("{per_s:.0}")
+    } else if per_s < 1_000_000.0 {
+        format!("{:.1}k", per_s / 1e3)
+    } else {
+        format!("{:.2}M", per_s / 1e6)
+    }
+}
+
+/// Formats a duration as seconds with one decimal below a minute, else "2m05s".
+pub fn format_duration(d: Duration) -> String {
+    let secs = d.as_secs_f64();
+    if secs < 60.0 {
+        format!("{secs:.1}s")
+    } else {
+        let whole = d.as_secs();
+        format!("{}m{:02}s", whole / 60, whole % 60)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_binary_units() {
+        assert_eq!(parse_size("512"), Ok(512));
+        assert_eq!(parse_size("4k"), Ok(4096));
+        assert_eq!(parse_size("4K"), Ok(4096));
+        assert_eq!(parse_size("64KiB"), Ok(65536));
+        assert_eq!(parse_size("1M"), Ok(1 << 20));
+        assert_eq!(parse_size("2g"), Ok(2 << 30));
+        assert_eq!(parse_size(" 8 MiB "), Ok(8 << 20));
+        assert_eq!(parse_size("0"), Ok(0));
+    }
+
+    #[test]
+    fn bad_sizes_are_errors_that_quote_the_input() {
+        for bad in ["", "k", "4x", "-4k", "4.5k", "99999999999999999999", "16777216T"] {
+            let err = parse_size(bad).expect_err(bad);
+            assert!(err.contains(&format!("'{bad}'")), "{err}");
+        }
+    }
+
+    #[test]
+    fn durations_parse() {
+        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
+        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
+        for bad in ["", "s", "10x", "1..2s", "-1s", "1e400s", "100000h"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn formatting_adapts_units() {
+        assert_eq!(format_bytes(512), "512 B");
+        assert_eq!(format_bytes(4096), "4 KiB");
+        assert_eq!(format_bytes(1536 * 1024), "1.5 MiB");
+        assert_eq!(format_bytes(1 << 30), "1 GiB");
+        assert_eq!(format_block_size(512), "512");
+        assert_eq!(format_block_size(4096), "4k");
+        assert_eq!(format_block_size(1 << 20), "1M");
+        assert_eq!(format_block_size(3 << 10), "3k");
+        assert_eq!(format_latency_ns(850.0), "850 ns");
+        assert_eq!(format_latency_ns(12_345.0), "12.3 µs");
+        assert_eq!(format_latency_ns(4_560_000.0), "4.56 ms");
+        assert_eq!(format_latency_ns(1_200_000_000.0), "1.20 s");
+        assert_eq!(format_count_rate(950.0), "950");
+        assert_eq!(format_count_rate(12_340.0), "12.3k");
+        assert_eq!(format_duration(Duration::from_secs(125)), "2m05s");
+    }
+}
