@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod diskstats;
 pub mod engine;
 pub mod headless;
 pub mod report;

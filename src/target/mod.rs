@@ -1,5 +1,8 @@
-//! What we benchmark: opening a device or file safely, and the scratch file used when no
-//! target is given.
+//! What we benchmark: finding the machine's block devices (discover, list), opening a device or
+//! file safely (open), and the scratch file used when no target is given (scratch). Nothing
+//! here generates load; the engine does, through the descriptors `open` hands out.
 
+pub mod discover;
+pub mod list;
 pub mod open;
 pub mod scratch;
