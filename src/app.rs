@@ -29,8 +29,9 @@ pub struct Prepared {
     pub scratch: Option<Scratch>,
 }
 
-/// Opens what the config names, laying out a scratch file when it names none or a directory.
-pub fn prepare(config: &Config) -> Result<Prepared> {
+/// Opens what the config names, laying out a scratch file when it names none or a directory;
+/// `progress(done, total)` follows the layout.
+pub fn prepare(config: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Prepared> {
     let write = config.allow_write.is_some();
     let spec = |span| OpenSpec { direct: config.direct, write, span };
     let dir = match &config.target {
@@ -40,7 +41,9 @@ pub fn prepare(config: &Config) -> Result<Prepared> {
     };
     if let Some(dir) = dir {
         let size = config.size.unwrap_or(DEFAULT_SCRATCH_SIZE);
-        let scratch = lay_out_scratch(&dir, size, config.keep)?;
+        let scratch = Scratch::prepare(&dir, SCRATCH_NAME, size, config.keep, progress, &|| {
+            signals::received().is_some()
+        })?;
         // The scratch file is ours: writing to it needs only --allow-write.
         let target = Arc::new(Target::open(scratch.path(), spec(None))?);
         return Ok(Prepared { target, scratch: Some(scratch) });
@@ -70,26 +73,23 @@ fn check_device_named(path: &Path, named: &str) -> Result<()> {
     Ok(())
 }
 
-fn lay_out_scratch(dir: &Path, size: u64, keep: bool) -> Result<Scratch> {
+/// Progress of a scratch-file layout on stderr: one line, updated in place on a terminal.
+fn stderr_progress() -> impl FnMut(u64, u64) {
     let tty = std::io::stderr().is_terminal();
-    let shown = dir.join(SCRATCH_NAME);
-    let mut last_step = 0;
-    let mut announced = false;
-    let mut progress = |done: u64, total: u64| {
-        if !announced {
-            eprintln!("laying out {} ({} of random data)…", shown.display(), format_bytes(total));
-            announced = true;
+    let mut last_step = None;
+    move |done: u64, total: u64| {
+        if last_step.is_none() {
+            eprintln!("laying out the scratch file ({} of random data)…", format_bytes(total));
         }
         let step = done * 20 / total;
-        if tty && step != last_step {
-            last_step = step;
+        if tty && last_step != Some(step) {
             eprint!("\r  {} of {}", format_bytes(done), format_bytes(total));
             if done == total {
                 eprintln!();
             }
         }
-    };
-    Scratch::prepare(dir, SCRATCH_NAME, size, keep, &mut progress, &|| signals::received().is_some())
+        last_step = Some(step);
+    }
 }
 
 /// Describes the target for reports.
@@ -123,7 +123,7 @@ pub fn config_report(config: &Config, p: &Prepared) -> ConfigReport {
 /// Runs diskscope as configured; returns the exit status.
 pub fn run(config: Config) -> Result<u8> {
     signals::install();
-    let prepared = prepare(&config)?;
+    let prepared = prepare(&config, &mut stderr_progress())?;
     if let Some(sig) = signals::received() {
         return Ok(signals::exit_status(sig));
     }
@@ -137,7 +137,8 @@ pub fn run(config: Config) -> Result<u8> {
     match config.output {
         Output::Json => println!("{}", serde_json::to_string_pretty(&report)?),
         Output::Csv => {}
-        Output::Text | Output::Quiet => print!("{}", report::text::summary(&report)),
+        Output::Text => print!("{}", report::text::summary(&report, false)),
+        Output::Quiet => print!("{}", report::text::summary(&report, true)),
     }
     drop(prepared);
     Ok(if let Some(sig) = signals::received() {

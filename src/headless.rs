@@ -52,14 +52,16 @@ pub fn run(engine: Engine, config: ConfigReport, duration: Duration, output: Out
         match engine.snapshots().recv_timeout(Duration::from_millis(50)) {
             Ok(s) => {
                 window.push(&s);
-                // A row per second of run time; half a tick of slack absorbs timer jitter.
-                if s.at + Duration::from_millis(50) >= next_row {
-                    emit(&mut window, &mut out);
-                    next_row += REPORT_EVERY;
-                }
                 if !stopping && s.at >= duration {
                     engine.request_stop();
                     stopping = true;
+                }
+                // A row per second of run time; half a tick of slack absorbs timer jitter.
+                // Once stopping, the last row waits for the final snapshot so the rows add up
+                // to the totals without a sliver of a row at the end.
+                if !stopping && s.at + Duration::from_millis(50) >= next_row {
+                    emit(&mut window, &mut out);
+                    next_row += REPORT_EVERY;
                 }
                 last = Some(s);
             }
@@ -71,8 +73,8 @@ pub fn run(engine: Engine, config: ConfigReport, duration: Duration, output: Out
             stopping = true;
         }
     }
-    // The tail after the last full second (the final snapshot's few milliseconds included).
-    if window.snapshots > 0 && window.counts.ops + window.counts.errors > 0 {
+    // The last row: the final second, or the part of one before a signal.
+    if window.snapshots > 0 {
         emit(&mut window, &mut out);
     }
     engine.join();

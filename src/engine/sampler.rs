@@ -211,9 +211,6 @@ impl Sampler {
             thread::sleep(Duration::from_millis(2));
         }
         self.reap();
-        for w in &mut self.workers {
-            w.active = false;
-        }
     }
 
     /// Samples every worker and sends the snapshot of the interval since the last one.

@@ -53,12 +53,17 @@ pub fn interval_line(r: &IntervalReport) -> String {
     )
 }
 
-/// The final summary: cumulative figures of the whole run.
-pub fn summary(r: &RunReport) -> String {
+/// The final summary: cumulative figures of the whole run, after the `header` line unless it
+/// was printed already.
+pub fn summary(r: &RunReport, with_header: bool) -> String {
     let mut out = String::new();
     let t = &r.total;
     let l = &t.latency_ns;
-    let _ = writeln!(out, "{}", header(&r.config));
+    if with_header {
+        let _ = writeln!(out, "{}", header(&r.config));
+    } else {
+        let _ = writeln!(out, "summary (cumulative):");
+    }
     if let Some(sig) = &r.interrupted_by {
         let _ = writeln!(out, "  (stopped early by {sig})");
     }
