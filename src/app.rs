@@ -3,17 +3,20 @@
 //! hand it to the headless runner. Returns the process exit status.
 
 use std::io::IsTerminal;
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use crate::cli::{Config, DEFAULT_SCRATCH_SIZE, Output, SCRATCH_NAME};
 use crate::engine::{DEFAULT_TICK, Engine};
 use crate::report::ConfigReport;
 use crate::signals;
+use crate::target::discover::{Roots, discover, visible};
 use crate::target::open::{OpenSpec, Target, TargetKind};
+use crate::target::{cache, list, safety};
 use crate::target::scratch::Scratch;
 use crate::units::format_bytes;
 use crate::{headless, report};
@@ -49,28 +52,13 @@ pub fn prepare(config: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Pr
         return Ok(Prepared { target, scratch: Some(scratch) });
     }
     let path = config.target.as_deref().unwrap_or(Path::new("."));
+    let is_device = std::fs::metadata(path).map(|m| m.file_type().is_block_device()).unwrap_or(false);
+    if write && is_device {
+        // Before any open for writing: named, and not mounted or held (O_EXCL checks again).
+        safety::check_device_write(path, config.allow_write.as_deref().unwrap_or(""), &Roots::system())?;
+    }
     let target = Target::open(path, spec(config.size))?;
-    if write && target.kind == TargetKind::BlockDevice {
-        check_device_named(path, config.allow_write.as_deref().unwrap_or(""))?;
-    }
     Ok(Prepared { target: Arc::new(target), scratch: None })
-}
-
-/// Writing to a device destroys what is on it: the user must have named that very device.
-fn check_device_named(path: &Path, named: &str) -> Result<()> {
-    let shown = path.display();
-    if named.is_empty() {
-        bail!("{shown}: writing to a block device destroys its data; confirm by naming it: --allow-write={shown}");
-    }
-    let same = Path::new(named) == path
-        || match (std::fs::canonicalize(named), std::fs::canonicalize(path)) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => false,
-        };
-    if !same {
-        bail!("{shown}: --allow-write names {named}, not this device; use --allow-write={shown} to write here");
-    }
-    Ok(())
 }
 
 /// Progress of a scratch-file layout on stderr: one line, updated in place on a terminal.
@@ -97,7 +85,10 @@ pub fn config_report(config: &Config, p: &Prepared) -> ConfigReport {
     let t = &p.target;
     let mut warnings = t.warnings.clone();
     if !t.direct {
-        warnings.push("buffered I/O: the page cache is in play, so cached data is measured, not the disk".into());
+        let cached = cache::cached_bytes(t.main_fd(), t.span_bytes)
+            .map(|b| format!("; {} of the span ({:.0}%) is cached now", format_bytes(b), b as f64 * 100.0 / t.span_bytes as f64))
+            .unwrap_or_default();
+        warnings.push(format!("buffered I/O: the page cache is in play, so cached data is measured, not the disk{cached}"));
     }
     ConfigReport {
         target: t.path.display().to_string(),
@@ -107,6 +98,7 @@ pub fn config_report(config: &Config, p: &Prepared) -> ConfigReport {
             (None, TargetKind::RegularFile) => "regular_file",
         },
         size_bytes: t.size_bytes,
+        device_bytes: t.device_bytes,
         span_bytes: t.span_bytes,
         logical_block_size: t.logical_block_size,
         direct: t.direct,
@@ -123,7 +115,14 @@ pub fn config_report(config: &Config, p: &Prepared) -> ConfigReport {
 /// Runs diskscope as configured; returns the exit status.
 pub fn run(config: Config) -> Result<u8> {
     signals::install();
+    if config.list {
+        return list_devices(&config);
+    }
     let prepared = prepare(&config, &mut stderr_progress())?;
+    if config.drop_cache {
+        cache::drop_cache(prepared.target.main_fd())
+            .map_err(|e| anyhow::anyhow!("{}: cannot drop its cached pages: {e}", prepared.target.path.display()))?;
+    }
     if let Some(sig) = signals::received() {
         return Ok(signals::exit_status(sig));
     }
@@ -150,3 +149,14 @@ pub fn run(config: Config) -> Result<u8> {
     })
 }
 
+
+/// `--list`: every block device as a table, or a JSON array with --json.
+fn list_devices(config: &Config) -> Result<u8> {
+    let devices = visible(discover(&Roots::system())?, config.all);
+    if config.output == Output::Json {
+        println!("{}", serde_json::to_string_pretty(&devices)?);
+    } else {
+        print!("{}", list::format_table(&devices));
+    }
+    Ok(0)
+}

@@ -18,6 +18,8 @@ pub struct ConfigReport {
     /// "block_device", "regular_file" or "scratch_file".
     pub target_kind: &'static str,
     pub size_bytes: u64,
+    /// Size of the block device the target is or lives on, when known.
+    pub device_bytes: Option<u64>,
     pub span_bytes: u64,
     pub logical_block_size: u32,
     pub direct: bool,

@@ -27,10 +27,12 @@ pub fn describe_settings(s: &Settings) -> String {
 
 /// The header line printed when a run starts.
 pub fn header(c: &ConfigReport) -> String {
-    let span = if c.span_bytes == c.size_bytes {
-        format!("span {} (all)", format_bytes(c.span_bytes))
-    } else {
-        format!("span {} of {}", format_bytes(c.span_bytes), format_bytes(c.size_bytes))
+    let span = match c.device_bytes {
+        Some(dev) if dev != c.span_bytes => {
+            format!("span {} of {} device", format_bytes(c.span_bytes), format_bytes(dev))
+        }
+        Some(_) => format!("span {} (whole device)", format_bytes(c.span_bytes)),
+        None => format!("span {} of {}", format_bytes(c.span_bytes), format_bytes(c.size_bytes)),
     };
     let mode = if c.direct { "O_DIRECT" } else { "buffered (page cache)" };
     format!("{}: {span}, {mode}, {}", c.target, describe_settings(&c.settings()))

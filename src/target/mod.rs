@@ -6,3 +6,5 @@ pub mod discover;
 pub mod list;
 pub mod open;
 pub mod scratch;
+pub mod cache;
+pub mod safety;

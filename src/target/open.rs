@@ -50,6 +50,9 @@ pub struct Target {
     /// Bytes the offsets cover, from 0: a whole number of logical blocks.
     pub span_bytes: u64,
     pub logical_block_size: u32,
+    /// Size of the block device the target is or lives on, when known (a file on tmpfs has
+    /// none): the span is shown against it.
+    pub device_bytes: Option<u64>,
     pub direct: bool,
     pub write: bool,
     /// Things the user should know about the numbers (sparse file, small span, …).
@@ -85,9 +88,16 @@ impl Target {
 
     fn finish(path: &Path, kind: TargetKind, spec: OpenSpec, fd: File) -> Result<Target> {
         let shown = path.display();
-        let (size_bytes, mut lbs) = match kind {
-            TargetKind::BlockDevice => device_geometry(&fd).map_err(|e| anyhow::anyhow!("{shown}: cannot read the device size: {e}"))?,
-            TargetKind::RegularFile => (fd.metadata()?.len(), file_block_size(&fd)),
+        let (size_bytes, mut lbs, device_bytes) = match kind {
+            TargetKind::BlockDevice => {
+                let (size, lbs) = device_geometry(&fd)
+                    .map_err(|e| anyhow::anyhow!("{shown}: cannot read the device size: {e}"))?;
+                (size, lbs, Some(size))
+            }
+            TargetKind::RegularFile => {
+                let (lbs, device) = backing_device(&fd);
+                (fd.metadata()?.len(), lbs, device)
+            }
         };
         if size_bytes == 0 {
             match kind {
@@ -118,6 +128,18 @@ impl Target {
             bail!("{shown}: {size_bytes} bytes is smaller than one {lbs}-byte block; give a larger target");
         }
         let mut warnings = Vec::new();
+        if let Some(dev) = device_bytes.filter(|&d| span_bytes < d / 10) {
+            warnings.push(format!(
+                "small span: {} of the {} device; short seeks over a small part of a disk give higher numbers than the whole disk would",
+                format_bytes(span_bytes),
+                format_bytes(dev)
+            ));
+        }
+        if device_bytes.is_none() {
+            warnings.push(
+                "no block device under this file (tmpfs, network or FUSE filesystem): the numbers are not a disk's".into(),
+            );
+        }
         if kind == TargetKind::RegularFile {
             let meta = fd.metadata()?;
             let allocated = meta.blocks() * 512;
@@ -135,6 +157,7 @@ impl Target {
             size_bytes,
             span_bytes,
             logical_block_size: lbs,
+            device_bytes,
             direct: spec.direct,
             write: spec.write,
             warnings,
@@ -210,19 +233,20 @@ fn device_geometry(fd: &File) -> nix::Result<(u64, u32)> {
     Ok((size, u32::try_from(lbs).unwrap_or(512).max(512)))
 }
 
-/// The logical block size of the device holding a file, from sysfs; 512 if unknown.
-fn file_block_size(fd: &File) -> u32 {
-    let Ok(meta) = fd.metadata() else { return 512 };
+/// The logical block size and size in bytes of the block device holding a file, from sysfs;
+/// 512 and unknown when the filesystem has no block device (tmpfs, NFS…).
+fn backing_device(fd: &File) -> (u32, Option<u64>) {
+    let Ok(meta) = fd.metadata() else { return (512, None) };
     let dev = meta.dev();
-    let (major, minor) = (libc::major(dev), libc::minor(dev));
-    let base = format!("/sys/dev/block/{major}:{minor}");
+    let base = format!("/sys/dev/block/{}:{}", libc::major(dev), libc::minor(dev));
+    let read = |p: String| std::fs::read_to_string(p).ok().and_then(|t| t.trim().parse::<u64>().ok());
+    let size = read(format!("{base}/size")).map(|sectors| sectors * 512);
     // A partition has no queue/ of its own: its disk's is one level up.
-    for q in [format!("{base}/queue/logical_block_size"), format!("{base}/../queue/logical_block_size")] {
-        if let Some(v) = std::fs::read_to_string(&q).ok().and_then(|t| t.trim().parse().ok()) {
-            return v;
-        }
-    }
-    512
+    let lbs = read(format!("{base}/queue/logical_block_size"))
+        .or_else(|| read(format!("{base}/../queue/logical_block_size")))
+        .and_then(|v| u32::try_from(v).ok())
+        .unwrap_or(512);
+    (lbs, size)
 }
 
 /// Checks that an O_DIRECT read of one block works, trying the expected block size and then
