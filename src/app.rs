@@ -16,8 +16,8 @@ use crate::report::ConfigReport;
 use crate::signals;
 use crate::target::discover::{Roots, discover, visible};
 use crate::target::open::{OpenSpec, Target, TargetKind};
-use crate::target::{cache, list, safety};
 use crate::target::scratch::Scratch;
+use crate::target::{cache, list, safety};
 use crate::units::format_bytes;
 use crate::{headless, report};
 
@@ -36,7 +36,11 @@ pub struct Prepared {
 /// `progress(done, total)` follows the layout.
 pub fn prepare(config: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Prepared> {
     let write = config.allow_write.is_some();
-    let spec = |span| OpenSpec { direct: config.direct, write, span };
+    let spec = |span| OpenSpec {
+        direct: config.direct,
+        write,
+        span,
+    };
     let dir = match &config.target {
         None => Some(PathBuf::from(".")),
         Some(p) if p.is_dir() => Some(p.clone()),
@@ -49,16 +53,28 @@ pub fn prepare(config: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Pr
         })?;
         // The scratch file is ours: writing to it needs only --allow-write.
         let target = Arc::new(Target::open(scratch.path(), spec(None))?);
-        return Ok(Prepared { target, scratch: Some(scratch) });
+        return Ok(Prepared {
+            target,
+            scratch: Some(scratch),
+        });
     }
     let path = config.target.as_deref().unwrap_or(Path::new("."));
-    let is_device = std::fs::metadata(path).map(|m| m.file_type().is_block_device()).unwrap_or(false);
+    let is_device = std::fs::metadata(path)
+        .map(|m| m.file_type().is_block_device())
+        .unwrap_or(false);
     if write && is_device {
         // Before any open for writing: named, and not mounted or held (O_EXCL checks again).
-        safety::check_device_write(path, config.allow_write.as_deref().unwrap_or(""), &Roots::system())?;
+        safety::check_device_write(
+            path,
+            config.allow_write.as_deref().unwrap_or(""),
+            &Roots::system(),
+        )?;
     }
     let target = Target::open(path, spec(config.size))?;
-    Ok(Prepared { target: Arc::new(target), scratch: None })
+    Ok(Prepared {
+        target: Arc::new(target),
+        scratch: None,
+    })
 }
 
 /// Progress of a scratch-file layout on stderr: one line, updated in place on a terminal.
@@ -67,7 +83,10 @@ fn stderr_progress() -> impl FnMut(u64, u64) {
     let mut last_step = None;
     move |done: u64, total: u64| {
         if last_step.is_none() {
-            eprintln!("laying out the scratch file ({} of random data)…", format_bytes(total));
+            eprintln!(
+                "laying out the scratch file ({} of random data)…",
+                format_bytes(total)
+            );
         }
         let step = done * 20 / total;
         if tty && last_step != Some(step) {
@@ -86,7 +105,13 @@ pub fn config_report(config: &Config, p: &Prepared) -> ConfigReport {
     let mut warnings = t.warnings.clone();
     if !t.direct {
         let cached = cache::cached_bytes(t.main_fd(), t.span_bytes)
-            .map(|b| format!("; {} of the span ({:.0}%) is cached now", format_bytes(b), b as f64 * 100.0 / t.span_bytes as f64))
+            .map(|b| {
+                format!(
+                    "; {} of the span ({:.0}%) is cached now",
+                    format_bytes(b),
+                    b as f64 * 100.0 / t.span_bytes as f64
+                )
+            })
             .unwrap_or_default();
         warnings.push(format!("buffered I/O: the page cache is in play, so cached data is measured, not the disk{cached}"));
     }
@@ -120,15 +145,24 @@ pub fn run(config: Config) -> Result<u8> {
     }
     let prepared = prepare(&config, &mut stderr_progress())?;
     if config.drop_cache {
-        cache::drop_cache(prepared.target.main_fd())
-            .map_err(|e| anyhow::anyhow!("{}: cannot drop its cached pages: {e}", prepared.target.path.display()))?;
+        cache::drop_cache(prepared.target.main_fd()).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: cannot drop its cached pages: {e}",
+                prepared.target.path.display()
+            )
+        })?;
     }
     if let Some(sig) = signals::received() {
         return Ok(signals::exit_status(sig));
     }
     let target = prepared.target.clone();
-    let engine = Engine::start(target.clone(), target.geometry(), config.settings, DEFAULT_TICK)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", target.path.display()))?;
+    let engine = Engine::start(
+        target.clone(),
+        target.geometry(),
+        config.settings,
+        DEFAULT_TICK,
+    )
+    .map_err(|e| anyhow::anyhow!("{}: {e}", target.path.display()))?;
     let duration = config.duration.unwrap_or(DEFAULT_HEADLESS_TIME);
     let mut info = config_report(&config, &prepared);
     info.duration_s = Some(duration.as_secs_f64());
@@ -148,7 +182,6 @@ pub fn run(config: Config) -> Result<u8> {
         0
     })
 }
-
 
 /// `--list`: every block device as a table, or a JSON array with --json.
 fn list_devices(config: &Config) -> Result<u8> {

@@ -142,7 +142,9 @@ pub struct Config {
 fn parse_pct(name: &str, text: &str) -> Result<u8, String> {
     match text.trim().trim_end_matches('%').parse::<u32>() {
         Ok(v) if v <= 100 => Ok(v as u8),
-        _ => Err(format!("--{name} '{text}': give a percentage from 0 to 100")),
+        _ => Err(format!(
+            "--{name} '{text}': give a percentage from 0 to 100"
+        )),
     }
 }
 
@@ -204,7 +206,12 @@ impl Args {
         };
         Ok(Config {
             target: self.target,
-            settings: Settings { threads, bs, read_pct, random_pct },
+            settings: Settings {
+                threads,
+                bs,
+                read_pct,
+                random_pct,
+            },
             duration,
             direct: !self.buffered,
             allow_write: self.allow_write,
@@ -226,13 +233,23 @@ mod tests {
     fn config(args: &[&str]) -> Result<Config, String> {
         let mut full = vec!["diskscope"];
         full.extend_from_slice(args);
-        Args::try_parse_from(full).map_err(|e| e.to_string())?.validate()
+        Args::try_parse_from(full)
+            .map_err(|e| e.to_string())?
+            .validate()
     }
 
     #[test]
     fn defaults() {
         let c = config(&[]).unwrap();
-        assert_eq!(c.settings, Settings { threads: 1, bs: 4096, read_pct: 100, random_pct: 100 });
+        assert_eq!(
+            c.settings,
+            Settings {
+                threads: 1,
+                bs: 4096,
+                read_pct: 100,
+                random_pct: 100
+            }
+        );
         assert!(c.direct);
         assert_eq!(c.allow_write, None);
         assert_eq!(c.target, None);
@@ -240,7 +257,10 @@ mod tests {
 
     #[test]
     fn short_flags_and_units() {
-        let c = config(&["/dev/sdb", "-t", "8", "-b", "64KiB", "-T", "2m", "--random", "30"]).unwrap();
+        let c = config(&[
+            "/dev/sdb", "-t", "8", "-b", "64KiB", "-T", "2m", "--random", "30",
+        ])
+        .unwrap();
         assert_eq!(c.settings.threads, 8);
         assert_eq!(c.settings.bs, 65536);
         assert_eq!(c.settings.random_pct, 30);
@@ -250,7 +270,12 @@ mod tests {
 
     #[test]
     fn allow_write_with_and_without_device() {
-        assert_eq!(config(&["--allow-write", "--read", "70"]).unwrap().allow_write, Some(String::new()));
+        assert_eq!(
+            config(&["--allow-write", "--read", "70"])
+                .unwrap()
+                .allow_write,
+            Some(String::new())
+        );
         let c = config(&["/dev/sdb", "--allow-write=/dev/sdb", "--read", "0"]).unwrap();
         assert_eq!(c.allow_write.as_deref(), Some("/dev/sdb"));
         assert_eq!(c.settings.read_pct, 0);

@@ -14,7 +14,11 @@ extern "C" fn on_signal(sig: nix::libc::c_int) {
 
 /// Installs the handlers. Safe to call more than once.
 pub fn install() {
-    let action = SigAction::new(SigHandler::Handler(on_signal), SaFlags::SA_RESTART, SigSet::empty());
+    let action = SigAction::new(
+        SigHandler::Handler(on_signal),
+        SaFlags::SA_RESTART,
+        SigSet::empty(),
+    );
     for sig in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
         // SAFETY: the handler only performs an atomic store, which is async-signal-safe.
         let _ = unsafe { sigaction(sig, &action) };

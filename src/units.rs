@@ -11,9 +11,7 @@ use std::time::Duration;
 /// without "iB" / "B"; case-insensitive). "4k" = 4096, "1M" = 1048576, "512" = 512.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
-    let split = t
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(t.len());
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (digits, suffix) = t.split_at(split);
     if digits.is_empty() {
         return Err(format!(
@@ -84,7 +82,7 @@ pub fn format_bytes(bytes: u64) -> String {
 /// Formats a block size compactly, the way it is typed: "512", "4k", "64k", "1M", "16M".
 pub fn format_block_size(bytes: u64) -> String {
     for (shift, suffix) in [(30, "G"), (20, "M"), (10, "k")] {
-        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
             return format!("{}{suffix}", bytes >> shift);
         }
     }
@@ -152,7 +150,15 @@ mod tests {
 
     #[test]
     fn bad_sizes_are_errors_that_quote_the_input() {
-        for bad in ["", "k", "4x", "-4k", "4.5k", "99999999999999999999", "16777216T"] {
+        for bad in [
+            "",
+            "k",
+            "4x",
+            "-4k",
+            "4.5k",
+            "99999999999999999999",
+            "16777216T",
+        ] {
             let err = parse_size(bad).expect_err(bad);
             assert!(err.contains(&format!("'{bad}'")), "{err}");
         }

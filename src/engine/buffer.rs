@@ -64,7 +64,13 @@ mod tests {
 
     #[test]
     fn buffers_are_aligned_and_sized() {
-        for (len, align) in [(512, 512), (4096, 4096), (65536, 4096), (1 << 20, 4096), (0, 4096)] {
+        for (len, align) in [
+            (512, 512),
+            (4096, 4096),
+            (65536, 4096),
+            (1 << 20, 4096),
+            (0, 4096),
+        ] {
             let mut b = AlignedBuf::new(len, align);
             assert_eq!(b.as_ptr() as usize % align, 0);
             assert_eq!(b.len(), len.max(align));

@@ -51,7 +51,7 @@ impl Geometry {
             return Err(format!("block size {} is above the 16 MiB maximum", s.bs));
         }
         let lbs = u64::from(self.logical_block_size);
-        if self.direct && s.bs % lbs != 0 {
+        if self.direct && !s.bs.is_multiple_of(lbs) {
             return Err(format!(
                 "block size {} bytes is not a multiple of the logical block size ({lbs} bytes), \
                  which O_DIRECT requires; use a multiple of {lbs} or --buffered",
@@ -78,7 +78,11 @@ impl Geometry {
 }
 
 enum Command {
-    Apply(Settings, Vec<Box<dyn BlockIo>>, Sender<Result<(), (usize, String)>>),
+    Apply(
+        Settings,
+        Vec<Box<dyn BlockIo>>,
+        Sender<Result<(), (usize, String)>>,
+    ),
     Pause(bool),
     Reset,
     Stop,
@@ -114,7 +118,10 @@ impl Engine {
         let mut engine = Engine {
             opener,
             geometry,
-            settings: Settings { threads: 0, ..settings },
+            settings: Settings {
+                threads: 0,
+                ..settings
+            },
             paused: false,
             commands,
             snapshots,
@@ -142,7 +149,10 @@ impl Engine {
         if settings == self.settings {
             return Ok(());
         }
-        let ios = open_many(&*self.opener, settings.threads.saturating_sub(self.settings.threads))?;
+        let ios = open_many(
+            &*self.opener,
+            settings.threads.saturating_sub(self.settings.threads),
+        )?;
         self.send_apply(settings, ios)
     }
 
@@ -158,8 +168,13 @@ impl Engine {
                 Ok(())
             }
             Ok(Err((started, msg))) => {
-                self.settings = Settings { threads: self.settings.threads + started, ..settings };
-                Err(format!("started only {started} of {wanted} new threads: {msg}"))
+                self.settings = Settings {
+                    threads: self.settings.threads + started,
+                    ..settings
+                };
+                Err(format!(
+                    "started only {started} of {wanted} new threads: {msg}"
+                ))
             }
             Err(_) => Err("the engine has stopped".into()),
         }
@@ -218,7 +233,10 @@ fn open_many(opener: &dyn IoOpener, n: usize) -> Result<Vec<Box<dyn BlockIo>>, S
         .map(|i| {
             opener.open_io().map_err(|e| {
                 if e.raw_os_error() == Some(nix::libc::EMFILE) {
-                    format!("opening descriptor {}: too many open files; raise `ulimit -n`", i + 1)
+                    format!(
+                        "opening descriptor {}: too many open files; raise `ulimit -n`",
+                        i + 1
+                    )
                 } else {
                     format!("opening descriptor {}: {e}", i + 1)
                 }
@@ -231,9 +249,8 @@ fn open_many(opener: &dyn IoOpener, n: usize) -> Result<Vec<Box<dyn BlockIo>>, S
 /// 1024 threads fit (the usual soft limit is exactly 1024).
 fn raise_open_file_limit() {
     use nix::sys::resource::{Resource, getrlimit, setrlimit};
-    if let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) {
-        if soft < hard {
+    if let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE)
+        && soft < hard {
             let _ = setrlimit(Resource::RLIMIT_NOFILE, hard, hard);
         }
-    }
 }

@@ -80,7 +80,12 @@ mod tests {
     #[test]
     fn random_offsets_are_aligned_and_in_range() {
         let mut rng = SmallRng::seed_from_u64(1);
-        for (span, bs) in [(1 << 20, 4096), (10_000 * 512 + 100, 512), (8192, 8192), (1 << 40, 1 << 20)] {
+        for (span, bs) in [
+            (1 << 20, 4096),
+            (10_000 * 512 + 100, 512),
+            (8192, 8192),
+            (1 << 40, 1 << 20),
+        ] {
             let mut g = OffsetGen::new(span, bs, 100, 0, 1);
             for _ in 0..10_000 {
                 let off = g.next_offset(&mut rng);
@@ -98,7 +103,7 @@ mod tests {
         let mut g = OffsetGen::new(span, 512, 100, 0, 1);
         let mut rng = SmallRng::seed_from_u64(7);
         let odd = (0..1000)
-            .filter(|_| (g.next_offset(&mut rng) / 512) % 65536 != 0)
+            .filter(|_| !(g.next_offset(&mut rng) / 512).is_multiple_of(65536))
             .count();
         assert!(odd > 990, "only {odd} offsets off the 2^16-block grid");
     }
@@ -122,7 +127,10 @@ mod tests {
             .iter()
             .map(|&c| (c as f64 - expected).powi(2) / expected)
             .sum();
-        assert!(chi2 < 103.4, "chi-square {chi2:.1} over 63 dof: not uniform");
+        assert!(
+            chi2 < 103.4,
+            "chi-square {chi2:.1} over 63 dof: not uniform"
+        );
     }
 
     #[test]
@@ -164,11 +172,10 @@ mod tests {
         let n = 100_000;
         for _ in 0..n {
             let off = g.next_offset(&mut rng);
-            if let Some(prev) = last {
-                if off == prev + 4096 {
+            if let Some(prev) = last
+                && off == prev + 4096 {
                     sequential_steps += 1;
                 }
-            }
             last = Some(off);
         }
         // A sequential I/O follows the previous *sequential* one, so consecutive pairs are both

@@ -14,7 +14,7 @@ use super::io::BlockIo;
 use super::worker::{self, Control, ControlState, WorkerSlot};
 use super::{Command, Geometry};
 use crate::settings::Settings;
-use crate::stats::{Counts, LatencyHistogram, LatencySummary, Snapshot, ThreadSample, new_histogram};
+use crate::stats::{Counts, Latency, Snapshot, ThreadSample};
 
 /// Stack for worker threads: the hot loop needs little, and 1024 threads of the default 2 MiB
 /// would reserve 2 GiB of address space.
@@ -31,7 +31,13 @@ pub(super) fn spawn(
 ) -> Result<JoinHandle<()>, String> {
     let control = Arc::new(Control {
         generation: AtomicU64::new(0),
-        state: Mutex::new(ControlState { settings: Settings { threads: 0, ..settings }, paused: false }),
+        state: Mutex::new(ControlState {
+            settings: Settings {
+                threads: 0,
+                ..settings
+            },
+            paused: false,
+        }),
         wake: Condvar::new(),
         errors: Mutex::new(Vec::new()),
         errors_kept: AtomicUsize::new(0),
@@ -46,10 +52,13 @@ pub(super) fn spawn(
         seq: 0,
         start: now,
         last: now,
-        settings: Settings { threads: 0, ..settings },
+        settings: Settings {
+            threads: 0,
+            ..settings
+        },
         paused: false,
-        interval_latency: new_histogram(),
-        total_latency: new_histogram(),
+        interval_latency: Latency::default(),
+        total_latency: Latency::default(),
         total_elapsed: Duration::ZERO,
         out,
     };
@@ -78,8 +87,8 @@ struct Sampler {
     last: Instant,
     settings: Settings,
     paused: bool,
-    interval_latency: LatencyHistogram,
-    total_latency: LatencyHistogram,
+    interval_latency: Latency,
+    total_latency: Latency,
     total_elapsed: Duration,
     out: Sender<Snapshot>,
 }
@@ -132,10 +141,18 @@ impl Sampler {
 
     /// Stops surplus workers or starts new ones on the given descriptors, and publishes the
     /// settings. Returns how many new workers started if not all could.
-    fn apply(&mut self, settings: Settings, ios: Vec<Box<dyn BlockIo>>) -> Result<(), (usize, String)> {
+    fn apply(
+        &mut self,
+        settings: Settings,
+        ios: Vec<Box<dyn BlockIo>>,
+    ) -> Result<(), (usize, String)> {
         let active = self.workers.iter().filter(|w| w.active).count();
         // Stop the highest-index workers: the rest keep their stripes.
-        for w in self.workers.iter_mut().filter(|w| w.active && w.slot.index >= settings.threads) {
+        for w in self
+            .workers
+            .iter_mut()
+            .filter(|w| w.active && w.slot.index >= settings.threads)
+        {
             w.slot.stop.store(true, Release);
             w.active = false;
         }
@@ -167,7 +184,10 @@ impl Sampler {
                 }
             }
         }
-        self.settings = Settings { threads, ..settings };
+        self.settings = Settings {
+            threads,
+            ..settings
+        };
         let s = self.settings;
         self.control.update(|st| st.settings = s);
         self.reap();
@@ -177,11 +197,10 @@ impl Sampler {
     /// Joins workers that have exited.
     fn reap(&mut self) {
         for w in &mut self.workers {
-            if w.slot.finished.load(Acquire) {
-                if let Some(h) = w.handle.take() {
+            if w.slot.finished.load(Acquire)
+                && let Some(h) = w.handle.take() {
                     let _ = h.join();
                 }
-            }
         }
     }
 
@@ -194,7 +213,11 @@ impl Sampler {
         }
         self.total_latency.reset();
         self.total_elapsed = Duration::ZERO;
-        let mut kept = self.control.errors.lock().unwrap_or_else(|e| e.into_inner());
+        let mut kept = self
+            .control
+            .errors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         kept.clear();
         self.control.errors_kept.store(0, Relaxed);
     }
@@ -207,7 +230,9 @@ impl Sampler {
         }
         self.control.update(|_| {});
         let deadline = Instant::now() + STOP_GRACE;
-        while Instant::now() < deadline && !self.workers.iter().all(|w| w.slot.finished.load(Acquire)) {
+        while Instant::now() < deadline
+            && !self.workers.iter().all(|w| w.slot.finished.load(Acquire))
+        {
             thread::sleep(Duration::from_millis(2));
         }
         self.reap();
@@ -225,7 +250,7 @@ impl Sampler {
             let (counts, latency_sum) = w.slot.read_counts();
             {
                 let mut mailbox = w.slot.mailbox.lock().unwrap_or_else(|e| e.into_inner());
-                let _ = self.interval_latency.add(&*mailbox);
+                self.interval_latency.add(&mailbox);
                 mailbox.reset();
             }
             let delta = counts.since(&w.prev.0);
@@ -252,9 +277,14 @@ impl Sampler {
         if !self.paused {
             self.total_elapsed += elapsed;
         }
-        let _ = self.total_latency.add(&self.interval_latency);
-        let interval_latency = std::mem::replace(&mut self.interval_latency, new_histogram());
-        let first_errors = self.control.errors.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        self.total_latency.add(&self.interval_latency);
+        let interval_latency = std::mem::take(&mut self.interval_latency);
+        let first_errors = self
+            .control
+            .errors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
         let snapshot = Snapshot {
             seq: self.seq,
             at: now.duration_since(self.start),
@@ -265,7 +295,7 @@ impl Sampler {
             interval_latency,
             total,
             total_elapsed: self.total_elapsed,
-            total_latency: LatencySummary::of(&self.total_latency),
+            total_latency: self.total_latency.summary(),
             threads,
             first_errors,
         };
@@ -276,5 +306,9 @@ impl Sampler {
 }
 
 fn mean(sum: u64, count: u64) -> f64 {
-    if count == 0 { 0.0 } else { sum as f64 / count as f64 }
+    if count == 0 {
+        0.0
+    } else {
+        sum as f64 / count as f64
+    }
 }

@@ -15,7 +15,7 @@ use super::buffer::AlignedBuf;
 use super::io::BlockIo;
 use super::pattern::OffsetGen;
 use crate::settings::Settings;
-use crate::stats::{Counts, IoErrorRecord, LatencyHistogram, new_histogram};
+use crate::stats::{Counts, IoErrorRecord, Latency};
 
 /// How often a worker moves its local histogram into its mailbox.
 const FLUSH_EVERY: Duration = Duration::from_millis(10);
@@ -69,7 +69,7 @@ pub struct WorkerSlot {
     pub short_ios: AtomicU64,
     pub latency_sum_ns: AtomicU64,
     /// Latencies recorded since the sampler last emptied it.
-    pub mailbox: Mutex<LatencyHistogram>,
+    pub mailbox: Mutex<Latency>,
     /// Set by the controller to make this worker exit.
     pub stop: AtomicBool,
     /// Set by the worker as it exits.
@@ -90,7 +90,7 @@ impl WorkerSlot {
             errors: AtomicU64::new(0),
             short_ios: AtomicU64::new(0),
             latency_sum_ns: AtomicU64::new(0),
-            mailbox: Mutex::new(new_histogram()),
+            mailbox: Mutex::new(Latency::default()),
             stop: AtomicBool::new(false),
             finished: AtomicBool::new(false),
         }
@@ -120,7 +120,7 @@ pub fn run(slot: Arc<WorkerSlot>, control: Arc<Control>, mut io: Box<dyn BlockIo
         rng: SmallRng::from_rng(&mut rand::rng()),
         local: Counts::default(),
         latency_sum_ns: 0,
-        hist: new_histogram(),
+        hist: Latency::default(),
         seen_generation: u64::MAX,
         settings: Settings::default(),
         pattern: None,
@@ -131,8 +131,11 @@ pub fn run(slot: Arc<WorkerSlot>, control: Arc<Control>, mut io: Box<dyn BlockIo
         let read_pct = u32::from(w.settings.read_pct);
         // A generation check per I/O: the only shared memory the loop reads.
         while control.generation.load(Acquire) == w.seen_generation {
-            let is_read = read_pct == 100 || (read_pct > 0 && w.rng.random_range(0..100u32) < read_pct);
-            let Some(pattern) = w.pattern.as_mut() else { break };
+            let is_read =
+                read_pct == 100 || (read_pct > 0 && w.rng.random_range(0..100u32) < read_pct);
+            let Some(pattern) = w.pattern.as_mut() else {
+                break;
+            };
             let offset = pattern.next_offset(&mut w.rng);
             if !is_read {
                 scramble(&mut w.buf, &mut w.rng);
@@ -148,7 +151,7 @@ pub fn run(slot: Arc<WorkerSlot>, control: Arc<Control>, mut io: Box<dyn BlockIo
             match result {
                 Ok(n) => {
                     let ns = end.duration_since(start).as_nanos() as u64;
-                    let _ = w.hist.record(ns.max(1));
+                    w.hist.record(ns);
                     w.latency_sum_ns += ns;
                     w.local.ops += 1;
                     w.local.bytes += n as u64;
@@ -169,7 +172,9 @@ pub fn run(slot: Arc<WorkerSlot>, control: Arc<Control>, mut io: Box<dyn BlockIo
                 }
                 Err(e) => {
                     w.local.errors += 1;
-                    keep_error(&control, slot.id, is_read, offset, e.raw_os_error(), || e.to_string());
+                    keep_error(&control, slot.id, is_read, offset, e.raw_os_error(), || {
+                        e.to_string()
+                    });
                 }
             }
             w.publish(&slot);
@@ -187,7 +192,7 @@ struct Worker {
     rng: SmallRng,
     local: Counts,
     latency_sum_ns: u64,
-    hist: LatencyHistogram,
+    hist: Latency,
     seen_generation: u64,
     settings: Settings,
     pattern: Option<OffsetGen>,
@@ -219,7 +224,13 @@ impl Worker {
                 self.buf = AlignedBuf::new(s.bs as usize, control.align);
                 self.rng.fill_bytes(&mut self.buf);
             }
-            self.pattern = Some(OffsetGen::new(control.span, s.bs, s.random_pct, slot.index, s.threads));
+            self.pattern = Some(OffsetGen::new(
+                control.span,
+                s.bs,
+                s.random_pct,
+                slot.index,
+                s.threads,
+            ));
             self.settings = s;
         }
         true
@@ -246,7 +257,7 @@ impl Worker {
             return;
         }
         let mut mailbox = slot.mailbox.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = mailbox.add(&self.hist);
+        mailbox.add(&self.hist);
         drop(mailbox);
         self.hist.reset();
     }

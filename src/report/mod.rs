@@ -8,8 +8,8 @@ pub mod text;
 use serde::Serialize;
 
 use crate::settings::Settings;
-use crate::stats::{Counts, IoErrorRecord, LatencySummary, Snapshot, ThreadSample, Window};
 use crate::stats::snapshot::per_second;
+use crate::stats::{Counts, IoErrorRecord, LatencySummary, Snapshot, ThreadSample, Window};
 
 /// What was tested and how.
 #[derive(Debug, Clone, Serialize)]
@@ -36,7 +36,12 @@ pub struct ConfigReport {
 
 impl ConfigReport {
     pub fn settings(&self) -> Settings {
-        Settings { threads: self.threads, bs: self.bs, read_pct: self.read_pct, random_pct: self.random_pct }
+        Settings {
+            threads: self.threads,
+            bs: self.bs,
+            read_pct: self.read_pct,
+            random_pct: self.random_pct,
+        }
     }
 }
 

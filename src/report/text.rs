@@ -22,20 +22,40 @@ pub fn describe_settings(s: &Settings) -> String {
         p => format!("{p}% read / {}% write", 100 - p),
     };
     let plural = if s.threads == 1 { "" } else { "s" };
-    format!("{} {pattern} {mix}, {} thread{plural}", format_block_size(s.bs), s.threads)
+    format!(
+        "{} {pattern} {mix}, {} thread{plural}",
+        format_block_size(s.bs),
+        s.threads
+    )
 }
 
 /// The header line printed when a run starts.
 pub fn header(c: &ConfigReport) -> String {
     let span = match c.device_bytes {
         Some(dev) if dev != c.span_bytes => {
-            format!("span {} of {} device", format_bytes(c.span_bytes), format_bytes(dev))
+            format!(
+                "span {} of {} device",
+                format_bytes(c.span_bytes),
+                format_bytes(dev)
+            )
         }
         Some(_) => format!("span {} (whole device)", format_bytes(c.span_bytes)),
-        None => format!("span {} of {}", format_bytes(c.span_bytes), format_bytes(c.size_bytes)),
+        None => format!(
+            "span {} of {}",
+            format_bytes(c.span_bytes),
+            format_bytes(c.size_bytes)
+        ),
     };
-    let mode = if c.direct { "O_DIRECT" } else { "buffered (page cache)" };
-    format!("{}: {span}, {mode}, {}", c.target, describe_settings(&c.settings()))
+    let mode = if c.direct {
+        "O_DIRECT"
+    } else {
+        "buffered (page cache)"
+    };
+    format!(
+        "{}: {span}, {mode}, {}",
+        c.target,
+        describe_settings(&c.settings())
+    )
 }
 
 /// One progress line: interval figures only.
@@ -83,7 +103,11 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
         format_bytes(t.counts.bytes)
     );
     if t.counts.read_ops > 0 && t.counts.write_ops > 0 {
-        let _ = writeln!(out, "  reads {}  writes {}", t.counts.read_ops, t.counts.write_ops);
+        let _ = writeln!(
+            out,
+            "  reads {}  writes {}",
+            t.counts.read_ops, t.counts.write_ops
+        );
     }
     if l.count > 0 {
         let f = |v: u64| format_latency_ns(v as f64);
@@ -109,16 +133,27 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
             th.iops,
             format_latency_ns(th.latency_mean_ns),
             if th.counts.errors + th.counts.short_ios > 0 {
-                format!(", {} errors, {} short", th.counts.errors, th.counts.short_ios)
+                format!(
+                    ", {} errors, {} short",
+                    th.counts.errors, th.counts.short_ios
+                )
             } else {
                 String::new()
             }
         );
     }
-    let _ = writeln!(out, "errors: {}  short I/Os: {}", t.counts.errors, t.counts.short_ios);
+    let _ = writeln!(
+        out,
+        "errors: {}  short I/Os: {}",
+        t.counts.errors, t.counts.short_ios
+    );
     for e in &r.errors {
         let errno = e.errno.map(|n| format!(" (errno {n})")).unwrap_or_default();
-        let _ = writeln!(out, "  thread {} {} at offset {}: {}{errno}", e.thread, e.op, e.offset, e.message);
+        let _ = writeln!(
+            out,
+            "  thread {} {} at offset {}: {}{errno}",
+            e.thread, e.op, e.offset, e.message
+        );
     }
     out
 }
@@ -129,8 +164,19 @@ mod tests {
 
     #[test]
     fn settings_read_as_a_phrase() {
-        let s = Settings { threads: 4, bs: 65536, read_pct: 70, random_pct: 0 };
-        assert_eq!(describe_settings(&s), "64k sequential 70% read / 30% write, 4 threads");
-        assert_eq!(describe_settings(&Settings::default()), "4k random read, 1 thread");
+        let s = Settings {
+            threads: 4,
+            bs: 65536,
+            read_pct: 70,
+            random_pct: 0,
+        };
+        assert_eq!(
+            describe_settings(&s),
+            "64k sequential 70% read / 30% write, 4 threads"
+        );
+        assert_eq!(
+            describe_settings(&Settings::default()),
+            "4k random read, 1 thread"
+        );
     }
 }

@@ -1,18 +1,79 @@
 //! Latency distributions: an HdrHistogram of nanoseconds (3 significant digits, growing as
-//! needed) and the summary people read off it. Percentiles always come from the histogram and
-//! are clamped to the observed min and max, since a bucket's upper edge can exceed the largest
-//! value actually seen.
+//! needed) with the exact min and max beside it, and the summary people read off it.
+//! Percentiles always come from the histogram and are clamped to the observed min and max,
+//! since a bucket's upper edge can exceed the largest value actually seen.
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-/// A latency histogram in nanoseconds.
-pub type LatencyHistogram = Histogram<u64>;
+/// Latencies in nanoseconds: an HdrHistogram for the distribution plus the exact min and max
+/// (the histogram only knows them to its precision).
+#[derive(Debug, Clone)]
+pub struct Latency {
+    hist: Histogram<u64>,
+    min: u64,
+    max: u64,
+}
 
-/// An empty latency histogram: 3 significant digits, auto-resizing so a rare long stall is
-/// recorded rather than dropped, and small while latencies are short.
-pub fn new_histogram() -> LatencyHistogram {
-    Histogram::new(3).expect("3 significant digits is a valid histogram precision")
+impl Default for Latency {
+    fn default() -> Self {
+        Latency {
+            // 3 significant digits, auto-resizing: a rare long stall is recorded, not dropped,
+            // and the histogram stays small while latencies are short.
+            hist: Histogram::new(3).expect("3 significant digits is a valid histogram precision"),
+            min: u64::MAX,
+            max: 0,
+        }
+    }
+}
+
+impl Latency {
+    /// Records one latency. Allocates only when a value beyond the current range grows the
+    /// histogram, which stops happening once the range of the run has been seen.
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        let ns = ns.max(1);
+        let _ = self.hist.record(ns);
+        self.min = self.min.min(ns);
+        self.max = self.max.max(ns);
+    }
+
+    /// Adds all of `other`.
+    pub fn add(&mut self, other: &Latency) {
+        if other.is_empty() {
+            return;
+        }
+        // Auto-resizing histograms of equal precision always add.
+        let _ = self.hist.add(&other.hist);
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+    }
+
+    /// Empties it, keeping its allocation.
+    pub fn reset(&mut self) {
+        self.hist.reset();
+        self.min = u64::MAX;
+        self.max = 0;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.hist.is_empty()
+    }
+
+    /// Number of latencies recorded.
+    pub fn count(&self) -> u64 {
+        self.hist.len()
+    }
+
+    /// The distribution, for drawing.
+    pub fn histogram(&self) -> &Histogram<u64> {
+        &self.hist
+    }
+
+    /// The figures people read; all zero when empty.
+    pub fn summary(&self) -> LatencySummary {
+        LatencySummary::of(self)
+    }
 }
 
 /// Latency figures of one interval or of a whole run, in nanoseconds.
@@ -30,17 +91,18 @@ pub struct LatencySummary {
 }
 
 impl LatencySummary {
-    /// Summarises a histogram; all zero when it is empty.
-    pub fn of(h: &LatencyHistogram) -> Self {
-        if h.is_empty() {
+    /// Summarises latencies; all zero when there are none. Percentiles come from the
+    /// histogram, clamped to the exact observed min and max.
+    pub fn of(l: &Latency) -> Self {
+        if l.is_empty() {
             return LatencySummary::default();
         }
-        let (min, max) = (h.min(), h.max());
+        let (h, min, max) = (&l.hist, l.min, l.max);
         let q = |quantile: f64| h.value_at_quantile(quantile).clamp(min, max);
         LatencySummary {
             count: h.len(),
             min,
-            mean: h.mean(),
+            mean: h.mean().clamp(min as f64, max as f64),
             p50: q(0.50),
             p90: q(0.90),
             p99: q(0.99),
@@ -56,27 +118,43 @@ mod tests {
 
     #[test]
     fn summary_of_known_values() {
-        let mut h = new_histogram();
+        let mut h = Latency::default();
         for v in 1..=1000u64 {
-            h.record(v * 1000).unwrap();
+            h.record(v * 1000);
         }
-        let s = LatencySummary::of(&h);
+        let s = h.summary();
         assert_eq!(s.count, 1000);
         assert_eq!(s.min, 1000);
         assert_eq!(s.max, 1_000_000);
         assert!((s.mean - 500_500.0).abs() / 500_500.0 < 0.001);
         // 3 significant digits: within 0.1% of the exact order statistic.
         for (got, exact) in [(s.p50, 500_000.0), (s.p90, 900_000.0), (s.p99, 990_000.0)] {
-            assert!((got as f64 - exact).abs() / exact <= 0.001, "{got} vs {exact}");
+            assert!(
+                (got as f64 - exact).abs() / exact <= 0.001,
+                "{got} vs {exact}"
+            );
         }
     }
 
     #[test]
     fn percentiles_are_clamped_to_observed_values() {
-        let mut h = new_histogram();
-        h.record(123_456_789).unwrap();
-        let s = LatencySummary::of(&h);
-        assert_eq!((s.min, s.p50, s.p99, s.p999, s.max), (123_456_789, 123_456_789, 123_456_789, 123_456_789, 123_456_789));
-        assert_eq!(LatencySummary::of(&new_histogram()), LatencySummary::default());
+        let mut h = Latency::default();
+        h.record(123_456_789);
+        let s = h.summary();
+        assert_eq!(
+            (s.min, s.p50, s.p99, s.p999, s.max),
+            (
+                123_456_789,
+                123_456_789,
+                123_456_789,
+                123_456_789,
+                123_456_789
+            )
+        );
+        assert_eq!(Latency::default().summary(), LatencySummary::default());
+        let mut merged = Latency::default();
+        merged.add(&h);
+        merged.add(&Latency::default());
+        assert_eq!(merged.summary(), s);
     }
 }

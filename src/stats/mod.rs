@@ -7,6 +7,6 @@ pub mod latency;
 pub mod snapshot;
 pub mod window;
 
-pub use latency::{LatencyHistogram, LatencySummary, new_histogram};
+pub use latency::{Latency, LatencySummary};
 pub use snapshot::{Counts, IoErrorRecord, Snapshot, ThreadSample};
 pub use window::Window;

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::latency::{LatencyHistogram, LatencySummary};
+use super::latency::{Latency, LatencySummary};
 use crate::settings::Settings;
 
 /// Operation counters. `ops` counts I/Os that transferred data (full or short); errors are
@@ -111,7 +111,7 @@ pub struct Snapshot {
     /// Counts of this interval only.
     pub interval: Counts,
     /// Latencies of the I/Os completed in this interval.
-    pub interval_latency: LatencyHistogram,
+    pub interval_latency: Latency,
     /// Counts since the start or the last reset.
     pub total: Counts,
     /// Unpaused time since the start or the last reset.

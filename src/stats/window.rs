@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::latency::{LatencyHistogram, LatencySummary, new_histogram};
+use super::latency::{Latency, LatencySummary};
 use super::snapshot::{Counts, Snapshot, per_second};
 use crate::settings::Settings;
 
@@ -16,7 +16,7 @@ pub struct Window {
     /// Sum of the merged intervals' real lengths.
     pub elapsed: Duration,
     pub counts: Counts,
-    pub latency: LatencyHistogram,
+    pub latency: Latency,
     /// Settings of the last merged snapshot.
     pub settings: Option<Settings>,
     /// How many snapshots were merged.
@@ -29,7 +29,7 @@ impl Default for Window {
             end: Duration::ZERO,
             elapsed: Duration::ZERO,
             counts: Counts::default(),
-            latency: new_histogram(),
+            latency: Latency::default(),
             settings: None,
             snapshots: 0,
         }
@@ -43,7 +43,7 @@ impl Window {
         self.elapsed += s.interval_elapsed;
         self.counts.add(&s.interval);
         // Both histograms auto-resize, so adding cannot fail on range.
-        let _ = self.latency.add(&s.interval_latency);
+        self.latency.add(&s.interval_latency);
         self.settings = Some(s.settings);
         self.snapshots += 1;
     }
@@ -62,6 +62,6 @@ impl Window {
     }
 
     pub fn latency_summary(&self) -> LatencySummary {
-        LatencySummary::of(&self.latency)
+        self.latency.summary()
     }
 }

@@ -22,11 +22,20 @@ pub fn cached_bytes(file: &File, len: u64) -> nix::Result<u64> {
     let mut offset = 0u64;
     while offset < len {
         let n = (len - offset).min(WINDOW);
-        let Some(map_len) = NonZeroUsize::new(n as usize) else { break };
+        let Some(map_len) = NonZeroUsize::new(n as usize) else {
+            break;
+        };
         // SAFETY: a read-only shared mapping of a file we hold open; it is only passed to
         // mincore (which reads page-table state, not the memory) and unmapped below.
         let addr = unsafe {
-            mmap(None, map_len, ProtFlags::PROT_READ, MapFlags::MAP_SHARED, file.as_fd(), offset as i64)?
+            mmap(
+                None,
+                map_len,
+                ProtFlags::PROT_READ,
+                MapFlags::MAP_SHARED,
+                file.as_fd(),
+                offset as i64,
+            )?
         };
         let pages = n.div_ceil(page) as usize;
         let mut vec = vec![0u8; pages];

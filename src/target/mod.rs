@@ -2,9 +2,9 @@
 //! file safely (open), and the scratch file used when no target is given (scratch). Nothing
 //! here generates load; the engine does, through the descriptors `open` hands out.
 
+pub mod cache;
 pub mod discover;
 pub mod list;
 pub mod open;
-pub mod scratch;
-pub mod cache;
 pub mod safety;
+pub mod scratch;

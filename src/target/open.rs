@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use nix::libc;
 
+use crate::engine::Geometry;
 use crate::engine::buffer::AlignedBuf;
 use crate::engine::io::{BlockIo, IoOpener};
-use crate::engine::Geometry;
 use crate::units::format_bytes;
 
 nix::ioctl_read!(blk_getsize64, 0x12, 114, u64);
@@ -73,13 +73,18 @@ impl Target {
         } else if ft.is_file() {
             TargetKind::RegularFile
         } else if ft.is_dir() {
-            bail!("{shown}: is a directory; give a file or a block device (a directory as TARGET holds the scratch file)");
+            bail!(
+                "{shown}: is a directory; give a file or a block device (a directory as TARGET holds the scratch file)"
+            );
         } else {
-            bail!("{shown}: not a regular file or block device; give a disk such as /dev/sdb or a file");
+            bail!(
+                "{shown}: not a regular file or block device; give a disk such as /dev/sdb or a file"
+            );
         };
         if spec.write && kind == TargetKind::BlockDevice {
             // O_EXCL on a block device: EBUSY while mounted or held by md/dm/swap.
-            let excl = open_raw(path, spec, libc::O_EXCL).map_err(|e| describe_open_error(path, &e, spec))?;
+            let excl = open_raw(path, spec, libc::O_EXCL)
+                .map_err(|e| describe_open_error(path, &e, spec))?;
             return Self::finish(path, kind, spec, excl);
         }
         let fd = open_raw(path, spec, 0).map_err(|e| describe_open_error(path, &e, spec))?;
@@ -101,14 +106,20 @@ impl Target {
         };
         if size_bytes == 0 {
             match kind {
-                TargetKind::BlockDevice => bail!("{shown}: the device has size 0 (no medium, or an unconfigured loop/zram device); pick another with --list"),
-                TargetKind::RegularFile => bail!("{shown}: the file is empty (0 bytes); give a larger file, or a directory to lay out a scratch file in"),
+                TargetKind::BlockDevice => bail!(
+                    "{shown}: the device has size 0 (no medium, or an unconfigured loop/zram device); pick another with --list"
+                ),
+                TargetKind::RegularFile => bail!(
+                    "{shown}: the file is empty (0 bytes); give a larger file, or a directory to lay out a scratch file in"
+                ),
             }
         }
         if spec.direct {
             lbs = probe_direct(&fd, lbs, size_bytes).map_err(|e| {
                 if e.raw_os_error() == Some(libc::EINVAL) {
-                    anyhow::anyhow!("{shown}: the filesystem refuses O_DIRECT (EINVAL); try --buffered")
+                    anyhow::anyhow!(
+                        "{shown}: the filesystem refuses O_DIRECT (EINVAL); try --buffered"
+                    )
                 } else {
                     anyhow::anyhow!("{shown}: a test read failed: {e}")
                 }
@@ -125,7 +136,9 @@ impl Target {
         };
         let span_bytes = span_bytes / u64::from(lbs) * u64::from(lbs);
         if span_bytes == 0 {
-            bail!("{shown}: {size_bytes} bytes is smaller than one {lbs}-byte block; give a larger target");
+            bail!(
+                "{shown}: {size_bytes} bytes is smaller than one {lbs}-byte block; give a larger target"
+            );
         }
         let mut warnings = Vec::new();
         if let Some(dev) = device_bytes.filter(|&d| span_bytes < d / 10) {
@@ -183,7 +196,11 @@ impl Target {
 
 impl IoOpener for Target {
     fn open_io(&self) -> io::Result<Box<dyn BlockIo>> {
-        let spec = OpenSpec { direct: self.direct, write: self.write, span: None };
+        let spec = OpenSpec {
+            direct: self.direct,
+            write: self.write,
+            span: None,
+        };
         Ok(Box::new(open_raw(&self.path, spec, 0)?))
     }
 }
@@ -204,18 +221,28 @@ fn open_raw(path: &Path, spec: OpenSpec, extra_flags: i32) -> io::Result<File> {
 fn describe_open_error(path: &Path, e: &io::Error, spec: OpenSpec) -> anyhow::Error {
     let shown = path.display();
     match e.raw_os_error() {
-        Some(libc::ENOENT) => anyhow::anyhow!("{shown}: no such file or device; check the path (diskscope --list shows the disks)"),
+        Some(libc::ENOENT) => anyhow::anyhow!(
+            "{shown}: no such file or device; check the path (diskscope --list shows the disks)"
+        ),
         Some(libc::EACCES) | Some(libc::EPERM) => anyhow::anyhow!(
             "{shown}: permission denied; run as root or get read access to it (e.g. the disk group){}",
-            if e.raw_os_error() == Some(libc::EPERM) { " — the system refused even that (EPERM: a sandbox or security policy)" } else { "" }
+            if e.raw_os_error() == Some(libc::EPERM) {
+                " — the system refused even that (EPERM: a sandbox or security policy)"
+            } else {
+                ""
+            }
         ),
-        Some(libc::EINVAL) if spec.direct => anyhow::anyhow!("{shown}: the filesystem refuses O_DIRECT (EINVAL); try --buffered"),
+        Some(libc::EINVAL) if spec.direct => {
+            anyhow::anyhow!("{shown}: the filesystem refuses O_DIRECT (EINVAL); try --buffered")
+        }
         Some(libc::EBUSY) => anyhow::anyhow!(
             "{shown}: the device is in use (mounted, or part of a RAID, LVM or swap); refusing to write to it — unmount it or pick another disk"
         ),
         Some(libc::EROFS) => anyhow::anyhow!("{shown}: read-only; drop --allow-write to read it"),
         Some(libc::ENOMEDIUM) => anyhow::anyhow!("{shown}: no medium in the drive"),
-        Some(libc::ENXIO) | Some(libc::ENODEV) => anyhow::anyhow!("{shown}: no such device behind this node; check diskscope --list"),
+        Some(libc::ENXIO) | Some(libc::ENODEV) => {
+            anyhow::anyhow!("{shown}: no such device behind this node; check diskscope --list")
+        }
         _ => anyhow::anyhow!("{shown}: cannot open: {e}"),
     }
 }
@@ -236,10 +263,16 @@ fn device_geometry(fd: &File) -> nix::Result<(u64, u32)> {
 /// The logical block size and size in bytes of the block device holding a file, from sysfs;
 /// 512 and unknown when the filesystem has no block device (tmpfs, NFS…).
 fn backing_device(fd: &File) -> (u32, Option<u64>) {
-    let Ok(meta) = fd.metadata() else { return (512, None) };
+    let Ok(meta) = fd.metadata() else {
+        return (512, None);
+    };
     let dev = meta.dev();
     let base = format!("/sys/dev/block/{}:{}", libc::major(dev), libc::minor(dev));
-    let read = |p: String| std::fs::read_to_string(p).ok().and_then(|t| t.trim().parse::<u64>().ok());
+    let read = |p: String| {
+        std::fs::read_to_string(p)
+            .ok()
+            .and_then(|t| t.trim().parse::<u64>().ok())
+    };
     let size = read(format!("{base}/size")).map(|sectors| sectors * 512);
     // A partition has no queue/ of its own: its disk's is one level up.
     let lbs = read(format!("{base}/queue/logical_block_size"))

@@ -15,14 +15,23 @@ use super::discover::{DeviceInfo, Roots, discover};
 /// Why writing to `dev` must be refused, if it must: mounted, or held by md/dm, itself or
 /// through a partition. `all` is the full discovery list (partitions are looked up in it).
 pub fn write_refusal(dev: &DeviceInfo, all: &[DeviceInfo]) -> Option<String> {
-    let partitions = all.iter().filter(|d| d.parent.as_deref() == Some(dev.name.as_str()));
+    let partitions = all
+        .iter()
+        .filter(|d| d.parent.as_deref() == Some(dev.name.as_str()));
     for d in std::iter::once(dev).chain(partitions) {
         if let Some(m) = d.mountpoints.first() {
-            let via = if d.name == dev.name { String::new() } else { format!(" (through {})", d.name) };
+            let via = if d.name == dev.name {
+                String::new()
+            } else {
+                format!(" (through {})", d.name)
+            };
             return Some(format!("it is mounted at {m}{via}"));
         }
         if let Some(h) = d.holders.first() {
-            return Some(format!("{} is part of {h} (RAID, LVM or device-mapper)", d.name));
+            return Some(format!(
+                "{} is part of {h} (RAID, LVM or device-mapper)",
+                d.name
+            ));
         }
     }
     None
@@ -33,18 +42,27 @@ pub fn write_refusal(dev: &DeviceInfo, all: &[DeviceInfo]) -> Option<String> {
 pub fn check_device_write(path: &Path, named: &str, roots: &Roots) -> Result<()> {
     let shown = path.display();
     if named.is_empty() {
-        bail!("{shown}: writing to a block device destroys its data; confirm by naming it: --allow-write={shown}");
+        bail!(
+            "{shown}: writing to a block device destroys its data; confirm by naming it: --allow-write={shown}"
+        );
     }
     let same = Path::new(named) == path
         || matches!((std::fs::canonicalize(named), std::fs::canonicalize(path)), (Ok(a), Ok(b)) if a == b);
     if !same {
-        bail!("{shown}: --allow-write names {named}, not this device; use --allow-write={shown} to write here");
+        bail!(
+            "{shown}: --allow-write names {named}, not this device; use --allow-write={shown} to write here"
+        );
     }
-    let rdev = std::fs::metadata(path).map(|m| m.rdev()).map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
+    let rdev = std::fs::metadata(path)
+        .map(|m| m.rdev())
+        .map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
     let numbers = (nix::libc::major(rdev), nix::libc::minor(rdev));
-    let all = discover(roots).map_err(|e| anyhow::anyhow!("{shown}: cannot check whether it is in use: {e:#}"))?;
+    let all = discover(roots)
+        .map_err(|e| anyhow::anyhow!("{shown}: cannot check whether it is in use: {e:#}"))?;
     let Some(dev) = all.iter().find(|d| d.major_minor == numbers) else {
-        bail!("{shown}: not found in sysfs, so whether it is in use cannot be checked; refusing to write");
+        bail!(
+            "{shown}: not found in sysfs, so whether it is in use cannot be checked; refusing to write"
+        );
     };
     if let Some(why) = write_refusal(dev, &all) {
         bail!("{shown}: refusing to write: {why}; unmount it or pick an unused disk");

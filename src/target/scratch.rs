@@ -46,21 +46,29 @@ impl Scratch {
         let shown = path.display();
         match std::fs::symlink_metadata(&path) {
             Ok(m) if m.file_type().is_symlink() => {
-                bail!("{shown}: is a symbolic link; remove it or give another directory (diskscope never writes through links)")
+                bail!(
+                    "{shown}: is a symbolic link; remove it or give another directory (diskscope never writes through links)"
+                )
             }
-            Ok(m) if !m.is_file() => bail!("{shown}: exists and is not a regular file; remove it or give another directory"),
+            Ok(m) if !m.is_file() => bail!(
+                "{shown}: exists and is not a regular file; remove it or give another directory"
+            ),
             Ok(m) if m.len() == size && m.blocks() * 512 >= size => {
                 return Ok(Scratch { path, keep });
             }
             _ => {}
         }
         let free = nix::sys::statvfs::statvfs(dir)
-            .map(|s| s.blocks_available() as u64 * s.fragment_size() as u64)
+            .map(|s| s.blocks_available() * s.fragment_size())
             .map_err(|e| match e {
-                nix::errno::Errno::ENOENT => anyhow::anyhow!("{}: no such directory", dir.display()),
+                nix::errno::Errno::ENOENT => {
+                    anyhow::anyhow!("{}: no such directory", dir.display())
+                }
                 e => anyhow::anyhow!("{}: cannot read free space: {e}", dir.display()),
             })?;
-        let existing = std::fs::metadata(&path).map(|m| m.blocks() * 512).unwrap_or(0);
+        let existing = std::fs::metadata(&path)
+            .map(|m| m.blocks() * 512)
+            .unwrap_or(0);
         if free + existing < size {
             bail!(
                 "{}: only {} free, the scratch file needs {}; free some space, use a smaller --size, or give another directory",
@@ -82,7 +90,10 @@ impl Scratch {
                 _ => anyhow::anyhow!("{shown}: cannot create the scratch file: {e}"),
             })?;
         // Until the layout succeeds, dropping the guard removes the partial file.
-        let mut scratch = Scratch { path: path.clone(), keep: false };
+        let mut scratch = Scratch {
+            path: path.clone(),
+            keep: false,
+        };
         fill(&file, size, progress, cancelled)
             .map_err(|e| anyhow::anyhow!("{shown}: laying out the scratch file: {e}"))?;
         scratch.keep = keep;
@@ -90,7 +101,12 @@ impl Scratch {
     }
 }
 
-fn fill(file: &File, size: u64, progress: &mut dyn FnMut(u64, u64), cancelled: &dyn Fn() -> bool) -> std::io::Result<()> {
+fn fill(
+    file: &File,
+    size: u64,
+    progress: &mut dyn FnMut(u64, u64),
+    cancelled: &dyn Fn() -> bool,
+) -> std::io::Result<()> {
     file.set_len(0)?;
     let mut rng = SmallRng::from_rng(&mut rand::rng());
     let mut chunk = vec![0u8; CHUNK];
@@ -98,7 +114,10 @@ fn fill(file: &File, size: u64, progress: &mut dyn FnMut(u64, u64), cancelled: &
     let mut done = 0u64;
     while done < size {
         if cancelled() {
-            return Err(std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted"));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "interrupted",
+            ));
         }
         let n = (size - done).min(CHUNK as u64) as usize;
         rng.fill_bytes(&mut chunk[..n]);

@@ -1,0 +1,240 @@
+//! The real binary, headless: output shapes (text, JSON, CSV), the scratch file's life, and bad
+//! input — one clear line on stderr naming the problem and the fix, a non-zero exit, no panic.
+
+mod common;
+
+use common::{diskscope, make_file, stderr, workdir};
+
+/// Asserts a clean refusal: exit `code`, one stderr line containing every needle, no panic,
+/// nothing on stdout.
+fn refused(out: &std::process::Output, code: i32, needles: &[&str]) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line expected:\n{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "stdout: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    for n in needles {
+        assert!(err.contains(n), "missing {n:?} in: {err}");
+    }
+}
+
+#[test]
+fn json_has_config_totals_threads_and_intervals_that_add_up() {
+    let dir = workdir();
+    let out = diskscope(
+        dir.path(),
+        &["--size", "16M", "-t", "2", "-T", "2s", "--json"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["config"]["threads"], 2);
+    assert_eq!(v["config"]["bs"], 4096);
+    assert_eq!(v["config"]["target_kind"], "scratch_file");
+    let total = &v["total"];
+    let ops = total["ops"].as_u64().unwrap();
+    assert!(ops > 0);
+    assert_eq!(total["bytes"].as_u64().unwrap(), ops * 4096);
+    for k in ["min", "mean", "p50", "p90", "p99", "p999", "max"] {
+        assert!(
+            total["latency_ns"][k].as_f64().unwrap() > 0.0,
+            "latency {k}"
+        );
+    }
+    let l = &total["latency_ns"];
+    assert!(
+        l["min"].as_u64() <= l["p50"].as_u64()
+            && l["p50"].as_u64() <= l["p99"].as_u64()
+            && l["p99"].as_u64() <= l["max"].as_u64()
+    );
+    // IOPS is ops over the real elapsed time.
+    let iops = total["iops"].as_f64().unwrap();
+    let elapsed = total["elapsed_s"].as_f64().unwrap();
+    assert!((iops - ops as f64 / elapsed).abs() < 1e-6 * iops);
+    assert!((1.9..2.5).contains(&elapsed), "{elapsed}");
+    let threads = v["threads"].as_array().unwrap();
+    assert_eq!(threads.len(), 2);
+    assert_eq!(
+        threads
+            .iter()
+            .map(|t| t["ops"].as_u64().unwrap())
+            .sum::<u64>(),
+        ops
+    );
+    let intervals = v["intervals"].as_array().unwrap();
+    assert_eq!(intervals.len(), 2, "one row per second");
+    assert_eq!(
+        intervals
+            .iter()
+            .map(|i| i["ops"].as_u64().unwrap())
+            .sum::<u64>(),
+        ops
+    );
+    // The scratch file is gone.
+    assert!(!dir.path().join("diskscope.scratch").exists());
+}
+
+#[test]
+fn text_prints_a_line_per_second_and_a_summary_and_keep_keeps_the_scratch() {
+    let dir = workdir();
+    let out = diskscope(
+        dir.path(),
+        &["--size", "8M", "-T", "3s", "--keep", "--no-tui"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.contains("IOPS") && l.contains("p99"))
+            .count(),
+        3,
+        "{text}"
+    );
+    assert!(
+        text.contains("summary (cumulative):")
+            && text.contains("thread   0:")
+            && text.contains("p99.9"),
+        "{text}"
+    );
+    let scratch = dir.path().join("diskscope.scratch");
+    assert_eq!(std::fs::metadata(&scratch).unwrap().len(), 8 << 20);
+    // Quiet: the summary only.
+    let quiet = diskscope(dir.path(), &["--size", "8M", "-T", "1s", "-q"]);
+    let text = String::from_utf8(quiet.stdout).unwrap();
+    assert!(!text.lines().any(|l| l.contains("IOPS  ")), "{text}");
+    assert!(text.contains("latency: min"), "{text}");
+}
+
+#[test]
+fn csv_has_a_header_and_a_row_per_second() {
+    let dir = workdir();
+    let out = diskscope(dir.path(), &["--size", "8M", "-T", "2s", "--csv"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<_> = text.lines().collect();
+    assert!(lines[0].starts_with("t_s,elapsed_s,threads,bs"));
+    assert_eq!(lines.len(), 3, "{text}");
+    let cols = lines[0].split(',').count();
+    assert!(lines[1..].iter().all(|l| l.split(',').count() == cols));
+}
+
+#[test]
+fn a_regular_file_target_and_a_directory_target() {
+    let dir = workdir();
+    let file = dir.path().join("data");
+    make_file(&file, 4 << 20);
+    let out = diskscope(dir.path(), &["data", "-T", "1s", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", stderr(&out)));
+    assert_eq!(v["config"]["target_kind"], "regular_file");
+    assert_eq!(v["config"]["span_bytes"], 4 << 20);
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let out = diskscope(dir.path(), &["sub", "--size", "4M", "-T", "1s", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", stderr(&out)));
+    assert_eq!(v["config"]["target_kind"], "scratch_file");
+    assert!(
+        v["config"]["target"]
+            .as_str()
+            .unwrap()
+            .ends_with("sub/diskscope.scratch")
+    );
+    assert!(!sub.join("diskscope.scratch").exists());
+}
+
+#[test]
+fn sparse_files_are_warned_about() {
+    let dir = workdir();
+    let f = std::fs::File::create(dir.path().join("sparse")).unwrap();
+    f.set_len(64 << 20).unwrap();
+    let out = diskscope(dir.path(), &["sparse", "-T", "1s", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", stderr(&out)));
+    let warnings = v["config"]["warnings"].to_string();
+    assert!(warnings.contains("sparse file"), "{warnings}");
+}
+
+#[test]
+fn bad_input_gets_one_clear_line() {
+    let dir = workdir();
+    make_file(&dir.path().join("tiny"), 1000);
+    make_file(&dir.path().join("small"), 8192);
+    std::fs::File::create(dir.path().join("empty")).unwrap();
+    let cases: &[(&[&str], i32, &[&str])] = &[
+        (&["nope"], 1, &["nope", "no such file", "--list"]),
+        (&["empty"], 1, &["empty", "empty (0 bytes)"]),
+        (
+            &["tiny", "--buffered"],
+            1,
+            &["tiny", "larger than the span"],
+        ),
+        (
+            &["small", "-b", "64k"],
+            1,
+            &["small", "larger than the span"],
+        ),
+        (&["-t", "0"], 2, &["--threads '0'", "1 to 1024"]),
+        (&["-t", "100000"], 2, &["--threads '100000'"]),
+        (&["-t", "many"], 2, &["--threads 'many'"]),
+        (&["-b", "0"], 2, &["--bs 0"]),
+        (&["-b", "4kk"], 2, &["'4kk'"]),
+        (&["--size", "lots"], 2, &["'lots'"]),
+        (&["-T", "forever"], 2, &["'forever'", "10s"]),
+        (&["--read", "150"], 2, &["--read '150'", "0 to 100"]),
+        (&["--read", "50"], 2, &["--allow-write"]),
+        (&["--frobnicate"], 2, &["--frobnicate", "--help"]),
+        (
+            &["/dev/null"],
+            1,
+            &["/dev/null", "not a regular file or block device"],
+        ),
+    ];
+    for (args, code, needles) in cases {
+        let out = diskscope(dir.path(), args);
+        refused(&out, *code, needles);
+    }
+    // Nothing was laid out by any refused run.
+    assert!(!dir.path().join("diskscope.scratch").exists());
+}
+
+#[test]
+fn a_directory_where_the_scratch_file_cannot_be_written() {
+    let dir = workdir();
+    let sub = dir.path().join("ro");
+    std::fs::create_dir(&sub).unwrap();
+    // A file in the way of the scratch file's name: not ours, so never overwritten.
+    std::fs::create_dir(sub.join("diskscope.scratch")).unwrap();
+    let out = diskscope(dir.path(), &["ro", "--size", "1M"]);
+    refused(&out, 1, &["diskscope.scratch", "not a regular file"]);
+    // And a symlink in its place is refused, not followed.
+    let sub2 = dir.path().join("link");
+    std::fs::create_dir(&sub2).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("victim"), sub2.join("diskscope.scratch")).unwrap();
+    let out = diskscope(dir.path(), &["link", "--size", "1M"]);
+    refused(&out, 1, &["symbolic link"]);
+    assert!(!dir.path().join("victim").exists());
+}
+
+#[test]
+fn help_explains_targets_safety_and_exit_codes() {
+    let dir = workdir();
+    let out = diskscope(dir.path(), &["--help"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for needle in [
+        "--threads",
+        "--bs",
+        "--allow-write",
+        "O_DIRECT",
+        "Exit status",
+        "--list",
+        "scratch",
+    ] {
+        assert!(text.contains(needle), "{needle}");
+    }
+}

@@ -1,0 +1,343 @@
+//! The engine against real files and an injected faulty target: live reconfiguration, short
+//! reads on a shrinking file, errors that are counted and kept without ending the run, writes.
+
+use std::io;
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use diskscope::engine::io::{BlockIo, IoOpener};
+use diskscope::engine::{Engine, Geometry};
+use diskscope::settings::Settings;
+use diskscope::stats::Snapshot;
+use diskscope::target::open::{OpenSpec, Target};
+
+const TICK: Duration = Duration::from_millis(20);
+
+fn temp_file(bytes: usize) -> tempfile::NamedTempFile {
+    // In the working directory: /tmp may be tmpfs, and the tests should see a real filesystem.
+    let mut f = tempfile::NamedTempFile::new_in(".").unwrap();
+    let block: Vec<u8> = (0..1 << 16).map(|i| (i * 7 + 3) as u8).collect();
+    let mut left = bytes;
+    while left > 0 {
+        let n = left.min(block.len());
+        f.write_all(&block[..n]).unwrap();
+        left -= n;
+    }
+    f.as_file().sync_all().unwrap();
+    f
+}
+
+fn open(path: &std::path::Path, write: bool) -> Arc<Target> {
+    Arc::new(
+        Target::open(
+            path,
+            OpenSpec {
+                direct: false,
+                write,
+                span: None,
+            },
+        )
+        .unwrap(),
+    )
+}
+
+/// Receives snapshots until `pred` holds for one (returned), or panics after 5 s.
+fn wait_for(engine: &Engine, what: &str, mut pred: impl FnMut(&Snapshot) -> bool) -> Snapshot {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if let Ok(s) = engine.snapshots().recv_timeout(Duration::from_millis(200))
+            && pred(&s) {
+                return s;
+            }
+    }
+    panic!("timed out waiting for: {what}");
+}
+
+#[test]
+fn thread_count_and_block_size_change_live() {
+    let f = temp_file(8 << 20);
+    let t = open(f.path(), false);
+    let mut engine = Engine::start(t.clone(), t.geometry(), Settings::default(), TICK).unwrap();
+    wait_for(&engine, "1 thread doing I/O", |s| {
+        s.interval.ops > 0 && s.threads.len() == 1
+    });
+
+    engine
+        .apply(Settings {
+            threads: 4,
+            ..Settings::default()
+        })
+        .unwrap();
+    let s = wait_for(&engine, "4 threads all doing I/O", |s| {
+        s.settings.threads == 4
+            && s.threads
+                .iter()
+                .filter(|t| t.active && t.interval_ops > 0)
+                .count()
+                == 4
+    });
+    // The first thread kept running: its history was not lost.
+    assert_eq!(s.threads[0].id, 0);
+    assert!(s.threads[0].total.ops > s.threads[3].total.ops);
+
+    engine
+        .apply(Settings {
+            threads: 2,
+            bs: 8192,
+            ..Settings::default()
+        })
+        .unwrap();
+    let s = wait_for(&engine, "2 threads at 8k", |s| {
+        s.settings.threads == 2 && s.interval.ops > 0
+    });
+    let active: Vec<_> = s
+        .threads
+        .iter()
+        .filter(|t| t.active)
+        .map(|t| t.id)
+        .collect();
+    assert_eq!(
+        active,
+        vec![0, 1],
+        "the highest workers stop, the first ones stay"
+    );
+    // Every interval after the change ran at 8k only: bytes are exactly 8192 per op.
+    assert_eq!(s.interval.bytes, s.interval.ops * 8192);
+    assert!(
+        s.threads
+            .iter()
+            .filter(|t| !t.active)
+            .all(|t| t.interval_ops == 0)
+    );
+    // Cumulative totals are the sum of the per-thread totals, retired threads included.
+    let sum: u64 = s.threads.iter().map(|t| t.total.ops).sum();
+    assert_eq!(sum, s.total.ops);
+    engine.join();
+}
+
+#[test]
+fn an_interval_never_spans_two_settings() {
+    let f = temp_file(4 << 20);
+    let t = open(f.path(), false);
+    let mut engine = Engine::start(t.clone(), t.geometry(), Settings::default(), TICK).unwrap();
+    wait_for(&engine, "I/O", |s| s.interval.ops > 0);
+    for bs in [512u64, 16384, 4096, 65536] {
+        engine
+            .apply(Settings {
+                bs,
+                ..Settings::default()
+            })
+            .unwrap();
+        let s = wait_for(&engine, "I/O at the new size", |s| {
+            s.settings.bs == bs && s.interval.ops > 0
+        });
+        assert_eq!(s.interval.bytes, s.interval.ops * bs);
+    }
+    engine.join();
+}
+
+#[test]
+fn pause_stops_io_and_is_excluded_from_cumulative_time() {
+    let f = temp_file(4 << 20);
+    let t = open(f.path(), false);
+    let mut engine = Engine::start(t.clone(), t.geometry(), Settings::default(), TICK).unwrap();
+    wait_for(&engine, "I/O", |s| s.interval.ops > 0);
+    engine.set_paused(true);
+    wait_for(&engine, "a paused interval", |s| s.paused);
+    let paused = wait_for(&engine, "a second paused interval", |s| s.paused);
+    assert_eq!(paused.interval.ops, 0);
+    let before = paused.total_elapsed;
+    std::thread::sleep(Duration::from_millis(100));
+    let still = wait_for(&engine, "still paused", |s| s.paused);
+    assert_eq!(still.total_elapsed, before, "paused time must not count");
+    engine.set_paused(false);
+    wait_for(&engine, "I/O again", |s| !s.paused && s.interval.ops > 0);
+    engine.reset_stats();
+    let s = wait_for(&engine, "reset totals", |s| {
+        s.total.ops > 0 && s.total.ops == s.interval.ops
+    });
+    assert!(s.total_elapsed < Duration::from_millis(200));
+    engine.join();
+}
+
+#[test]
+fn a_file_that_shrinks_under_the_run_gives_counted_short_reads() {
+    let f = temp_file(8 << 20);
+    let t = open(f.path(), false);
+    let engine = Engine::start(
+        t.clone(),
+        t.geometry(),
+        Settings {
+            threads: 2,
+            ..Settings::default()
+        },
+        TICK,
+    )
+    .unwrap();
+    wait_for(&engine, "I/O", |s| s.interval.ops > 0);
+    f.as_file().set_len(1 << 20).unwrap();
+    let s = wait_for(&engine, "short reads", |s| s.total.short_ios > 100);
+    // The run goes on: reads inside the first MiB still complete in later intervals.
+    let seen = s.seq;
+    let later = wait_for(&engine, "I/O after shrinking", |x| {
+        x.seq > seen && x.interval.ops > 0
+    });
+    assert!(later.total.ops > s.total.ops);
+    let kept = &later.first_errors;
+    assert!(!kept.is_empty() && kept.len() <= 16);
+    assert!(
+        kept.iter().all(|e| e.errno.is_none()
+            && e.offset >= 1 << 20
+            && e.message.starts_with("short read"))
+    );
+    engine.join();
+}
+
+/// A target whose every `fail_every`-th read fails with EIO.
+struct Faulty {
+    n: Arc<AtomicU64>,
+    fail_every: u64,
+}
+
+impl BlockIo for Faulty {
+    fn read_at(&mut self, buf: &mut [u8], _offset: u64) -> io::Result<usize> {
+        if self.n.fetch_add(1, Ordering::Relaxed) % self.fail_every == self.fail_every - 1 {
+            return Err(io::Error::from_raw_os_error(nix::libc::EIO));
+        }
+        Ok(buf.len())
+    }
+    fn write_at(&mut self, buf: &[u8], _offset: u64) -> io::Result<usize> {
+        Ok(buf.len())
+    }
+}
+
+struct FaultyOpener(Arc<AtomicU64>);
+
+impl IoOpener for FaultyOpener {
+    fn open_io(&self) -> io::Result<Box<dyn BlockIo>> {
+        Ok(Box::new(Faulty {
+            n: self.0.clone(),
+            fail_every: 10,
+        }))
+    }
+}
+
+#[test]
+fn io_errors_are_counted_kept_with_errno_and_do_not_stop_the_run() {
+    let calls = Arc::new(AtomicU64::new(0));
+    let geometry = Geometry {
+        span: 1 << 30,
+        logical_block_size: 512,
+        direct: false,
+        write_allowed: false,
+    };
+    let engine = Engine::start(
+        Arc::new(FaultyOpener(calls.clone())),
+        geometry,
+        Settings {
+            threads: 3,
+            ..Settings::default()
+        },
+        TICK,
+    )
+    .unwrap();
+    let s = wait_for(&engine, "many I/Os", |s| s.total.ops > 10_000);
+    engine.join();
+    let errors = s.total.errors as f64;
+    let ratio = errors / (errors + s.total.ops as f64);
+    assert!(
+        (ratio - 0.1).abs() < 0.01,
+        "1 in 10 should fail, got {ratio}"
+    );
+    assert_eq!(s.first_errors.len(), 16);
+    assert!(
+        s.first_errors
+            .iter()
+            .all(|e| e.errno == Some(nix::libc::EIO) && e.op == "read" && e.offset % 4096 == 0)
+    );
+}
+
+#[test]
+fn writes_happen_only_when_allowed_and_carry_fresh_data() {
+    let f = temp_file(4 << 20);
+    let ro = open(f.path(), false);
+    let err = Engine::start(
+        ro.clone(),
+        ro.geometry(),
+        Settings {
+            read_pct: 50,
+            ..Settings::default()
+        },
+        TICK,
+    )
+    .err()
+    .expect("writes refused without permission");
+    assert!(err.contains("--allow-write"), "{err}");
+
+    let before = std::fs::read(f.path()).unwrap();
+    let rw = open(f.path(), true);
+    let settings = Settings {
+        read_pct: 0,
+        random_pct: 0,
+        ..Settings::default()
+    };
+    let engine = Engine::start(rw.clone(), rw.geometry(), settings, TICK).unwrap();
+    let s = wait_for(&engine, "a full sequential pass", |s| {
+        s.total.write_ops > 2048
+    });
+    engine.join();
+    assert_eq!(s.total.read_ops, 0);
+    let after = std::fs::read(f.path()).unwrap();
+    assert_eq!(after.len(), before.len());
+    // Every 4k block was rewritten, and no two blocks carry the same data (no dedupe).
+    let blocks: std::collections::HashSet<&[u8]> = after.chunks(4096).collect();
+    assert_eq!(blocks.len(), after.len() / 4096);
+    assert!(
+        after
+            .chunks(4096)
+            .zip(before.chunks(4096))
+            .all(|(a, b)| a != b)
+    );
+}
+
+#[test]
+fn settings_that_do_not_fit_the_target_are_refused_with_sizes() {
+    let g = Geometry {
+        span: 1 << 20,
+        logical_block_size: 4096,
+        direct: true,
+        write_allowed: false,
+    };
+    let check = |s: Settings| g.validate(&s).unwrap_err();
+    assert!(
+        check(Settings {
+            bs: 512,
+            ..Settings::default()
+        })
+        .contains("logical block size (4096 bytes)")
+    );
+    assert!(
+        check(Settings {
+            bs: 2 << 20,
+            ..Settings::default()
+        })
+        .contains("larger than the span")
+    );
+    assert!(
+        check(Settings {
+            threads: 0,
+            ..Settings::default()
+        })
+        .contains("1 to 1024")
+    );
+    assert!(
+        check(Settings {
+            threads: 1025,
+            ..Settings::default()
+        })
+        .contains("1 to 1024")
+    );
+    assert!(g.validate(&Settings::default()).is_ok());
+}

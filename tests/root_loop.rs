@@ -1,0 +1,173 @@
+//! Root-only tests on real block devices (loop devices with direct I/O on): the op count
+//! agrees with the kernel's, read-only runs change nothing, and writes go only where they
+//! were asked for. Run with `cargo test -- --include-ignored` as root (.ci/run does).
+
+mod common;
+
+use std::process::Command;
+
+use common::{LoopDev, diskscope, make_file, stderr, workdir};
+use diskscope::diskstats::parse_stat_file;
+
+fn kernel_reads(dev: &LoopDev) -> u64 {
+    let text = std::fs::read_to_string(format!("/sys/block/{}/stat", dev.name())).unwrap();
+    parse_stat_file(&text)
+        .expect("a parsable stat file")
+        .reads_completed
+}
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    assert!(out.status.success(), "diskscope failed: {}", stderr(out));
+    serde_json::from_slice(&out.stdout).expect("JSON output")
+}
+
+#[test]
+#[ignore = "needs root: attaches a loop device"]
+fn op_count_matches_the_kernels_count_of_completed_reads() {
+    let dir = workdir();
+    let file = dir.path().join("backing");
+    make_file(&file, 64 << 20);
+    let dev = LoopDev::attach(&file, &[]);
+    for threads in ["1", "4"] {
+        let before = kernel_reads(&dev);
+        let out = diskscope(
+            dir.path(),
+            &[&dev.path, "--no-tui", "--json", "-t", threads, "-T", "2s"],
+        );
+        let after = kernel_reads(&dev);
+        let app = json(&out)["total"]["ops"].as_u64().unwrap();
+        let kernel = after - before;
+        eprintln!("{threads} threads: app {app} ops, kernel {kernel} completed reads");
+        assert!(app > 1000, "too few ops to compare: {app}");
+        let diff = (kernel as f64 - app as f64).abs() / app as f64;
+        assert!(
+            diff < 0.01,
+            "{threads} threads: app {app} ops, kernel {kernel} reads ({:.2}% apart)",
+            diff * 100.0
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs root: attaches a loop device"]
+fn a_read_only_run_leaves_the_device_unchanged() {
+    let dir = workdir();
+    let file = dir.path().join("backing");
+    make_file(&file, 16 << 20);
+    let dev = LoopDev::attach(&file, &[]);
+    let before = dev.checksum();
+    let out = diskscope(
+        dir.path(),
+        &[
+            &dev.path, "--no-tui", "-q", "-t", "2", "-T", "1s", "--random", "50",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(dev.checksum(), before);
+}
+
+#[test]
+#[ignore = "needs root: attaches a loop device and mounts it"]
+fn writing_to_a_device_with_a_mounted_filesystem_is_refused() {
+    let dir = workdir();
+    let file = dir.path().join("backing");
+    make_file(&file, 32 << 20);
+    let dev = LoopDev::attach(&file, &[]);
+    let mkfs = Command::new("mkfs.ext4")
+        .args(["-q", "-F", &dev.path])
+        .output()
+        .expect("mkfs.ext4 runs");
+    assert!(
+        mkfs.status.success(),
+        "{}",
+        String::from_utf8_lossy(&mkfs.stderr)
+    );
+    let mnt = dir.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    // Read-only mount: the filesystem itself writes nothing, so any change would be ours.
+    let mounted = Command::new("mount")
+        .args(["-o", "ro", &dev.path])
+        .arg(&mnt)
+        .status()
+        .unwrap();
+    assert!(mounted.success());
+    let before = dev.checksum();
+    let allow = format!("--allow-write={}", dev.path);
+    let out = diskscope(
+        dir.path(),
+        &[&dev.path, &allow, "--read", "0", "--no-tui", "-T", "1s"],
+    );
+    let after = dev.checksum();
+    let _ = Command::new("umount").arg(&mnt).status();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&dev.path) && err.contains("mounted at"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(after, before, "the mounted device was written to");
+}
+
+#[test]
+#[ignore = "needs root: attaches a loop device"]
+fn writes_go_only_to_a_device_named_in_allow_write() {
+    let dir = workdir();
+    let file = dir.path().join("backing");
+    make_file(&file, 16 << 20);
+    let dev = LoopDev::attach(&file, &[]);
+    let before = dev.checksum();
+
+    // Not named, or another device named: refused, nothing written.
+    for allow in [
+        "--allow-write".to_string(),
+        "--allow-write=/dev/loop-not-this-one".to_string(),
+    ] {
+        let out = diskscope(
+            dir.path(),
+            &[&dev.path, &allow, "--read", "0", "--no-tui", "-T", "1s"],
+        );
+        assert_eq!(out.status.code(), Some(1), "{allow}");
+        assert!(
+            stderr(&out).contains(&format!("--allow-write={}", dev.path)),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(dev.checksum(), before);
+    }
+
+    let allow = format!("--allow-write={}", dev.path);
+    let out = diskscope(
+        dir.path(),
+        &[
+            &dev.path, &allow, "--read", "0", "--no-tui", "--json", "-T", "1s",
+        ],
+    );
+    assert!(json(&out)["total"]["write_ops"].as_u64().unwrap() > 0);
+    assert_ne!(dev.checksum(), before, "the named device was not written");
+}
+
+#[test]
+#[ignore = "needs root: attaches a loop device with 4096-byte sectors"]
+fn block_size_must_be_a_multiple_of_the_logical_block_size() {
+    let dir = workdir();
+    let file = dir.path().join("backing");
+    make_file(&file, 16 << 20);
+    let dev = LoopDev::attach(&file, &["--sector-size", "4096"]);
+    let out = diskscope(
+        dir.path(),
+        &[&dev.path, "-b", "512", "--no-tui", "-T", "1s"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&dev.path) && err.contains("4096") && err.contains("512"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let ok = diskscope(
+        dir.path(),
+        &[&dev.path, "-b", "4k", "--no-tui", "-q", "-T", "1s"],
+    );
+    assert!(ok.status.success(), "{}", stderr(&ok));
+}
