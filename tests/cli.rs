@@ -131,13 +131,15 @@ fn a_regular_file_target_and_a_directory_target() {
     let file = dir.path().join("data");
     make_file(&file, 4 << 20);
     let out = diskscope(dir.path(), &["data", "-T", "1s", "--json"]);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", stderr(&out)));
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", stderr(&out)));
     assert_eq!(v["config"]["target_kind"], "regular_file");
     assert_eq!(v["config"]["span_bytes"], 4 << 20);
     let sub = dir.path().join("sub");
     std::fs::create_dir(&sub).unwrap();
     let out = diskscope(dir.path(), &["sub", "--size", "4M", "-T", "1s", "--json"]);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", stderr(&out)));
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", stderr(&out)));
     assert_eq!(v["config"]["target_kind"], "scratch_file");
     assert!(
         v["config"]["target"]
@@ -154,7 +156,8 @@ fn sparse_files_are_warned_about() {
     let f = std::fs::File::create(dir.path().join("sparse")).unwrap();
     f.set_len(64 << 20).unwrap();
     let out = diskscope(dir.path(), &["sparse", "-T", "1s", "--json"]);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", stderr(&out)));
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", stderr(&out)));
     let warnings = v["config"]["warnings"].to_string();
     assert!(warnings.contains("sparse file"), "{warnings}");
 }
@@ -236,5 +239,48 @@ fn help_explains_targets_safety_and_exit_codes() {
         "scratch",
     ] {
         assert!(text.contains(needle), "{needle}");
+    }
+}
+
+#[test]
+fn sigterm_and_sighup_end_a_headless_run_with_a_summary_and_no_scratch_left() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    for (sig, code) in [
+        (nix::sys::signal::Signal::SIGTERM, 143),
+        (nix::sys::signal::Signal::SIGHUP, 129),
+        (nix::sys::signal::Signal::SIGINT, 130),
+    ] {
+        let dir = workdir();
+        let child = Command::new(env!("CARGO_BIN_EXE_diskscope"))
+            .args(["--size", "8M", "-T", "60s", "--no-tui"])
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Wait for the first per-second line, so the signal lands mid-run.
+        std::thread::sleep(Duration::from_millis(1500));
+        let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+        let sent = Instant::now();
+        nix::sys::signal::kill(pid, sig).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            sent.elapsed() < Duration::from_secs(1),
+            "{sig}: took {:?} to stop",
+            sent.elapsed()
+        );
+        assert_eq!(out.status.code(), Some(code), "{sig}: {}", stderr(&out));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(&format!("stopped early by {}", sig.as_str())),
+            "{text}"
+        );
+        assert!(text.contains("latency: min"), "{text}");
+        assert!(
+            !dir.path().join("diskscope.scratch").exists(),
+            "{sig}: scratch left behind"
+        );
     }
 }

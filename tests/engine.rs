@@ -48,9 +48,10 @@ fn wait_for(engine: &Engine, what: &str, mut pred: impl FnMut(&Snapshot) -> bool
     let deadline = Instant::now() + Duration::from_secs(5);
     while Instant::now() < deadline {
         if let Ok(s) = engine.snapshots().recv_timeout(Duration::from_millis(200))
-            && pred(&s) {
-                return s;
-            }
+            && pred(&s)
+        {
+            return s;
+        }
     }
     panic!("timed out waiting for: {what}");
 }

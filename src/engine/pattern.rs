@@ -173,9 +173,10 @@ mod tests {
         for _ in 0..n {
             let off = g.next_offset(&mut rng);
             if let Some(prev) = last
-                && off == prev + 4096 {
-                    sequential_steps += 1;
-                }
+                && off == prev + 4096
+            {
+                sequential_steps += 1;
+            }
             last = Some(off);
         }
         // A sequential I/O follows the previous *sequential* one, so consecutive pairs are both

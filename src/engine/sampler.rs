@@ -198,9 +198,10 @@ impl Sampler {
     fn reap(&mut self) {
         for w in &mut self.workers {
             if w.slot.finished.load(Acquire)
-                && let Some(h) = w.handle.take() {
-                    let _ = h.join();
-                }
+                && let Some(h) = w.handle.take()
+            {
+                let _ = h.join();
+            }
         }
     }
 
