@@ -224,13 +224,11 @@ fn describe_open_error(path: &Path, e: &io::Error, spec: OpenSpec) -> anyhow::Er
         Some(libc::ENOENT) => anyhow::anyhow!(
             "{shown}: no such file or device; check the path (diskscope --list shows the disks)"
         ),
+        Some(libc::EPERM) if nix::unistd::geteuid().is_root() => anyhow::anyhow!(
+            "{shown}: operation not permitted even as root (EPERM: a sandbox, container or security policy blocks it); pick another target"
+        ),
         Some(libc::EACCES) | Some(libc::EPERM) => anyhow::anyhow!(
-            "{shown}: permission denied; run as root or get read access to it (e.g. the disk group){}",
-            if e.raw_os_error() == Some(libc::EPERM) {
-                " — the system refused even that (EPERM: a sandbox or security policy)"
-            } else {
-                ""
-            }
+            "{shown}: permission denied; run as root or get read access to it (e.g. the disk group)"
         ),
         Some(libc::EINVAL) if spec.direct => {
             anyhow::anyhow!("{shown}: the filesystem refuses O_DIRECT (EINVAL); try --buffered")
