@@ -10,6 +10,7 @@ use std::ptr::NonNull;
 /// A zero-initialised byte buffer whose start is aligned to `align` bytes.
 pub struct AlignedBuf {
     ptr: NonNull<u8>,
+    len: usize,
     layout: Layout,
 }
 
@@ -19,15 +20,15 @@ unsafe impl Send for AlignedBuf {}
 unsafe impl Sync for AlignedBuf {}
 
 impl AlignedBuf {
-    /// Allocates `len` zeroed bytes aligned to `align` (a power of two). `len` 0 is rounded up
-    /// to `align` so the allocation is never zero-sized.
+    /// Allocates `len` zeroed bytes aligned to `align` (a power of two). The allocation is at
+    /// least `align` bytes so it is never zero-sized; the buffer's length is exactly `len`.
     pub fn new(len: usize, align: usize) -> Self {
         let layout = Layout::from_size_align(len.max(align), align)
             .expect("buffer alignment is a power of two and the size fits in isize");
         // SAFETY: the layout has a non-zero size (len.max(align) with align >= 1).
         let raw = unsafe { alloc_zeroed(layout) };
         let ptr = NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
-        AlignedBuf { ptr, layout }
+        AlignedBuf { ptr, len, layout }
     }
 
     /// The alignment the buffer was allocated with.
@@ -39,15 +40,15 @@ impl AlignedBuf {
 impl std::ops::Deref for AlignedBuf {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        // SAFETY: ptr points to layout.size() initialised (zeroed) bytes owned by self.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.layout.size()) }
+        // SAFETY: ptr points to layout.size() >= len initialised (zeroed) bytes owned by self.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 }
 
 impl std::ops::DerefMut for AlignedBuf {
     fn deref_mut(&mut self) -> &mut [u8] {
         // SAFETY: as in deref, and &mut self guarantees exclusive access.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 }
 
@@ -73,10 +74,12 @@ mod tests {
         ] {
             let mut b = AlignedBuf::new(len, align);
             assert_eq!(b.as_ptr() as usize % align, 0);
-            assert_eq!(b.len(), len.max(align));
+            assert_eq!(b.len(), len);
             assert!(b.iter().all(|&x| x == 0));
-            b[0] = 7;
-            assert_eq!(b[0], 7);
+            if len > 0 {
+                b[len - 1] = 7;
+                assert_eq!(b[len - 1], 7);
+            }
         }
     }
 }

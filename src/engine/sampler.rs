@@ -19,6 +19,8 @@ use crate::stats::{Counts, Latency, Snapshot, ThreadSample};
 /// Stack for worker threads: the hot loop needs little, and 1024 threads of the default 2 MiB
 /// would reserve 2 GiB of address space.
 const WORKER_STACK: usize = 256 << 10;
+/// How long a settings change waits for every worker to switch before cutting the interval.
+const SWITCH_WAIT: Duration = Duration::from_millis(200);
 /// How long a stop waits for workers stuck in an I/O before leaving them behind.
 const STOP_GRACE: Duration = Duration::from_secs(1);
 
@@ -59,6 +61,7 @@ pub(super) fn spawn(
         paused: false,
         interval_latency: Latency::default(),
         total_latency: Latency::default(),
+        spare: Vec::new(),
         total_elapsed: Duration::ZERO,
         out,
     };
@@ -72,6 +75,8 @@ struct WorkerRec {
     slot: Arc<WorkerSlot>,
     handle: Option<JoinHandle<()>>,
     active: bool,
+    /// Stopped by the last command: it still ran during the interval being cut.
+    just_stopped: bool,
     /// Counters and latency sum at the last sample, and at the last reset.
     prev: (Counts, u64),
     base: (Counts, u64),
@@ -89,6 +94,8 @@ struct Sampler {
     paused: bool,
     interval_latency: Latency,
     total_latency: Latency,
+    /// An empty batch to swap with a worker's mailbox.
+    spare: Vec<u64>,
     total_elapsed: Duration,
     out: Sender<Snapshot>,
 }
@@ -100,7 +107,7 @@ impl Sampler {
             let wait = next_tick.saturating_duration_since(Instant::now());
             match commands.recv_timeout(wait) {
                 Err(RecvTimeoutError::Timeout) => {
-                    self.emit();
+                    self.emit(None);
                     next_tick += tick;
                     // After a stall (suspended process), don't fire a burst of catch-up ticks.
                     if next_tick < Instant::now() {
@@ -109,23 +116,49 @@ impl Sampler {
                     continue;
                 }
                 Ok(Command::Stop) | Err(RecvTimeoutError::Disconnected) => break,
+                Ok(Command::Reset) => {
+                    self.emit(None);
+                    self.reset();
+                    next_tick = Instant::now() + tick;
+                }
                 Ok(cmd) => {
-                    // Cut the interval: what ran so far ran under the old settings.
-                    if self.workers.iter().any(|w| w.active) {
-                        self.emit();
+                    let running = self.workers.iter().any(|w| w.active);
+                    let (settings, paused) = (self.settings, self.paused);
+                    let generation = self.handle(cmd);
+                    if running {
+                        // Cut exactly where each worker switched: what ran before ran under
+                        // the old settings, and is labelled so.
+                        self.await_switch(generation);
+                        self.emit(Some((generation, settings, paused)));
                     } else {
                         self.last = Instant::now();
                     }
-                    self.handle(cmd);
                     next_tick = Instant::now() + tick;
                 }
             }
         }
         self.stop_workers();
-        self.emit();
+        self.emit(None);
     }
 
-    fn handle(&mut self, cmd: Command) {
+    /// Waits until every live worker has switched to `generation`, or `SWITCH_WAIT` passed (a
+    /// worker in a slow I/O switches after it; its last old I/O then counts in the next
+    /// interval).
+    fn await_switch(&self, generation: u64) {
+        let deadline = Instant::now() + SWITCH_WAIT;
+        while Instant::now() < deadline
+            && !self
+                .workers
+                .iter()
+                .all(|w| w.handle.is_none() || w.slot.acked_generation.load(Acquire) >= generation)
+        {
+            thread::sleep(Duration::from_micros(200));
+        }
+    }
+
+    /// Carries out a settings or pause command; returns the control generation that
+    /// publishes it.
+    fn handle(&mut self, cmd: Command) -> u64 {
         match cmd {
             Command::Apply(settings, ios, reply) => {
                 let _ = reply.send(self.apply(settings, ios));
@@ -134,9 +167,9 @@ impl Sampler {
                 self.paused = paused;
                 self.control.update(|st| st.paused = paused);
             }
-            Command::Reset => self.reset(),
-            Command::Stop => {}
+            Command::Reset | Command::Stop => {}
         }
+        self.control.generation.load(Acquire)
     }
 
     /// Stops surplus workers or starts new ones on the given descriptors, and publishes the
@@ -155,9 +188,14 @@ impl Sampler {
         {
             w.slot.stop.store(true, Release);
             w.active = false;
+            w.just_stopped = true;
         }
         let mut result = Ok(());
         let mut threads = settings.threads;
+        // Hold the control lock while spawning: new workers block on it in their first
+        // refresh, so they start together, under the new settings, once all exist (spawning
+        // 1024 threads while the first ones already compete for the CPU would take seconds).
+        let mut state = self.control.state.lock().unwrap_or_else(|e| e.into_inner());
         for (k, io) in ios.into_iter().enumerate() {
             let slot = Arc::new(WorkerSlot::new(self.next_id, active + k));
             let (s, c) = (slot.clone(), self.control.clone());
@@ -172,6 +210,7 @@ impl Sampler {
                         slot,
                         handle: Some(handle),
                         active: true,
+                        just_stopped: false,
                         prev: (Counts::default(), 0),
                         base: (Counts::default(), 0),
                         active_time: Duration::ZERO,
@@ -188,8 +227,8 @@ impl Sampler {
             threads,
             ..settings
         };
-        let s = self.settings;
-        self.control.update(|st| st.settings = s);
+        state.settings = self.settings;
+        self.control.publish(state);
         self.reap();
         result
     }
@@ -239,29 +278,65 @@ impl Sampler {
         self.reap();
     }
 
-    /// Samples every worker and sends the snapshot of the interval since the last one.
-    fn emit(&mut self) {
-        let now = Instant::now();
+    /// Samples every worker and sends the snapshot of the interval since the last one. A
+    /// `cut` (generation, settings, paused) ends the interval where each worker switched to
+    /// that generation, and labels it with the settings it ran under.
+    fn emit(&mut self, cut: Option<(u64, Settings, bool)>) {
+        let (settings, paused) = cut.map_or((self.settings, self.paused), |(_, s, p)| (s, p));
+        // Counters first, in one tight pass, then the clock: the interval they describe ends
+        // now, however long draining the latency mailboxes takes afterwards. At a cut, each
+        // worker's counters at its switch, and the interval ends at the last switch.
+        let mut end = None;
+        let mut counters = Vec::with_capacity(self.workers.len());
+        for w in &self.workers {
+            let switched = cut.and_then(|(generation, ..)| {
+                let mut mailbox = w.slot.mailbox.lock().unwrap_or_else(|e| e.into_inner());
+                let b = mailbox
+                    .boundary
+                    .take()
+                    .filter(|b| b.generation >= generation)?;
+                self.spare.extend(mailbox.latencies.drain(..b.latencies));
+                Some(b)
+            });
+            counters.push(match switched {
+                Some(b) => {
+                    end = end.max(Some(b.at));
+                    (b.counts, b.latency_sum_ns)
+                }
+                None => w.slot.read_counts(),
+            });
+        }
+        let now = Instant::now()
+            .min(end.unwrap_or_else(Instant::now))
+            .max(self.last);
         let elapsed = now.duration_since(self.last);
         self.last = now;
         let mut interval = Counts::default();
         let mut total = Counts::default();
         let mut threads = Vec::with_capacity(self.workers.len());
-        for w in &mut self.workers {
-            let (counts, latency_sum) = w.slot.read_counts();
+        for (w, (counts, latency_sum)) in self.workers.iter_mut().zip(counters) {
+            // Outside a cut: swap the mailbox for the spare batch and record outside the
+            // worker's lock. If the worker holds it right now (it may have been preempted
+            // mid-flush), take its batch next tick rather than wait on a lower-priority thread.
+            if cut.is_none()
+                && let Ok(mut mailbox) = w.slot.mailbox.try_lock()
             {
-                let mut mailbox = w.slot.mailbox.lock().unwrap_or_else(|e| e.into_inner());
-                self.interval_latency.add(&mailbox);
-                mailbox.reset();
+                std::mem::swap(&mut mailbox.latencies, &mut self.spare);
+                mailbox.boundary = None;
             }
+            for &ns in &self.spare {
+                self.interval_latency.record(ns);
+            }
+            self.spare.clear();
             let delta = counts.since(&w.prev.0);
             let delta_latency = latency_sum.saturating_sub(w.prev.1);
             w.prev = (counts, latency_sum);
             let since_base = counts.since(&w.base.0);
             let latency_since_base = latency_sum.saturating_sub(w.base.1);
-            if w.active && !self.paused {
+            if (w.active || w.just_stopped) && !paused {
                 w.active_time += elapsed;
             }
+            w.just_stopped = false;
             interval.add(&delta);
             total.add(&since_base);
             threads.push(ThreadSample {
@@ -275,7 +350,7 @@ impl Sampler {
             });
         }
         threads.sort_by_key(|t| (!t.active, t.id));
-        if !self.paused {
+        if !paused {
             self.total_elapsed += elapsed;
         }
         self.total_latency.add(&self.interval_latency);
@@ -290,8 +365,8 @@ impl Sampler {
             seq: self.seq,
             at: now.duration_since(self.start),
             interval_elapsed: elapsed,
-            settings: self.settings,
-            paused: self.paused,
+            settings,
+            paused,
             interval,
             interval_latency,
             total,

@@ -58,6 +58,28 @@ pub fn header(c: &ConfigReport) -> String {
     )
 }
 
+/// Up to this many threads get a line each in the summary; more get one line of spread (the
+/// JSON output always has every thread).
+const MAX_THREAD_LINES: usize = 16;
+
+/// One line on how evenly many threads shared the work: min / median / max IOPS.
+fn thread_spread(threads: &[super::ThreadReport]) -> String {
+    let mut iops: Vec<f64> = threads.iter().map(|t| t.iops).collect();
+    iops.sort_by(f64::total_cmp);
+    let mut lat: Vec<f64> = threads.iter().map(|t| t.latency_mean_ns).collect();
+    lat.sort_by(f64::total_cmp);
+    let (n, mid) = (iops.len(), iops.len() / 2);
+    format!(
+        "  {n} threads: IOPS per thread min {:.0} / median {:.0} / max {:.0}; mean latency per thread {} / {} / {} (every thread in --json)",
+        iops[0],
+        iops[mid],
+        iops[n - 1],
+        format_latency_ns(lat[0]),
+        format_latency_ns(lat[mid]),
+        format_latency_ns(lat[n - 1])
+    )
+}
+
 /// One progress line: interval figures only.
 pub fn interval_line(r: &IntervalReport) -> String {
     format!(
@@ -123,7 +145,18 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
             f(l.max)
         );
     }
-    for th in &r.threads {
+    if r.threads.len() > MAX_THREAD_LINES {
+        let _ = writeln!(out, "{}", thread_spread(&r.threads));
+    }
+    for th in r
+        .threads
+        .iter()
+        .take(if r.threads.len() > MAX_THREAD_LINES {
+            0
+        } else {
+            MAX_THREAD_LINES
+        })
+    {
         let _ = writeln!(
             out,
             "  thread {:>3}: {:>10} ops in {:>6.1}s, {:>9.0} IOPS, mean {}{}",
