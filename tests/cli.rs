@@ -284,3 +284,65 @@ fn sigterm_and_sighup_end_a_headless_run_with_a_summary_and_no_scratch_left() {
         );
     }
 }
+
+#[test]
+fn buffered_runs_report_the_cached_share_and_drop_cache_evicts_it() {
+    let dir = workdir();
+    let file = dir.path().join("data");
+    make_file(&file, 4 << 20);
+    let _ = std::fs::read(&file).unwrap(); // now in the page cache
+    let warnings = |args: &[&str]| {
+        let out = diskscope(dir.path(), args);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect(&stderr(&out));
+        v["config"]["warnings"].to_string()
+    };
+    let cached = warnings(&["data", "--buffered", "-T", "1s", "--json"]);
+    assert!(
+        cached.contains("page cache is in play") && cached.contains("4 MiB of the span (100%)"),
+        "{cached}"
+    );
+    let dropped = warnings(&[
+        "data",
+        "--buffered",
+        "--drop-cache",
+        "-T",
+        "1s",
+        "--json",
+        "--random",
+        "0",
+        "-b",
+        "4M",
+    ]);
+    // The run itself reads the file back in, but the report says what was cached at the start.
+    assert!(dropped.contains("0 B of the span (0%)"), "{dropped}");
+}
+
+#[test]
+fn writes_to_a_file_need_allow_write_and_then_happen() {
+    let dir = workdir();
+    let file = dir.path().join("data");
+    make_file(&file, 4 << 20);
+    let before = std::fs::read(&file).unwrap();
+    let refused_run = diskscope(dir.path(), &["data", "--read", "0", "-T", "1s"]);
+    refused(&refused_run, 2, &["--allow-write"]);
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    let out = diskscope(
+        dir.path(),
+        &[
+            "data",
+            "--read",
+            "50",
+            "--allow-write",
+            "-T",
+            "1s",
+            "--json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect(&stderr(&out));
+    assert!(
+        v["total"]["write_ops"].as_u64().unwrap() > 0
+            && v["total"]["read_ops"].as_u64().unwrap() > 0
+    );
+    assert!(v["config"]["write_allowed"].as_bool().unwrap());
+    assert_ne!(std::fs::read(&file).unwrap(), before);
+}

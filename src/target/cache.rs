@@ -52,8 +52,10 @@ pub fn cached_bytes(file: &File, len: u64) -> nix::Result<u64> {
     Ok(cached.min(len))
 }
 
-/// Asks the kernel to drop the file's (or device's) clean cached pages.
+/// Asks the kernel to drop the file's (or device's) cached pages. Dirty pages cannot be
+/// dropped, so they are written back first (fdatasync works on a read-only descriptor).
 pub fn drop_cache(file: &File) -> nix::Result<()> {
+    nix::unistd::fdatasync(file)?;
     posix_fadvise(file, 0, 0, PosixFadviseAdvice::POSIX_FADV_DONTNEED)
 }
 
