@@ -5,6 +5,11 @@ mod common;
 
 use common::{diskscope, make_file, stderr, workdir};
 
+/// The JSON document a run printed; panics with its stderr when there is none.
+fn json(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(out)))
+}
+
 /// Asserts a clean refusal: exit `code`, one stderr line containing every needle, no panic,
 /// nothing on stdout.
 fn refused(out: &std::process::Output, code: i32, needles: &[&str]) {
@@ -293,7 +298,7 @@ fn buffered_runs_report_the_cached_share_and_drop_cache_evicts_it() {
     let _ = std::fs::read(&file).unwrap(); // now in the page cache
     let warnings = |args: &[&str]| {
         let out = diskscope(dir.path(), args);
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect(&stderr(&out));
+        let v: serde_json::Value = json(&out);
         v["config"]["warnings"].to_string()
     };
     let cached = warnings(&["data", "--buffered", "-T", "1s", "--json"]);
@@ -338,7 +343,7 @@ fn writes_to_a_file_need_allow_write_and_then_happen() {
             "--json",
         ],
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect(&stderr(&out));
+    let v: serde_json::Value = json(&out);
     assert!(
         v["total"]["write_ops"].as_u64().unwrap() > 0
             && v["total"]["read_ops"].as_u64().unwrap() > 0
