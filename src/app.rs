@@ -8,12 +8,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use crate::cli::{Config, DEFAULT_SCRATCH_SIZE, Output, SCRATCH_NAME};
 use crate::engine::{DEFAULT_TICK, Engine};
 use crate::report::ConfigReport;
+use crate::report::baseline::Baseline;
 use crate::signals;
+use crate::sweep::{DEFAULT_STEP_TIME, SweepRunner};
 use crate::target::discover::{Roots, discover, visible};
 use crate::target::open::{OpenSpec, Target, TargetKind};
 use crate::target::scratch::Scratch;
@@ -143,6 +145,11 @@ pub fn run(config: Config) -> Result<u8> {
     if config.list {
         return list_devices(&config);
     }
+    if config.fio {
+        return print_fio(&config);
+    }
+    // Read the baseline before laying anything out, so a wrong path fails at once.
+    let baseline = config.baseline.as_deref().map(Baseline::load).transpose()?;
     let prepared = prepare(&config, &mut stderr_progress())?;
     if config.drop_cache {
         cache::drop_cache(prepared.target.main_fd()).map_err(|e| {
@@ -156,31 +163,165 @@ pub fn run(config: Config) -> Result<u8> {
         return Ok(signals::exit_status(sig));
     }
     let target = prepared.target.clone();
-    let engine = Engine::start(
-        target.clone(),
-        target.geometry(),
-        config.settings,
-        DEFAULT_TICK,
-    )
-    .map_err(|e| anyhow::anyhow!("{}: {e}", target.path.display()))?;
-    let duration = config.duration.unwrap_or(DEFAULT_HEADLESS_TIME);
     let mut info = config_report(&config, &prepared);
-    info.duration_s = Some(duration.as_secs_f64());
-    let report = headless::run(engine, info, duration, config.output);
-    match config.output {
-        Output::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-        Output::Csv => {}
-        Output::Text => print!("{}", report::text::summary(&report, false)),
-        Output::Quiet => print!("{}", report::text::summary(&report, true)),
-    }
+    let start = |settings| {
+        Engine::start(target.clone(), target.geometry(), settings, DEFAULT_TICK)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", target.path.display()))
+    };
+    let had_io_errors = match &config.sweep {
+        Some(spec) => {
+            let step_time = config.duration.unwrap_or(DEFAULT_STEP_TIME);
+            let runner = SweepRunner::new(spec.clone(), config.settings, step_time);
+            for (i, s) in runner.steps().iter().enumerate() {
+                target.geometry().validate(s).map_err(|e| {
+                    anyhow::anyhow!(
+                        "{}: sweep step {} ({}): {e}",
+                        target.path.display(),
+                        i + 1,
+                        spec.dimension.describe(spec.dimension.value(s))
+                    )
+                })?;
+            }
+            info.duration_s = Some(step_time.as_secs_f64());
+            let report = headless::run_sweep(
+                start(runner.first())?,
+                runner,
+                info,
+                config.output,
+                baseline.as_ref(),
+            )?;
+            match config.output {
+                Output::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+                Output::Csv => {}
+                Output::Text | Output::Quiet => print!("{}", report::text::sweep_summary(&report)),
+            }
+            save(&config, &report, || {
+                let mut out = vec![report::csv::STEP_HEADER.to_string()];
+                out.extend(
+                    report
+                        .steps
+                        .iter()
+                        .enumerate()
+                        .map(|(i, r)| report::csv::step_row(i, r)),
+                );
+                out
+            })?;
+            report
+                .steps
+                .iter()
+                .any(|s| s.counts.errors + s.counts.short_ios > 0)
+        }
+        None => {
+            let duration = config.duration.unwrap_or(DEFAULT_HEADLESS_TIME);
+            info.duration_s = Some(duration.as_secs_f64());
+            let report = headless::run(start(config.settings)?, info, duration, config.output);
+            match config.output {
+                Output::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+                Output::Csv => {}
+                Output::Text => print!("{}", report::text::summary(&report, false)),
+                Output::Quiet => print!("{}", report::text::summary(&report, true)),
+            }
+            if let (Some(b), Output::Text | Output::Quiet) = (&baseline, config.output) {
+                println!("{}", report::baseline::compare_run(b, &report));
+            }
+            save(&config, &report, || {
+                let mut out = vec![report::csv::HEADER.to_string()];
+                out.extend(report.intervals.iter().map(report::csv::row));
+                out
+            })?;
+            report.had_io_errors()
+        }
+    };
     drop(prepared);
     Ok(if let Some(sig) = signals::received() {
         signals::exit_status(sig)
-    } else if report.had_io_errors() {
+    } else if had_io_errors {
         EXIT_IO_ERRORS
     } else {
         0
     })
+}
+
+/// Writes the result to the --json and --csv files, if any were given.
+fn save<T: serde::Serialize>(
+    config: &Config,
+    result: &T,
+    csv_lines: impl FnOnce() -> Vec<String>,
+) -> Result<()> {
+    if let Some(path) = &config.json_file {
+        let text = serde_json::to_string_pretty(result)? + "\n";
+        std::fs::write(path, text)
+            .with_context(|| format!("--json {}: cannot save the result", path.display()))?;
+        eprintln!("diskscope: saved {}", path.display());
+    }
+    if let Some(path) = &config.csv_file {
+        let text = csv_lines().join("\n") + "\n";
+        std::fs::write(path, text)
+            .with_context(|| format!("--csv {}: cannot save the result", path.display()))?;
+        eprintln!("diskscope: saved {}", path.display());
+    }
+    Ok(())
+}
+
+/// `--fio`: the equivalent fio job, without running anything or laying out a file (fio lays
+/// out its own).
+fn print_fio(config: &Config) -> Result<u8> {
+    let dir = match &config.target {
+        None => Some(PathBuf::from(".")),
+        Some(p) if p.is_dir() => Some(p.clone()),
+        Some(_) => None,
+    };
+    let (path, size, lbs, kind) = match dir {
+        Some(d) => {
+            let size = config.size.unwrap_or(DEFAULT_SCRATCH_SIZE);
+            (d.join(SCRATCH_NAME), size, 512, "scratch_file")
+        }
+        None => {
+            let p = config.target.clone().unwrap_or_default();
+            let t = Target::open(
+                &p,
+                OpenSpec {
+                    direct: false,
+                    write: false,
+                    span: config.size,
+                },
+            )?;
+            let kind = if t.kind == TargetKind::BlockDevice {
+                "block_device"
+            } else {
+                "regular_file"
+            };
+            (p, t.span_bytes, t.logical_block_size, kind)
+        }
+    };
+    let s = config.settings;
+    let c = ConfigReport {
+        target: path.display().to_string(),
+        target_kind: kind,
+        size_bytes: size,
+        device_bytes: None,
+        span_bytes: size,
+        logical_block_size: lbs,
+        direct: config.direct,
+        write_allowed: config.allow_write.is_some(),
+        threads: s.threads,
+        bs: s.bs,
+        read_pct: s.read_pct,
+        random_pct: s.random_pct,
+        duration_s: Some(
+            config
+                .duration
+                .unwrap_or(DEFAULT_HEADLESS_TIME)
+                .as_secs_f64(),
+        ),
+        warnings: vec![],
+    };
+    println!("# fio command line:\n{}\n", report::fio::command_line(&c));
+    println!(
+        "# fio job file (save as diskscope.fio, run: fio diskscope.fio, or fio --client=HOST diskscope.fio):"
+    );
+    print!("{}", report::fio::job_file(&c));
+    Ok(0)
 }
 
 /// `--list`: every block device as a table, or a JSON array with --json.

@@ -2,12 +2,13 @@
 //! `Config` of checked values. Everything a user can type wrong is caught here with a message
 //! that quotes what was typed and says what would work; nothing here opens the target.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Parser;
 
 use crate::settings::{MAX_BS, MAX_THREADS, Settings};
+use crate::sweep::SweepSpec;
 use crate::units::{parse_duration, parse_size};
 
 /// The scratch file used when no target is given.
@@ -86,13 +87,28 @@ pub struct Args {
     #[arg(short, long)]
     pub quiet: bool,
 
-    /// Print one JSON document (config, totals, threads, intervals) instead of text
-    #[arg(long, conflicts_with = "csv")]
-    pub json: bool,
+    /// Print one JSON document (config, totals, threads, intervals; or a sweep's steps)
+    /// instead of text, or with FILE save it there (--json=FILE when TARGET follows)
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub json: Option<String>,
 
-    /// Print the one-second intervals as CSV with a header
+    /// Print the one-second intervals (or a sweep's steps) as CSV with a header, or with FILE
+    /// save them there
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub csv: Option<String>,
+
+    /// Run a series of steps and find where the disk saturates: threads=1,2,4,8,
+    /// threads=1..64 (doubling) or bs=512..4M (doubling); -T is the time per step [3s]
+    #[arg(long, value_name = "SPEC")]
+    pub sweep: Option<String>,
+
+    /// Compare with a saved run or sweep (from --json FILE)
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Print the fio command line and job file equivalent to these settings, and exit
     #[arg(long)]
-    pub csv: bool,
+    pub fio: bool,
 
     /// Evict the target's pages from the page cache before the run (with --buffered)
     #[arg(long)]
@@ -133,10 +149,34 @@ pub struct Config {
     pub size: Option<u64>,
     pub keep: bool,
     pub no_tui: bool,
+    /// What goes to stdout.
     pub output: Output,
+    /// Files to save the result in.
+    pub json_file: Option<PathBuf>,
+    pub csv_file: Option<PathBuf>,
+    pub sweep: Option<SweepSpec>,
+    pub baseline: Option<PathBuf>,
+    pub fio: bool,
     pub drop_cache: bool,
     pub list: bool,
     pub all: bool,
+}
+
+/// A result file must not exist yet, or be an earlier result (named .json / .csv): a target
+/// typed after `--json` (`--json /dev/sdb`, `--json data.img`) must never be overwritten.
+fn check_output_file(flag: &str, path: &Path) -> Result<PathBuf, String> {
+    let ext = &flag[2..];
+    match std::fs::symlink_metadata(path) {
+        Err(_) => Ok(path.to_path_buf()),
+        Ok(m) if m.is_file() && path.extension().is_some_and(|e| e == ext) => {
+            Ok(path.to_path_buf())
+        }
+        Ok(_) => Err(format!(
+            "{flag} {}: exists and is not a .{ext} result file, refusing to overwrite it; \
+             put TARGET before the options, or save to a new file with {flag}=FILE",
+            path.display()
+        )),
+    }
 }
 
 fn parse_pct(name: &str, text: &str) -> Result<u8, String> {
@@ -195,15 +235,41 @@ impl Args {
                 Some(v)
             }
         };
-        let output = if self.json {
+        let to_stdout = |o: &Option<String>| o.as_deref() == Some("-");
+        let to_file = |o: &Option<String>, flag: &str| -> Result<Option<PathBuf>, String> {
+            match o.as_deref() {
+                None | Some("-") => Ok(None),
+                Some(f) => check_output_file(flag, Path::new(f)).map(Some),
+            }
+        };
+        if to_stdout(&self.json) && to_stdout(&self.csv) {
+            return Err(
+                "--json and --csv cannot both print to stdout; save one to a file: --csv=FILE"
+                    .into(),
+            );
+        }
+        let output = if to_stdout(&self.json) {
             Output::Json
-        } else if self.csv {
+        } else if to_stdout(&self.csv) {
             Output::Csv
         } else if self.quiet {
             Output::Quiet
         } else {
             Output::Text
         };
+        let json_file = to_file(&self.json, "--json")?;
+        let csv_file = to_file(&self.csv, "--csv")?;
+        for (flag, file) in [("--json", &json_file), ("--csv", &csv_file)] {
+            if let (Some(f), Some(t)) = (file, &self.target)
+                && f == t
+            {
+                return Err(format!(
+                    "{flag} {}: that is the target; save the result elsewhere",
+                    f.display()
+                ));
+            }
+        }
+        let sweep = self.sweep.as_deref().map(SweepSpec::parse).transpose()?;
         Ok(Config {
             target: self.target,
             settings: Settings {
@@ -219,6 +285,11 @@ impl Args {
             keep: self.keep,
             no_tui: self.no_tui,
             output,
+            json_file,
+            csv_file,
+            sweep,
+            baseline: self.baseline,
+            fio: self.fio,
             drop_cache: self.drop_cache,
             list: self.list,
             all: self.all,

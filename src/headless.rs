@@ -6,9 +6,11 @@ use std::time::Duration;
 
 use crate::cli::Output;
 use crate::engine::Engine;
-use crate::report::{ConfigReport, IntervalReport, RunReport, csv, text};
+use crate::report::baseline::{Baseline, compare_step};
+use crate::report::{ConfigReport, IntervalReport, RunReport, SweepReport, csv, text};
 use crate::signals;
 use crate::stats::Window;
+use crate::sweep::{Next, SweepRunner, saturation};
 
 /// Length of a reporting interval.
 pub const REPORT_EVERY: Duration = Duration::from_secs(1);
@@ -82,4 +84,101 @@ pub fn run(engine: Engine, config: ConfigReport, duration: Duration, output: Out
     let mut report = RunReport::new(config, &last, intervals);
     report.interrupted_by = signals::received().map(|s| s.as_str().to_string());
     report
+}
+
+/// Runs a sweep: each step's settings applied live when the previous step has been measured.
+/// Prints a table row per step (text) and returns the report. Fails only if a step's settings
+/// cannot be applied (they were validated before the start, so this means the engine failed).
+pub fn run_sweep(
+    mut engine: Engine,
+    mut runner: SweepRunner,
+    config: ConfigReport,
+    output: Output,
+    baseline: Option<&Baseline>,
+) -> anyhow::Result<SweepReport> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let dimension = runner.spec().dimension;
+    match output {
+        Output::Text => {
+            let _ = writeln!(out, "{}", text::header(&config));
+            for w in &config.warnings {
+                let _ = writeln!(out, "  warning: {w}");
+            }
+            let _ = writeln!(
+                out,
+                "sweep of {} over {} steps, {:.1}s each after a {:.1}s ramp",
+                dimension.name(),
+                runner.steps().len(),
+                config.duration_s.unwrap_or(0.0),
+                crate::sweep::RAMP.as_secs_f64()
+            );
+            let _ = writeln!(out, "{}", text::step_header(dimension));
+        }
+        Output::Csv => {
+            let _ = writeln!(out, "{}", csv::STEP_HEADER);
+        }
+        Output::Quiet | Output::Json => {}
+    }
+    let mut stopping = false;
+    let mut last = None;
+    let mut failure = None;
+    loop {
+        match engine.snapshots().recv_timeout(Duration::from_millis(50)) {
+            Ok(s) => {
+                let measured = runner.results().len();
+                let next = runner.on_snapshot(&s);
+                if let Some(r) = runner.results().get(measured) {
+                    let _ = match output {
+                        Output::Text => writeln!(
+                            out,
+                            "{}{}",
+                            text::step_line(dimension, r),
+                            baseline
+                                .map(|b| compare_step(b, dimension, r))
+                                .unwrap_or_default()
+                        ),
+                        Output::Csv => writeln!(out, "{}", csv::step_row(measured, r)),
+                        Output::Quiet | Output::Json => Ok(()),
+                    };
+                    let _ = out.flush();
+                }
+                match next {
+                    Next::Apply(settings) if !stopping => {
+                        if let Err(e) = engine.apply(settings) {
+                            failure = Some(e);
+                            engine.request_stop();
+                            stopping = true;
+                        }
+                    }
+                    Next::Done if !stopping => {
+                        engine.request_stop();
+                        stopping = true;
+                    }
+                    _ => {}
+                }
+                last = Some(s);
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        if !stopping && signals::received().is_some() {
+            engine.request_stop();
+            stopping = true;
+        }
+    }
+    engine.join();
+    if let Some(e) = failure {
+        anyhow::bail!("{}: sweep stopped: {e}", config.target);
+    }
+    let steps = runner.results().to_vec();
+    Ok(SweepReport {
+        saturation: saturation(dimension, &steps),
+        dimension,
+        step_time_s: config.duration_s.unwrap_or(0.0),
+        errors: last.map(|s| s.first_errors).unwrap_or_default(),
+        interrupted_by: signals::received().map(|s| s.as_str().to_string()),
+        config,
+        steps,
+    })
 }

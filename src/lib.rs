@@ -10,5 +10,6 @@ pub mod report;
 pub mod settings;
 pub mod signals;
 pub mod stats;
+pub mod sweep;
 pub mod target;
 pub mod units;

@@ -2,7 +2,9 @@
 //! and its renderings as text lines, a text summary, JSON and CSV. Nothing here talks to the
 //! engine; it only reads snapshots and windows.
 
+pub mod baseline;
 pub mod csv;
+pub mod fio;
 pub mod text;
 
 use serde::Serialize;
@@ -10,6 +12,7 @@ use serde::Serialize;
 use crate::settings::Settings;
 use crate::stats::snapshot::per_second;
 use crate::stats::{Counts, IoErrorRecord, LatencySummary, Snapshot, ThreadSample, Window};
+use crate::sweep::{Dimension, Saturation, StepResult};
 
 /// What was tested and how.
 #[derive(Debug, Clone, Serialize)]
@@ -151,4 +154,17 @@ impl RunReport {
     pub fn had_io_errors(&self) -> bool {
         self.total.counts.errors > 0 || self.total.counts.short_ios > 0
     }
+}
+
+/// Everything a sweep reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct SweepReport {
+    pub config: ConfigReport,
+    pub dimension: Dimension,
+    /// Measured time per step, ramp excluded.
+    pub step_time_s: f64,
+    pub steps: Vec<StepResult>,
+    pub saturation: Option<Saturation>,
+    pub errors: Vec<IoErrorRecord>,
+    pub interrupted_by: Option<String>,
 }

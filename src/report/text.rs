@@ -5,8 +5,9 @@
 
 use std::fmt::Write;
 
-use super::{ConfigReport, IntervalReport, RunReport};
+use super::{ConfigReport, IntervalReport, RunReport, SweepReport};
 use crate::settings::Settings;
+use crate::sweep::{Dimension, StepResult};
 use crate::units::{format_block_size, format_bytes, format_count_rate, format_latency_ns};
 
 /// "4k random read, 1 thread" — the settings as a phrase.
@@ -180,6 +181,71 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
         "errors: {}  short I/Os: {}",
         t.counts.errors, t.counts.short_ios
     );
+    for e in &r.errors {
+        let errno = e.errno.map(|n| format!(" (errno {n})")).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  thread {} {} at offset {}: {}{errno}",
+            e.thread, e.op, e.offset, e.message
+        );
+    }
+    out
+}
+
+/// The sweep table's header, like iops(1)'s ladder.
+pub fn step_header(d: Dimension) -> String {
+    format!(
+        "{:>11} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        d.name(),
+        "IO/s",
+        "MiB/s",
+        "Mbit/s",
+        "p50",
+        "p99"
+    )
+}
+
+/// One row of the sweep table.
+pub fn step_line(d: Dimension, r: &StepResult) -> String {
+    let value = d.value(&r.settings);
+    let shown = match d {
+        Dimension::Threads => value.to_string(),
+        Dimension::Bs => format_block_size(value),
+    };
+    format!(
+        "{shown:>11} {:>10.0} {:>10.1} {:>10.1} {:>10} {:>10}{}",
+        r.iops,
+        r.bw_bytes_per_s / (1 << 20) as f64,
+        r.bw_bytes_per_s * 8.0 / 1e6,
+        format_latency_ns(r.latency_ns.p50 as f64),
+        format_latency_ns(r.latency_ns.p99 as f64),
+        if r.counts.errors + r.counts.short_ios > 0 {
+            format!("  errors {} short {}", r.counts.errors, r.counts.short_ios)
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// The end of a sweep: the saturation finding and any errors (the table was printed step by
+/// step).
+pub fn sweep_summary(r: &SweepReport) -> String {
+    let mut out = String::new();
+    if let Some(sig) = &r.interrupted_by {
+        let _ = writeln!(
+            out,
+            "(stopped early by {sig} after {} steps)",
+            r.steps.len()
+        );
+    }
+    match &r.saturation {
+        Some(s) => {
+            let _ = writeln!(out, "{}", s.summary);
+        }
+        None => {
+            let _ = writeln!(out, "no saturation found: no step did any I/O");
+        }
+    }
     for e in &r.errors {
         let errno = e.errno.map(|n| format!(" (errno {n})")).unwrap_or_default();
         let _ = writeln!(

@@ -1,0 +1,131 @@
+//! A saved run or sweep (a diskscope `--json` file) to compare against: "before" figures for
+//! an "after" run — a new firmware, scheduler or RAID layout. Only the figures needed for the
+//! comparison are read, so files from older versions still load.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+
+use super::RunReport;
+use crate::sweep::{Dimension, StepResult};
+use crate::units::format_latency_ns;
+
+/// The figures of one run or step.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Figures {
+    pub iops: f64,
+    pub bw_bytes_per_s: f64,
+    pub p50_ns: f64,
+    pub p99_ns: f64,
+}
+
+impl Figures {
+    fn from_json(v: &Value) -> Option<Figures> {
+        Some(Figures {
+            iops: v["iops"].as_f64()?,
+            bw_bytes_per_s: v["bw_bytes_per_s"].as_f64()?,
+            p50_ns: v["latency_ns"]["p50"].as_f64()?,
+            p99_ns: v["latency_ns"]["p99"].as_f64()?,
+        })
+    }
+}
+
+/// A loaded baseline.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Baseline {
+    Run {
+        label: String,
+        total: Figures,
+    },
+    Sweep {
+        label: String,
+        dimension: Dimension,
+        steps: Vec<(u64, Figures)>,
+    },
+}
+
+impl Baseline {
+    /// Reads a `--json` file of a run or a sweep.
+    pub fn load(path: &Path) -> Result<Baseline> {
+        let shown = path.display();
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("--baseline {shown}: cannot read it"))?;
+        let v: Value = serde_json::from_str(&text).map_err(|e| {
+            anyhow::anyhow!("--baseline {shown}: not a diskscope JSON result ({e})")
+        })?;
+        let label = path
+            .file_name()
+            .map_or_else(|| shown.to_string(), |n| n.to_string_lossy().into_owned());
+        if let Some(steps) = v["steps"].as_array() {
+            let dimension = match v["dimension"].as_str() {
+                Some("threads") => Dimension::Threads,
+                Some("bs") => Dimension::Bs,
+                _ => bail!("--baseline {shown}: a sweep without a known dimension"),
+            };
+            let steps = steps
+                .iter()
+                .filter_map(|s| Some((s[dimension.name()].as_u64()?, Figures::from_json(s)?)))
+                .collect();
+            return Ok(Baseline::Sweep {
+                label,
+                dimension,
+                steps,
+            });
+        }
+        match Figures::from_json(&v["total"]) {
+            Some(total) => Ok(Baseline::Run { label, total }),
+            None => bail!("--baseline {shown}: not a diskscope JSON result (no total or steps)"),
+        }
+    }
+
+    /// The baseline's figures for a sweep step of `dimension` = `value`, if it has that step.
+    pub fn step(&self, dimension: Dimension, value: u64) -> Option<Figures> {
+        match self {
+            Baseline::Sweep {
+                dimension: d,
+                steps,
+                ..
+            } if *d == dimension => steps.iter().find(|(v, _)| *v == value).map(|(_, f)| *f),
+            _ => None,
+        }
+    }
+}
+
+fn change(now: f64, before: f64) -> String {
+    if before > 0.0 {
+        format!("{:+.0}%", (now / before - 1.0) * 100.0)
+    } else {
+        "n/a".into()
+    }
+}
+
+/// "vs baseline run.json: IOPS 13.1k vs 12.3k (+7%), p99 150 µs vs 180 µs (-17%)".
+pub fn compare_run(b: &Baseline, r: &RunReport) -> String {
+    match b {
+        Baseline::Run { label, total } => format!(
+            "vs baseline {label}: IOPS {:.0} vs {:.0} ({}), p99 {} vs {} ({})",
+            r.total.iops,
+            total.iops,
+            change(r.total.iops, total.iops),
+            format_latency_ns(r.total.latency_ns.p99 as f64),
+            format_latency_ns(total.p99_ns),
+            change(r.total.latency_ns.p99 as f64, total.p99_ns)
+        ),
+        Baseline::Sweep { label, .. } => {
+            format!("baseline {label} is a sweep; compare it with a sweep")
+        }
+    }
+}
+
+/// "  (baseline 52000 IO/s, +6%)" for a sweep step, or nothing.
+pub fn compare_step(b: &Baseline, d: Dimension, r: &StepResult) -> String {
+    match b.step(d, d.value(&r.settings)) {
+        Some(f) => format!(
+            "  (baseline {:.0} IO/s, {})",
+            f.iops,
+            change(r.iops, f.iops)
+        ),
+        None => String::new(),
+    }
+}
