@@ -39,7 +39,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 }
 
 /// Parses a duration: a number (decimals allowed) with a unit of ms, s, m or h; a bare number
-/// means seconds. "10s", "2m", "1.5s", "250ms", "1h".
+/// means seconds. "10s", "2m", "1.5s", "250ms", "1h". Exact to the nanosecond (no floats).
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let t = text.trim();
     let split = t
@@ -47,20 +47,32 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let bad = || format!("'{text}' is not a duration; use e.g. 10s, 2m, 500ms, 1h");
-    let value: f64 = num.parse().map_err(|_| bad())?;
-    let secs_per_unit = match unit.trim().to_ascii_lowercase().as_str() {
-        "ms" => 0.001,
-        "" | "s" | "sec" | "secs" => 1.0,
-        "m" | "min" | "mins" => 60.0,
-        "h" | "hr" | "hrs" => 3600.0,
+    let ns_per_unit: u128 = match unit.trim().to_ascii_lowercase().as_str() {
+        "ms" => 1_000_000,
+        "" | "s" | "sec" | "secs" => 1_000_000_000,
+        "m" | "min" | "mins" => 60_000_000_000,
+        "h" | "hr" | "hrs" => 3_600_000_000_000,
         _ => return Err(bad()),
     };
-    let secs = value * secs_per_unit;
-    // One year is far beyond any benchmark; it also keeps Duration::from_secs_f64 from panicking.
-    if !secs.is_finite() || secs > 365.0 * 86400.0 {
+    let (whole, frac) = num.split_once('.').unwrap_or((num, ""));
+    if (whole.is_empty() && frac.is_empty()) || frac.contains('.') || frac.len() > 9 {
+        return Err(bad());
+    }
+    let digits = |d: &str| -> Result<u128, String> {
+        if d.is_empty() { Ok(0) } else { d.parse::<u128>().map_err(|_| bad()) }
+    };
+    let whole = digits(whole)?;
+    let frac_scaled = digits(frac)? * 10u128.pow(9 - frac.len() as u32);
+    // whole * unit + fraction * unit, with the fraction in billionths.
+    let ns = whole
+        .checked_mul(ns_per_unit)
+        .and_then(|w| w.checked_add(frac_scaled * ns_per_unit / 1_000_000_000))
+        .ok_or_else(|| format!("'{text}' is too long a duration (at most a year)"))?;
+    // One year is far beyond any benchmark.
+    if ns > 365 * 86_400 * 1_000_000_000 {
         return Err(format!("'{text}' is too long a duration (at most a year)"));
     }
-    Ok(Duration::from_secs_f64(secs))
+    Ok(Duration::from_nanos(ns as u64))
 }
 
 /// Formats a byte count with a binary unit: "512 B", "4 KiB", "1.5 MiB", "931.5 GiB".
@@ -172,7 +184,9 @@ mod tests {
         assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
         assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
         assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
-        for bad in ["", "s", "10x", "1..2s", "-1s", "1e400s", "100000h"] {
+        assert_eq!(parse_duration("0.5"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration(".25s"), Ok(Duration::from_millis(250)));
+        for bad in ["", "s", ".", "10x", "1..2s", "-1s", "1e400s", "100000h", "1.0000000001s"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
     }
