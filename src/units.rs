@@ -59,7 +59,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         return Err(bad());
     }
     let digits = |d: &str| -> Result<u128, String> {
-        if d.is_empty() { Ok(0) } else { d.parse::<u128>().map_err(|_| bad()) }
+        if d.is_empty() {
+            Ok(0)
+        } else {
+            d.parse::<u128>().map_err(|_| bad())
+        }
     };
     let whole = digits(whole)?;
     let frac_scaled = digits(frac)? * 10u128.pow(9 - frac.len() as u32);
@@ -186,7 +190,17 @@ mod tests {
         assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
         assert_eq!(parse_duration("0.5"), Ok(Duration::from_millis(500)));
         assert_eq!(parse_duration(".25s"), Ok(Duration::from_millis(250)));
-        for bad in ["", "s", ".", "10x", "1..2s", "-1s", "1e400s", "100000h", "1.0000000001s"] {
+        for bad in [
+            "",
+            "s",
+            ".",
+            "10x",
+            "1..2s",
+            "-1s",
+            "1e400s",
+            "100000h",
+            "1.0000000001s",
+        ] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
     }

@@ -171,3 +171,54 @@ fn block_size_must_be_a_multiple_of_the_logical_block_size() {
     );
     assert!(ok.status.success(), "{}", stderr(&ok));
 }
+
+#[test]
+#[ignore = "needs root: attaches a loop device"]
+fn a_loop_device_whose_backing_file_shrinks_gives_counted_failed_reads() {
+    let dir = workdir();
+    let file = dir.path().join("backing");
+    make_file(&file, 16 << 20);
+    let dev = LoopDev::attach(&file, &[]);
+    let child = Command::new(env!("CARGO_BIN_EXE_diskscope"))
+        .args([
+            dev.path.as_str(),
+            "--no-tui",
+            "--json",
+            "-t",
+            "2",
+            "-T",
+            "2s",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_len(4 << 20)
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    // The run finished, counted the failed reads, and says so in its exit status. With direct
+    // I/O the loop driver fails reads past the backing file's new end with EIO (found by this
+    // test; buffered reads there come back short instead).
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let total = &v["total"];
+    let failed = total["errors"].as_u64().unwrap() + total["short_ios"].as_u64().unwrap();
+    assert!(failed > 100, "{total}");
+    // Reads inside the first 4 MiB went on succeeding after the shrink.
+    let last = v["intervals"].as_array().unwrap().last().unwrap().clone();
+    assert!(last["ops"].as_u64().unwrap() > 0, "{last}");
+    let errors = v["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 16, "the first 16 are kept");
+    for e in errors {
+        assert!(e["offset"].as_u64().unwrap() >= 4 << 20, "{e}");
+        assert!(
+            e["errno"] == 5 || e["message"].as_str().unwrap().starts_with("short read"),
+            "{e}"
+        );
+    }
+}

@@ -214,7 +214,7 @@ pub fn run(slot: Arc<WorkerSlot>, control: Arc<Control>, mut io: Box<dyn BlockIo
                 Err(e) => {
                     w.local.errors += 1;
                     keep_error(&control, slot.id, is_read, offset, e.raw_os_error(), || {
-                        e.to_string()
+                        describe_io_error(&e)
                     });
                 }
             }
@@ -365,5 +365,13 @@ fn yield_to_sampler() {
     unsafe {
         let tid = nix::libc::gettid();
         let _ = nix::libc::setpriority(nix::libc::PRIO_PROCESS, tid as nix::libc::id_t, 5);
+    }
+}
+
+/// "I/O error" rather than std's "Input/output error (os error 5)": the errno is kept apart.
+fn describe_io_error(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(n) => nix::errno::Errno::from_raw(n).desc().to_string(),
+        None => e.to_string(),
     }
 }

@@ -182,7 +182,10 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
         t.counts.errors, t.counts.short_ios
     );
     for e in &r.errors {
-        let errno = e.errno.map(|n| format!(" (errno {n})")).unwrap_or_default();
+        let errno = e
+            .errno
+            .map(|n| format!(" (errno {n}, {:?})", nix::errno::Errno::from_raw(n)))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
             "  thread {} {} at offset {}: {}{errno}",
@@ -247,7 +250,10 @@ pub fn sweep_summary(r: &SweepReport) -> String {
         }
     }
     for e in &r.errors {
-        let errno = e.errno.map(|n| format!(" (errno {n})")).unwrap_or_default();
+        let errno = e
+            .errno
+            .map(|n| format!(" (errno {n}, {:?})", nix::errno::Errno::from_raw(n)))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
             "  thread {} {} at offset {}: {}{errno}",
