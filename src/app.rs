@@ -196,7 +196,7 @@ pub fn run(config: Config) -> Result<u8> {
                 Output::Text | Output::Quiet => print!("{}", report::text::sweep_summary(&report)),
             }
             save(&config, &report, || {
-                let mut out = vec![report::csv::STEP_HEADER.to_string()];
+                let mut out = vec![report::csv::step_header()];
                 out.extend(
                     report
                         .steps

@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::cli::Output;
 use crate::engine::Engine;
 use crate::report::baseline::{Baseline, compare_step};
-use crate::report::{ConfigReport, IntervalReport, RunReport, SweepReport, csv, text};
+use crate::report::{ConfigReport, RunReport, SweepReport, csv, text};
 use crate::signals;
 use crate::stats::Window;
 use crate::sweep::{Next, SweepRunner, saturation};
@@ -15,29 +15,35 @@ use crate::sweep::{Next, SweepRunner, saturation};
 /// Length of a reporting interval.
 pub const REPORT_EVERY: Duration = Duration::from_secs(1);
 
-/// Runs `engine` for `duration` (or until a termination signal) and returns the report.
-pub fn run(engine: Engine, config: ConfigReport, duration: Duration, output: Output) -> RunReport {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+/// What a run prints before its first result: the target and warnings (text), or the CSV
+/// header.
+fn print_header(out: &mut impl Write, config: &ConfigReport, output: Output, csv_header: &str) {
     match output {
         Output::Text => {
-            let _ = writeln!(out, "{}", text::header(&config));
+            let _ = writeln!(out, "{}", text::header(config));
             for w in &config.warnings {
                 let _ = writeln!(out, "  warning: {w}");
             }
         }
         Output::Csv => {
-            let _ = writeln!(out, "{}", csv::HEADER);
+            let _ = writeln!(out, "{csv_header}");
         }
         Output::Quiet | Output::Json => {}
     }
+}
+
+/// Runs `engine` for `duration` (or until a termination signal) and returns the report.
+pub fn run(engine: Engine, config: ConfigReport, duration: Duration, output: Output) -> RunReport {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    print_header(&mut out, &config, output, csv::HEADER);
     let mut window = Window::default();
     let mut intervals = Vec::new();
     let mut next_row = REPORT_EVERY;
     let mut stopping = false;
     let mut last = None;
     let mut emit = |window: &mut Window, out: &mut std::io::StdoutLock| {
-        let row = IntervalReport::of(&window.take());
+        let row = window.take().figures();
         match output {
             Output::Text => {
                 let _ = writeln!(out, "{}", text::interval_line(&row));
@@ -99,26 +105,17 @@ pub fn run_sweep(
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let dimension = runner.spec().dimension;
-    match output {
-        Output::Text => {
-            let _ = writeln!(out, "{}", text::header(&config));
-            for w in &config.warnings {
-                let _ = writeln!(out, "  warning: {w}");
-            }
-            let _ = writeln!(
-                out,
-                "sweep of {} over {} steps, {:.1}s each after a {:.1}s ramp",
-                dimension.name(),
-                runner.steps().len(),
-                config.duration_s.unwrap_or(0.0),
-                crate::sweep::RAMP.as_secs_f64()
-            );
-            let _ = writeln!(out, "{}", text::step_header(dimension));
-        }
-        Output::Csv => {
-            let _ = writeln!(out, "{}", csv::STEP_HEADER);
-        }
-        Output::Quiet | Output::Json => {}
+    print_header(&mut out, &config, output, &csv::step_header());
+    if output == Output::Text {
+        let _ = writeln!(
+            out,
+            "sweep of {} over {} steps, {:.1}s each after a {:.1}s ramp",
+            dimension.name(),
+            runner.steps().len(),
+            config.duration_s.unwrap_or(0.0),
+            crate::sweep::RAMP.as_secs_f64()
+        );
+        let _ = writeln!(out, "{}", text::step_header(dimension));
     }
     let mut stopping = false;
     let mut last = None;

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::settings::{MAX_BS, MAX_THREADS, Settings};
-use crate::stats::{Counts, LatencySummary, Snapshot, Window};
+use crate::stats::{IntervalFigures, Snapshot, Window};
 use crate::units::{format_block_size, format_count_rate, parse_size};
 
 /// Default measured time per step.
@@ -144,33 +144,6 @@ impl SweepSpec {
     }
 }
 
-/// The measured figures of one step (interval values over its measured time).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct StepResult {
-    #[serde(flatten)]
-    pub settings: Settings,
-    /// Measured time, ramp excluded.
-    pub elapsed_s: f64,
-    #[serde(flatten)]
-    pub counts: Counts,
-    pub iops: f64,
-    pub bw_bytes_per_s: f64,
-    pub latency_ns: LatencySummary,
-}
-
-impl StepResult {
-    fn of(settings: Settings, w: &Window) -> Self {
-        StepResult {
-            settings,
-            elapsed_s: w.elapsed.as_secs_f64(),
-            counts: w.counts,
-            iops: w.iops(),
-            bw_bytes_per_s: w.bw(),
-            latency_ns: w.latency_summary(),
-        }
-    }
-}
-
 /// Where the curve flattens: the smallest step reaching 90% of the best — of IOPS for a thread
 /// sweep, of bandwidth for a block-size sweep (IOPS fall as blocks grow).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -185,8 +158,8 @@ pub struct Saturation {
 }
 
 /// Finds the saturation step of `steps`; `None` for no steps or no I/O.
-pub fn saturation(dimension: Dimension, steps: &[StepResult]) -> Option<Saturation> {
-    let metric = |s: &StepResult| match dimension {
+pub fn saturation(dimension: Dimension, steps: &[IntervalFigures]) -> Option<Saturation> {
+    let metric = |s: &IntervalFigures| match dimension {
         Dimension::Threads => s.iops,
         Dimension::Bs => s.bw_bytes_per_s,
     };
@@ -261,7 +234,7 @@ pub struct SweepRunner {
     step_time: Duration,
     index: usize,
     phase: Phase,
-    results: Vec<StepResult>,
+    results: Vec<IntervalFigures>,
 }
 
 impl SweepRunner {
@@ -292,7 +265,7 @@ impl SweepRunner {
     }
 
     /// Steps measured so far.
-    pub fn results(&self) -> &[StepResult] {
+    pub fn results(&self) -> &[IntervalFigures] {
         &self.results
     }
 
@@ -327,7 +300,7 @@ impl SweepRunner {
                 if w.elapsed + SLACK < self.step_time {
                     return Next::Continue;
                 }
-                self.results.push(StepResult::of(current, w));
+                self.results.push(w.figures());
                 self.index += 1;
                 self.phase = Phase::Ramp(Duration::ZERO);
                 match self.steps.get(self.index) {
@@ -342,6 +315,7 @@ impl SweepRunner {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::{Counts, LatencySummary};
 
     #[test]
     fn sweep_specs_parse() {
@@ -369,8 +343,9 @@ mod tests {
         }
     }
 
-    fn step(threads: usize, iops: f64, p99: u64) -> StepResult {
-        StepResult {
+    fn step(threads: usize, iops: f64, p99: u64) -> IntervalFigures {
+        IntervalFigures {
+            t_s: 0.0,
             settings: Settings {
                 threads,
                 ..Settings::default()

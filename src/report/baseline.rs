@@ -8,7 +8,8 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
 use super::RunReport;
-use crate::sweep::{Dimension, StepResult};
+use crate::stats::IntervalFigures;
+use crate::sweep::Dimension;
 use crate::units::format_latency_ns;
 
 /// The figures of one run or step.
@@ -119,7 +120,7 @@ pub fn compare_run(b: &Baseline, r: &RunReport) -> String {
 }
 
 /// "  (baseline 52000 IO/s, +6%)" for a sweep step, or nothing.
-pub fn compare_step(b: &Baseline, d: Dimension, r: &StepResult) -> String {
+pub fn compare_step(b: &Baseline, d: Dimension, r: &IntervalFigures) -> String {
     match b.step(d, d.value(&r.settings)) {
         Some(f) => format!(
             "  (baseline {:.0} IO/s, {})",

@@ -1,13 +1,12 @@
 //! CSV of the reporting intervals: one header line, one row per interval, plain numbers in
 //! base units (seconds, bytes, nanoseconds) so spreadsheets need no unit parsing.
 
-use super::IntervalReport;
-use crate::sweep::StepResult;
+use crate::stats::IntervalFigures;
 
 pub const HEADER: &str = "t_s,elapsed_s,threads,bs,read_pct,random_pct,ops,bytes,iops,bw_bytes_per_s,errors,short_ios,lat_min_ns,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_max_ns";
 
 /// One CSV row for an interval (no trailing newline).
-pub fn row(r: &IntervalReport) -> String {
+pub fn row(r: &IntervalFigures) -> String {
     let l = &r.latency_ns;
     format!(
         "{:.3},{:.3},{},{},{},{},{},{},{:.1},{:.0},{},{},{},{:.0},{},{},{},{},{}",
@@ -33,30 +32,12 @@ pub fn row(r: &IntervalReport) -> String {
     )
 }
 
-pub const STEP_HEADER: &str = "step,threads,bs,read_pct,random_pct,elapsed_s,ops,bytes,iops,bw_bytes_per_s,errors,short_ios,lat_min_ns,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_max_ns";
+/// Sweep steps: the step number, then the same columns as an interval.
+pub fn step_header() -> String {
+    format!("step,{HEADER}")
+}
 
 /// One CSV row for a sweep step (no trailing newline).
-pub fn step_row(index: usize, r: &StepResult) -> String {
-    let l = &r.latency_ns;
-    format!(
-        "{index},{},{},{},{},{:.3},{},{},{:.1},{:.0},{},{},{},{:.0},{},{},{},{},{}",
-        r.settings.threads,
-        r.settings.bs,
-        r.settings.read_pct,
-        r.settings.random_pct,
-        r.elapsed_s,
-        r.counts.ops,
-        r.counts.bytes,
-        r.iops,
-        r.bw_bytes_per_s,
-        r.counts.errors,
-        r.counts.short_ios,
-        l.min,
-        l.mean,
-        l.p50,
-        l.p90,
-        l.p99,
-        l.p999,
-        l.max
-    )
+pub fn step_row(index: usize, r: &IntervalFigures) -> String {
+    format!("{index},{}", row(r))
 }

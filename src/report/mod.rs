@@ -11,8 +11,10 @@ use serde::Serialize;
 
 use crate::settings::Settings;
 use crate::stats::snapshot::per_second;
-use crate::stats::{Counts, IoErrorRecord, LatencySummary, Snapshot, ThreadSample, Window};
-use crate::sweep::{Dimension, Saturation, StepResult};
+use crate::stats::{
+    Counts, IntervalFigures, IoErrorRecord, LatencySummary, Snapshot, ThreadSample,
+};
+use crate::sweep::{Dimension, Saturation};
 
 /// What was tested and how.
 #[derive(Debug, Clone, Serialize)]
@@ -88,43 +90,13 @@ impl ThreadReport {
     }
 }
 
-/// One reporting interval (one second by default): interval values only.
-#[derive(Debug, Clone, Serialize)]
-pub struct IntervalReport {
-    /// Run time at the end of the interval.
-    pub t_s: f64,
-    /// The interval's real length.
-    pub elapsed_s: f64,
-    #[serde(flatten)]
-    pub settings: Settings,
-    #[serde(flatten)]
-    pub counts: Counts,
-    pub iops: f64,
-    pub bw_bytes_per_s: f64,
-    pub latency_ns: LatencySummary,
-}
-
-impl IntervalReport {
-    pub fn of(w: &Window) -> Self {
-        IntervalReport {
-            t_s: w.end.as_secs_f64(),
-            elapsed_s: w.elapsed.as_secs_f64(),
-            settings: w.settings.unwrap_or_default(),
-            counts: w.counts,
-            iops: w.iops(),
-            bw_bytes_per_s: w.bw(),
-            latency_ns: w.latency_summary(),
-        }
-    }
-}
-
 /// Everything a headless run reports.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunReport {
     pub config: ConfigReport,
     pub total: TotalReport,
     pub threads: Vec<ThreadReport>,
-    pub intervals: Vec<IntervalReport>,
+    pub intervals: Vec<IntervalFigures>,
     /// The first few failed or short I/Os, with offset and errno.
     pub errors: Vec<IoErrorRecord>,
     /// Set when the run was ended by a signal (e.g. "SIGINT").
@@ -133,7 +105,7 @@ pub struct RunReport {
 
 impl RunReport {
     /// Builds the report from the run's last snapshot and its intervals.
-    pub fn new(config: ConfigReport, last: &Snapshot, intervals: Vec<IntervalReport>) -> Self {
+    pub fn new(config: ConfigReport, last: &Snapshot, intervals: Vec<IntervalFigures>) -> Self {
         RunReport {
             config,
             total: TotalReport {
@@ -163,7 +135,7 @@ pub struct SweepReport {
     pub dimension: Dimension,
     /// Measured time per step, ramp excluded.
     pub step_time_s: f64,
-    pub steps: Vec<StepResult>,
+    pub steps: Vec<IntervalFigures>,
     pub saturation: Option<Saturation>,
     pub errors: Vec<IoErrorRecord>,
     pub interrupted_by: Option<String>,

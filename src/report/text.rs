@@ -5,9 +5,11 @@
 
 use std::fmt::Write;
 
-use super::{ConfigReport, IntervalReport, RunReport, SweepReport};
+use super::{ConfigReport, RunReport, SweepReport};
 use crate::settings::Settings;
-use crate::sweep::{Dimension, StepResult};
+use crate::stats::IntervalFigures;
+use crate::stats::IoErrorRecord;
+use crate::sweep::Dimension;
 use crate::units::{format_block_size, format_bytes, format_count_rate, format_latency_ns};
 
 /// "4k random read, 1 thread" — the settings as a phrase.
@@ -82,7 +84,7 @@ fn thread_spread(threads: &[super::ThreadReport]) -> String {
 }
 
 /// One progress line: interval figures only.
-pub fn interval_line(r: &IntervalReport) -> String {
+pub fn interval_line(r: &IntervalFigures) -> String {
     format!(
         "{:>7.1}s  {:>8} IOPS  {:>10}/s  lat mean {:>9}  p99 {:>9}{}",
         r.t_s,
@@ -181,7 +183,13 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
         "errors: {}  short I/Os: {}",
         t.counts.errors, t.counts.short_ios
     );
-    for e in &r.errors {
+    error_lines(&mut out, &r.errors);
+    out
+}
+
+/// The kept failed or short I/Os, one line each with offset and errno.
+fn error_lines(out: &mut String, errors: &[IoErrorRecord]) {
+    for e in errors {
         let errno = e
             .errno
             .map(|n| format!(" (errno {n}, {:?})", nix::errno::Errno::from_raw(n)))
@@ -192,7 +200,6 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
             e.thread, e.op, e.offset, e.message
         );
     }
-    out
 }
 
 /// The sweep table's header, like iops(1)'s ladder.
@@ -209,7 +216,7 @@ pub fn step_header(d: Dimension) -> String {
 }
 
 /// One row of the sweep table.
-pub fn step_line(d: Dimension, r: &StepResult) -> String {
+pub fn step_line(d: Dimension, r: &IntervalFigures) -> String {
     let value = d.value(&r.settings);
     let shown = match d {
         Dimension::Threads => value.to_string(),
@@ -249,17 +256,7 @@ pub fn sweep_summary(r: &SweepReport) -> String {
             let _ = writeln!(out, "no saturation found: no step did any I/O");
         }
     }
-    for e in &r.errors {
-        let errno = e
-            .errno
-            .map(|n| format!(" (errno {n}, {:?})", nix::errno::Errno::from_raw(n)))
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "  thread {} {} at offset {}: {}{errno}",
-            e.thread, e.op, e.offset, e.message
-        );
-    }
+    error_lines(&mut out, &r.errors);
     out
 }
 

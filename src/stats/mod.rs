@@ -9,4 +9,4 @@ pub mod window;
 
 pub use latency::{Latency, LatencySummary};
 pub use snapshot::{Counts, IoErrorRecord, Snapshot, ThreadSample};
-pub use window::Window;
+pub use window::{IntervalFigures, Window};

@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use serde::Serialize;
+
 use super::latency::{Latency, LatencySummary};
 use super::snapshot::{Counts, Snapshot, per_second};
 use crate::settings::Settings;
@@ -63,5 +65,36 @@ impl Window {
 
     pub fn latency_summary(&self) -> LatencySummary {
         self.latency.summary()
+    }
+}
+
+/// The figures of one window: a reporting interval or a sweep step. Interval values only.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IntervalFigures {
+    /// Run time at the end of the window.
+    pub t_s: f64,
+    /// The window's real length.
+    pub elapsed_s: f64,
+    #[serde(flatten)]
+    pub settings: Settings,
+    #[serde(flatten)]
+    pub counts: Counts,
+    pub iops: f64,
+    pub bw_bytes_per_s: f64,
+    pub latency_ns: LatencySummary,
+}
+
+impl Window {
+    /// What people read off this window.
+    pub fn figures(&self) -> IntervalFigures {
+        IntervalFigures {
+            t_s: self.end.as_secs_f64(),
+            elapsed_s: self.elapsed.as_secs_f64(),
+            settings: self.settings.unwrap_or_default(),
+            counts: self.counts,
+            iops: self.iops(),
+            bw_bytes_per_s: self.bw(),
+            latency_ns: self.latency_summary(),
+        }
     }
 }
