@@ -11,4 +11,5 @@ pub mod settings;
 pub mod signals;
 pub mod stats;
 pub mod target;
+pub mod tui;
 pub mod units;
