@@ -395,7 +395,9 @@ impl Session {
         };
         let mut report = RunReport::new(config, last, vec![]);
         report.interrupted_by = signals::received().map(|s| s.as_str().to_string());
-        self.outcome = Some(Ok(Outcome::Finished { report: Box::new(report) }));
+        self.outcome = Some(Ok(Outcome::Finished {
+            report: Box::new(report),
+        }));
     }
 
     /// Handles one event.

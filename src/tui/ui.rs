@@ -415,10 +415,7 @@ fn draw_latency(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
     let p99s = tail(&run.p99, n);
     let p50s = tail(&run.p50, n);
     let max = p99s.iter().copied().max().unwrap_or(0).max(1);
-    let title = format!(
-        " latency p99 {p99} ▲ p50 {p50} ▼ (top {}) ",
-        format_latency_ns(max as f64)
-    );
+    let title = format!(" latency p99 {p99} ▲ p50 {p50} ▼ ");
     let block = graph_block(title, theme);
     let inner = block.inner(area);
     block.render(area, buf);

@@ -16,27 +16,22 @@ pub struct LatencyHistogramView<'a> {
     pub theme: Theme,
 }
 
-/// The `rows` consecutive buckets holding the most counts, within the non-empty range.
-pub fn visible_buckets(h: &Log2Histogram, rows: usize) -> std::ops::Range<usize> {
+/// The buckets to show in `rows` rows, in order: the whole non-empty range when it fits (gaps
+/// included, so the distance between humps shows), else the `rows` fullest buckets.
+pub fn visible_buckets(h: &Log2Histogram, rows: usize) -> Vec<usize> {
     let first = h.counts.iter().position(|&c| c > 0);
     let last = h.counts.iter().rposition(|&c| c > 0);
     let (Some(first), Some(last)) = (first, last) else {
-        return 0..0;
+        return Vec::new();
     };
-    if rows == 0 {
-        return first..first;
+    if last - first < rows {
+        return (first..=last).collect();
     }
-    let len = (last - first + 1).min(rows);
-    let mut best = first;
-    let mut best_sum = 0;
-    for start in first..=(last + 1 - len) {
-        let sum: u64 = h.counts[start..start + len].iter().sum();
-        if sum > best_sum {
-            best_sum = sum;
-            best = start;
-        }
-    }
-    best..best + len
+    let mut fullest: Vec<usize> = (first..=last).filter(|&i| h.counts[i] > 0).collect();
+    fullest.sort_by_key(|&i| std::cmp::Reverse(h.counts[i]));
+    fullest.truncate(rows);
+    fullest.sort_unstable();
+    fullest
 }
 
 impl Widget for LatencyHistogramView<'_> {
@@ -57,12 +52,12 @@ impl Widget for LatencyHistogramView<'_> {
         }
         let range = visible_buckets(self.histogram, area.height as usize);
         let max = range
-            .clone()
-            .map(|i| self.histogram.counts[i])
+            .iter()
+            .map(|&i| self.histogram.counts[i])
             .max()
             .unwrap_or(1)
             .max(1);
-        for (row, i) in range.enumerate() {
+        for (row, i) in range.into_iter().enumerate() {
             let y = area.y + row as u16;
             let count = self.histogram.counts[i];
             let label = format!("≥{:>8} ", format_latency_ns((1u64 << i) as f64));

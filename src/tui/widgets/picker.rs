@@ -29,12 +29,12 @@ fn device_cells(d: &DeviceInfo) -> String {
         .as_deref()
         .unwrap_or(if d.rotational { "(rotational)" } else { "" });
     format!(
-        "{:<14} {:>10} {:>9} {:<18} {}",
+        "{:<14} {:>10} {:>9} {:<30} {}",
         d.path,
         format_bytes(d.size_bytes),
         format!("{}/{}", d.logical_block_size, d.physical_block_size),
-        model,
-        state
+        state,
+        model
     )
 }
 
@@ -46,8 +46,8 @@ impl Widget for PickerTable<'_> {
         let p = self.picker;
         let w = area.width as usize;
         let header = format!(
-            "  {:<14} {:>10} {:>9} {:<18} {}",
-            "target", "size", "lbs/pbs", "model", "state"
+            "  {:<14} {:>10} {:>9} {:<30} {}",
+            "target", "size", "lbs/pbs", "state", "model"
         );
         buf.set_stringn(area.x, area.y, &header, w, self.theme.dim());
         let rows = area.height.saturating_sub(1) as usize;

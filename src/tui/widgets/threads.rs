@@ -24,7 +24,7 @@ impl Widget for ThreadTable<'_> {
         }
         let w = area.width as usize;
         let header = format!(
-            "{:>5} {:>8} {:>10} {:>11}",
+            "{:>4} {:>7} {:>9} {:>10}",
             "#", "ops/s", "mean lat", "total ops"
         );
         buf.set_stringn(area.x, area.y, &header, w, self.theme.dim());
@@ -33,7 +33,7 @@ impl Widget for ThreadTable<'_> {
         let start = self.scroll.min(s.threads.len().saturating_sub(1));
         for (row, t) in s.threads.iter().skip(start).take(rows).enumerate() {
             let line = format!(
-                "{:>5} {:>8} {:>10} {:>11}",
+                "{:>4} {:>7} {:>9} {:>10}",
                 t.id,
                 format_count_rate(per_second(t.interval_ops, s.interval_elapsed)),
                 if t.interval_ops > 0 {
