@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow};
 use ratatui::Terminal;
-use ratatui::backend::Backend;
+use ratatui::backend::{Backend, ClearType};
 use ratatui::crossterm::event::{self as ct, KeyEvent};
 
 use crate::app::{EXIT_IO_ERRORS, Prepared, config_report};
@@ -475,7 +475,11 @@ where
             continue;
         }
         if full_redraw {
-            terminal.clear()?;
+            // Not `Terminal::clear`: it asks the terminal for the cursor position, which waits
+            // on the input thread's reader. Clearing the screen and dropping both buffers
+            // forces the same full redraw without a query.
+            terminal.backend_mut().clear_region(ClearType::All)?;
+            terminal.swap_buffers();
         }
         terminal.draw(|f| f.render_widget(&*app, f.area()))?;
     }
