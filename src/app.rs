@@ -141,6 +141,13 @@ pub fn config_report(config: &Config, p: &Prepared) -> ConfigReport {
 
 /// Runs diskscope as configured; returns the exit status.
 pub fn run(config: Config) -> Result<u8> {
+    if !config.no_tui
+        && config.output == Output::Text
+        && std::io::stdout().is_terminal()
+        && std::io::stdin().is_terminal()
+    {
+        return crate::tui::run(config);
+    }
     signals::install();
     if config.list {
         return list_devices(&config);

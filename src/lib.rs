@@ -12,4 +12,5 @@ pub mod signals;
 pub mod stats;
 pub mod sweep;
 pub mod target;
+pub mod tui;
 pub mod units;

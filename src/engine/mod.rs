@@ -208,6 +208,13 @@ impl Engine {
         &self.snapshots
     }
 
+    /// Hands the snapshot stream to the caller, e.g. to forward it from its own thread into
+    /// an event channel shared with terminal input; `snapshots()` is empty afterwards.
+    pub fn take_snapshots(&mut self) -> Receiver<Snapshot> {
+        let (_, closed) = mpsc::channel();
+        std::mem::replace(&mut self.snapshots, closed)
+    }
+
     /// Stops (if not yet asked) and waits for the sampler to finish.
     pub fn join(mut self) {
         self.finish();

@@ -1,0 +1,654 @@
+//! The TUI's state and key handling, with no drawing and no I/O. `App` holds what the screens
+//! show — the picker rows, the layout progress, and for a run the settings, bounded history of
+//! the engine's snapshots, a recent-latency histogram and the kernel's counters — and turns
+//! keys into `Action`s that the run loop carries out on the engine. Because nothing here
+//! touches a clock, a terminal or the target, every key can be tested by feeding events in
+//! and looking at the state that comes out.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use crate::diskstats::KernelRates;
+use crate::report::ConfigReport;
+use crate::settings::{MAX_BS, MAX_THREADS, Settings};
+use crate::stats::{LatencyHistogram, LatencySummary, Snapshot, Window};
+use crate::target::discover::DeviceInfo;
+
+/// Snapshots kept for the sparklines: 60 s at the default 10 Hz.
+pub const HISTORY_LEN: usize = 600;
+/// Snapshots merged into the latency histogram: about 2 s at 10 Hz.
+pub const RECENT_LATENCY_LEN: usize = 20;
+/// Length of the window behind the "now" figures.
+pub const NOW_WINDOW: Duration = Duration::from_secs(1);
+/// Smallest block size the slider offers.
+pub const MIN_BS: u64 = 512;
+/// Log2 latency buckets: bucket `i` holds latencies in `[2^i, 2^(i+1))` ns.
+pub const BUCKETS: usize = 64;
+
+/// One slider of the run screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Knob {
+    Threads,
+    BlockSize,
+    ReadPct,
+    RandomPct,
+}
+
+impl Knob {
+    /// The sliders, top to bottom.
+    pub const ALL: [Knob; 4] = [
+        Knob::Threads,
+        Knob::BlockSize,
+        Knob::ReadPct,
+        Knob::RandomPct,
+    ];
+
+    fn index(self) -> usize {
+        Knob::ALL.iter().position(|k| *k == self).unwrap_or(0)
+    }
+
+    /// The slider below (wrapping).
+    pub fn next(self) -> Knob {
+        Knob::ALL[(self.index() + 1) % Knob::ALL.len()]
+    }
+
+    /// The slider above (wrapping).
+    pub fn prev(self) -> Knob {
+        Knob::ALL[(self.index() + Knob::ALL.len() - 1) % Knob::ALL.len()]
+    }
+
+    /// The slider's label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Knob::Threads => "threads",
+            Knob::BlockSize => "block size",
+            Knob::ReadPct => "read %",
+            Knob::RandomPct => "random %",
+        }
+    }
+}
+
+/// A row of the picker.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PickerRow {
+    /// The scratch file in the current directory (`label` says where and how big).
+    Scratch { label: String },
+    /// A discovered block device.
+    Device(Box<DeviceInfo>),
+    /// Type a path.
+    EnterPath,
+}
+
+/// The target picker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Picker {
+    pub rows: Vec<PickerRow>,
+    pub selected: usize,
+    /// The path being typed, while the "enter a path" row is being edited.
+    pub input: Option<String>,
+    /// Why the last choice could not start, or a discovery problem.
+    pub message: Option<String>,
+}
+
+impl Picker {
+    /// The scratch row first and selected, then `devices`, then "enter a path".
+    pub fn new(scratch_label: String, devices: Vec<DeviceInfo>) -> Picker {
+        let mut rows = vec![PickerRow::Scratch {
+            label: scratch_label,
+        }];
+        rows.extend(devices.into_iter().map(|d| PickerRow::Device(Box::new(d))));
+        rows.push(PickerRow::EnterPath);
+        Picker {
+            rows,
+            selected: 0,
+            input: None,
+            message: None,
+        }
+    }
+}
+
+/// The scratch file being laid out (or the target being opened).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Preparing {
+    /// What is being prepared, e.g. the target's path.
+    pub label: String,
+    pub done: u64,
+    pub total: u64,
+}
+
+/// The app's own rates over the same stretch of time as the kernel's sample.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct AppRates {
+    pub r_per_s: f64,
+    pub w_per_s: f64,
+    pub r_bytes_per_s: f64,
+    pub w_bytes_per_s: f64,
+    /// Mean latency of the app's I/Os, in ns (0 when none).
+    pub mean_latency_ns: f64,
+    /// Worker threads: the most I/Os the app can have in flight.
+    pub threads: usize,
+}
+
+/// The kernel's view of the target's device beside the app's.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KernelView {
+    /// The device's name in /proc/diskstats; `None` when the target has none (e.g. tmpfs).
+    pub device: Option<String>,
+    pub kernel: Option<KernelRates>,
+    pub app: Option<AppRates>,
+}
+
+/// A log2 latency histogram: `counts[i]` is the number of latencies in `[2^i, 2^(i+1))` ns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Log2Histogram {
+    pub counts: [u64; BUCKETS],
+}
+
+impl Default for Log2Histogram {
+    fn default() -> Self {
+        Log2Histogram {
+            counts: [0; BUCKETS],
+        }
+    }
+}
+
+impl Log2Histogram {
+    /// Buckets an HdrHistogram's recorded values.
+    pub fn of(h: &LatencyHistogram) -> Log2Histogram {
+        let mut out = Log2Histogram::default();
+        for v in h.iter_recorded() {
+            // The bucket's lowest value: its highest can cross a power of two.
+            let value = h.lowest_equivalent(v.value_iterated_to()).max(1);
+            let i = (63 - value.leading_zeros()) as usize;
+            out.counts[i] += v.count_at_value();
+        }
+        out
+    }
+
+    fn add(&mut self, other: &Log2Histogram) {
+        for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
+            *a += b;
+        }
+    }
+
+    /// Total count.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+}
+
+/// The state of the run screen.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// What is tested and how (target, span, mode, warnings).
+    pub info: ConfigReport,
+    /// The settings in force (as last accepted by the engine).
+    pub settings: Settings,
+    pub focus: Knob,
+    pub paused: bool,
+    /// The latest snapshot.
+    pub last: Option<Snapshot>,
+    /// Per-snapshot interval IOPS, bytes/s, p50 and p99 (ns), oldest first.
+    pub iops: VecDeque<u64>,
+    pub bw: VecDeque<u64>,
+    pub p50: VecDeque<u64>,
+    pub p99: VecDeque<u64>,
+    /// Highest one-second IOPS since the start or reset.
+    pub peak_iops: f64,
+    /// The last full second: IOPS, bytes/s and latency.
+    pub now: Option<(f64, f64, LatencySummary)>,
+    now_window: Window,
+    /// Log2 histograms of the most recent snapshots.
+    recent: VecDeque<Log2Histogram>,
+    /// `recent` merged: what the histogram pane shows.
+    pub latency: Log2Histogram,
+    kernel_window: Window,
+    pub kernel: KernelView,
+    /// First row of the thread table.
+    pub thread_scroll: usize,
+    /// An error or notice for the status line (e.g. a refused setting).
+    pub message: Option<String>,
+    /// Set once quitting began; the screen waits for the final snapshot.
+    pub stopping: bool,
+}
+
+impl Run {
+    /// A run screen with no data yet.
+    pub fn new(info: ConfigReport, settings: Settings, kernel_device: Option<String>) -> Run {
+        Run {
+            info,
+            settings,
+            focus: Knob::Threads,
+            paused: false,
+            last: None,
+            iops: VecDeque::with_capacity(HISTORY_LEN),
+            bw: VecDeque::with_capacity(HISTORY_LEN),
+            p50: VecDeque::with_capacity(HISTORY_LEN),
+            p99: VecDeque::with_capacity(HISTORY_LEN),
+            peak_iops: 0.0,
+            now: None,
+            now_window: Window::default(),
+            recent: VecDeque::with_capacity(RECENT_LATENCY_LEN),
+            latency: Log2Histogram::default(),
+            kernel_window: Window::default(),
+            kernel: KernelView {
+                device: kernel_device,
+                ..KernelView::default()
+            },
+            thread_scroll: 0,
+            message: None,
+            stopping: false,
+        }
+    }
+
+    /// Takes in one snapshot from the engine.
+    pub fn push(&mut self, s: Snapshot) {
+        let lat = LatencySummary::of(&s.interval_latency);
+        push_bounded(
+            &mut self.iops,
+            s.interval_iops().round() as u64,
+            HISTORY_LEN,
+        );
+        push_bounded(&mut self.bw, s.interval_bw().round() as u64, HISTORY_LEN);
+        push_bounded(&mut self.p50, lat.p50, HISTORY_LEN);
+        push_bounded(&mut self.p99, lat.p99, HISTORY_LEN);
+        push_bounded(
+            &mut self.recent,
+            Log2Histogram::of(&s.interval_latency),
+            RECENT_LATENCY_LEN,
+        );
+        let mut merged = Log2Histogram::default();
+        for h in &self.recent {
+            merged.add(h);
+        }
+        self.latency = merged;
+        self.now_window.push(&s);
+        if self.now_window.elapsed >= NOW_WINDOW {
+            let w = self.now_window.take();
+            let iops = w.iops();
+            if !s.paused {
+                self.peak_iops = self.peak_iops.max(iops);
+            }
+            self.now = Some((iops, w.bw(), w.latency_summary()));
+        }
+        self.kernel_window.push(&s);
+        self.last = Some(s);
+    }
+
+    /// Takes in a kernel sample; the app's rates are taken over the snapshots since the last
+    /// one, so both columns cover about the same time.
+    pub fn set_kernel(&mut self, kernel: Option<KernelRates>) {
+        let w = self.kernel_window.take();
+        let per_s = |n: u64| crate::stats::snapshot::per_second(n, w.elapsed);
+        self.kernel.kernel = kernel;
+        self.kernel.app = Some(AppRates {
+            r_per_s: per_s(w.counts.read_ops),
+            w_per_s: per_s(w.counts.write_ops),
+            r_bytes_per_s: per_s(w.counts.read_bytes),
+            w_bytes_per_s: per_s(w.counts.write_bytes),
+            mean_latency_ns: w.latency_summary().mean,
+            threads: w.settings.map_or(self.settings.threads, |s| s.threads),
+        });
+    }
+
+    /// Forgets the history, as the engine's statistics were reset.
+    pub fn clear_history(&mut self) {
+        self.iops.clear();
+        self.bw.clear();
+        self.p50.clear();
+        self.p99.clear();
+        self.recent.clear();
+        self.latency = Log2Histogram::default();
+        self.peak_iops = 0.0;
+        self.now = None;
+        self.now_window = Window::default();
+    }
+
+    /// Active threads in the latest snapshot.
+    pub fn thread_rows(&self) -> usize {
+        self.last.as_ref().map_or(0, |s| s.threads.len())
+    }
+}
+
+fn push_bounded<T>(q: &mut VecDeque<T>, v: T, cap: usize) {
+    if q.len() == cap {
+        q.pop_front();
+    }
+    q.push_back(v);
+}
+
+/// Which screen is showing.
+#[derive(Debug, Clone)]
+pub enum Screen {
+    Picker(Picker),
+    Preparing(Preparing),
+    Run(Box<Run>),
+}
+
+/// What the run loop must do after a key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    None,
+    /// Prepare and start on this target (`None`: the scratch file in the current directory).
+    Start(Option<PathBuf>),
+    /// Apply these settings to the running engine.
+    Apply(Settings),
+    Pause(bool),
+    ResetStats,
+    /// Stop (the engine, or the layout) and leave.
+    Quit,
+    /// Ctrl-Z: give the terminal back and stop the process until `fg`.
+    Suspend,
+}
+
+/// Everything the screens show.
+#[derive(Debug, Clone)]
+pub struct App {
+    pub screen: Screen,
+    pub help: bool,
+    /// False under NO_COLOR: only bold, dim and reverse are used.
+    pub color: bool,
+}
+
+impl App {
+    /// An app starting on `screen`.
+    pub fn new(screen: Screen, color: bool) -> App {
+        App {
+            screen,
+            help: false,
+            color,
+        }
+    }
+
+    /// Handles a key; the returned action is for the run loop to carry out.
+    pub fn on_key(&mut self, key: KeyEvent) -> Action {
+        if key.kind == KeyEventKind::Release {
+            return Action::None;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Char('c') if ctrl => return Action::Quit,
+            KeyCode::Char('z') if ctrl => return Action::Suspend,
+            _ => {}
+        }
+        if self.help {
+            match key.code {
+                KeyCode::Char('q') => return Action::Quit,
+                _ => {
+                    self.help = false;
+                    return Action::None;
+                }
+            }
+        }
+        match &mut self.screen {
+            Screen::Picker(p) => picker_key(p, key, &mut self.help),
+            Screen::Preparing(_) => match key.code {
+                KeyCode::Char('q') | KeyCode::Esc => Action::Quit,
+                _ => Action::None,
+            },
+            Screen::Run(run) => run_key(run, key, &mut self.help),
+        }
+    }
+
+    /// The run screen, if showing.
+    pub fn run(&self) -> Option<&Run> {
+        match &self.screen {
+            Screen::Run(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The run screen, mutably, if showing.
+    pub fn run_mut(&mut self) -> Option<&mut Run> {
+        match &mut self.screen {
+            Screen::Run(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Records the engine's answer to an `Apply`: `settings` are those now in force.
+    pub fn applied(&mut self, result: Result<(), String>, settings: Settings) {
+        if let Some(run) = self.run_mut() {
+            run.settings = settings;
+            run.message = result.err();
+        }
+    }
+}
+
+fn picker_key(p: &mut Picker, key: KeyEvent, help: &mut bool) -> Action {
+    if let Some(input) = &mut p.input {
+        match key.code {
+            KeyCode::Enter => {
+                let path = input.trim().to_string();
+                if path.is_empty() {
+                    p.message = Some("type the path of a device, file or directory".into());
+                    return Action::None;
+                }
+                p.input = None;
+                return Action::Start(Some(PathBuf::from(path)));
+            }
+            KeyCode::Esc => p.input = None,
+            KeyCode::Backspace => {
+                input.pop();
+            }
+            KeyCode::Char(c) => input.push(c),
+            _ => {}
+        }
+        return Action::None;
+    }
+    let last = p.rows.len().saturating_sub(1);
+    match key.code {
+        KeyCode::Up | KeyCode::Char('k') => p.selected = p.selected.saturating_sub(1),
+        KeyCode::Down | KeyCode::Char('j') => p.selected = (p.selected + 1).min(last),
+        KeyCode::Home => p.selected = 0,
+        KeyCode::End => p.selected = last,
+        KeyCode::Char('?') => *help = true,
+        KeyCode::Char('q') | KeyCode::Esc => return Action::Quit,
+        KeyCode::Enter => match p.rows.get(p.selected) {
+            Some(PickerRow::Scratch { .. }) => return Action::Start(None),
+            Some(PickerRow::Device(d)) => {
+                if let crate::target::discover::Access::Denied(why) = &d.access {
+                    p.message = Some(format!("{}: cannot open it ({why}); try as root", d.path));
+                    return Action::None;
+                }
+                return Action::Start(Some(PathBuf::from(&d.path)));
+            }
+            Some(PickerRow::EnterPath) => {
+                p.input = Some(String::new());
+                p.message = None;
+            }
+            None => {}
+        },
+        _ => {}
+    }
+    Action::None
+}
+
+fn run_key(run: &mut Run, key: KeyEvent, help: &mut bool) -> Action {
+    match key.code {
+        KeyCode::Char('q') | KeyCode::Esc => Action::Quit,
+        KeyCode::Char('?') => {
+            *help = true;
+            Action::None
+        }
+        KeyCode::Char(' ') => {
+            run.paused = !run.paused;
+            Action::Pause(run.paused)
+        }
+        KeyCode::Char('r') => {
+            run.clear_history();
+            Action::ResetStats
+        }
+        KeyCode::Tab | KeyCode::Down | KeyCode::Char('j') => {
+            run.focus = run.focus.next();
+            Action::None
+        }
+        KeyCode::BackTab | KeyCode::Up | KeyCode::Char('k') => {
+            run.focus = run.focus.prev();
+            Action::None
+        }
+        KeyCode::PageDown | KeyCode::Char(']') => {
+            run.thread_scroll = (run.thread_scroll + 8).min(run.thread_rows().saturating_sub(1));
+            Action::None
+        }
+        KeyCode::PageUp | KeyCode::Char('[') => {
+            run.thread_scroll = run.thread_scroll.saturating_sub(8);
+            Action::None
+        }
+        KeyCode::Left | KeyCode::Char('h') => step(run, Step::Down),
+        KeyCode::Right | KeyCode::Char('l') => step(run, Step::Up),
+        KeyCode::Char('-') | KeyCode::Char('_') => step(run, Step::Minus),
+        KeyCode::Char('+') | KeyCode::Char('=') => step(run, Step::Plus),
+        _ => Action::None,
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// ←: halve (threads, block size) or one step down (percentages).
+    Down,
+    /// →: double or one step up.
+    Up,
+    /// -: one thread fewer, else like ←.
+    Minus,
+    /// +: one thread more, else like →.
+    Plus,
+}
+
+/// The settings after moving `knob` by `step`; `Err` says why it cannot move.
+fn stepped(s: Settings, knob: Knob, step: Step, write_allowed: bool) -> Result<Settings, String> {
+    let up = matches!(step, Step::Up | Step::Plus);
+    let mut n = s;
+    match knob {
+        Knob::Threads => {
+            n.threads = match step {
+                Step::Down => s.threads / 2,
+                Step::Up => s.threads.saturating_mul(2),
+                Step::Minus => s.threads.saturating_sub(1),
+                Step::Plus => s.threads + 1,
+            }
+            .clamp(1, MAX_THREADS);
+        }
+        Knob::BlockSize => {
+            n.bs = if up {
+                if s.bs.is_power_of_two() {
+                    s.bs * 2
+                } else {
+                    s.bs.next_power_of_two()
+                }
+            } else if s.bs.is_power_of_two() {
+                s.bs / 2
+            } else {
+                s.bs.next_power_of_two() / 2
+            }
+            .clamp(MIN_BS, MAX_BS);
+        }
+        Knob::ReadPct => {
+            n.read_pct = if up {
+                s.read_pct.saturating_add(5).min(100)
+            } else {
+                s.read_pct.saturating_sub(5)
+            };
+            if n.read_pct < 100 && !write_allowed {
+                return Err("writes are off: start with --allow-write to lower read % (it destroys data on the target)".into());
+            }
+        }
+        Knob::RandomPct => {
+            n.random_pct = if up {
+                s.random_pct.saturating_add(10).min(100)
+            } else {
+                s.random_pct.saturating_sub(10)
+            };
+        }
+    }
+    Ok(n)
+}
+
+fn step(run: &mut Run, step: Step) -> Action {
+    match stepped(run.settings, run.focus, step, run.info.write_allowed) {
+        Ok(n) if n == run.settings => Action::None,
+        Ok(n) => {
+            run.message = None;
+            Action::Apply(n)
+        }
+        Err(msg) => {
+            run.message = Some(msg);
+            Action::None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_halve_double_and_step_by_one_within_limits() {
+        let s = Settings {
+            threads: 1,
+            ..Settings::default()
+        };
+        let t = |s, step| stepped(s, Knob::Threads, step, false).map(|n| n.threads);
+        assert_eq!(t(s, Step::Down), Ok(1));
+        assert_eq!(t(s, Step::Up), Ok(2));
+        assert_eq!(t(s, Step::Plus), Ok(2));
+        let s = Settings { threads: 1024, ..s };
+        assert_eq!(t(s, Step::Up), Ok(1024));
+        assert_eq!(t(s, Step::Plus), Ok(1024));
+        assert_eq!(t(s, Step::Minus), Ok(1023));
+        assert_eq!(t(s, Step::Down), Ok(512));
+    }
+
+    #[test]
+    fn block_size_moves_by_powers_of_two_from_any_start() {
+        let b = |bs, step| {
+            stepped(
+                Settings {
+                    bs,
+                    ..Settings::default()
+                },
+                Knob::BlockSize,
+                step,
+                false,
+            )
+            .map(|n| n.bs)
+        };
+        assert_eq!(b(4096, Step::Up), Ok(8192));
+        assert_eq!(b(4096, Step::Down), Ok(2048));
+        assert_eq!(b(512, Step::Down), Ok(512));
+        assert_eq!(b(MAX_BS, Step::Up), Ok(MAX_BS));
+        assert_eq!(b(3072, Step::Up), Ok(4096));
+        assert_eq!(b(3072, Step::Down), Ok(2048));
+    }
+
+    #[test]
+    fn read_below_100_needs_writes_allowed() {
+        let s = Settings::default();
+        assert!(stepped(s, Knob::ReadPct, Step::Down, false).is_err());
+        assert_eq!(
+            stepped(s, Knob::ReadPct, Step::Down, true).map(|n| n.read_pct),
+            Ok(95)
+        );
+        assert_eq!(
+            stepped(s, Knob::RandomPct, Step::Down, false).map(|n| n.random_pct),
+            Ok(90)
+        );
+    }
+
+    #[test]
+    fn log2_buckets_place_values_by_power_of_two() {
+        let mut h = crate::stats::new_histogram();
+        for v in [1000u64, 1023, 1024, 5000, 1_000_000] {
+            h.record(v).unwrap();
+        }
+        let b = Log2Histogram::of(&h);
+        assert_eq!(b.counts[9], 2);
+        assert_eq!(b.counts[10], 1);
+        assert_eq!(b.counts[12], 1);
+        assert_eq!(b.counts[19], 1);
+        assert_eq!(b.total(), 5);
+    }
+}

@@ -1,0 +1,470 @@
+//! Layout and drawing: a pure function of `&App`. Nothing here reads a clock, touches the
+//! engine or the target, or changes state — so the same `App` always draws the same screen,
+//! which is what the snapshot tests rely on.
+//!
+//! The run screen at 80x24 and up: a status line; the sliders beside the kernel's view; the
+//! IOPS, bandwidth and latency sparklines beside the latency histogram and the thread table;
+//! a message line. Smaller terminals drop panes (first the side panes, then the graphs) and a
+//! terminal of one cell still draws without panicking.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph, Sparkline, Widget};
+
+use super::app::{App, Knob, Preparing, Run, Screen};
+use super::widgets::Theme;
+use super::widgets::histogram::LatencyHistogramView;
+use super::widgets::kernel::KernelPanel;
+use super::widgets::picker::PickerTable;
+use super::widgets::slider::Slider;
+use super::widgets::threads::ThreadTable;
+use crate::report::text::describe_settings;
+use crate::settings::{MAX_BS, MAX_THREADS};
+use crate::units::{
+    format_block_size, format_bytes, format_count_rate, format_duration, format_latency_ns,
+};
+
+/// Every key, for the help overlay.
+pub const HELP: &[(&str, &str)] = &[
+    ("Tab ↑ ↓ j k", "move between sliders"),
+    ("← → h l", "threads/block size: halve/double; %: one step"),
+    ("+ -", "threads: one more/fewer; others: one step"),
+    ("space", "pause / resume"),
+    ("r", "reset the statistics"),
+    ("[ ] PgUp PgDn", "scroll the thread table"),
+    ("?", "this help (any key closes)"),
+    ("q Esc Ctrl-C", "quit and print the summary"),
+    ("Ctrl-Z", "suspend (fg resumes)"),
+    ("picker: ↑ ↓ j k", "choose; Enter starts"),
+];
+
+impl Widget for &App {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let theme = Theme { color: self.color };
+        match &self.screen {
+            Screen::Picker(p) => draw_picker(p, theme, area, buf),
+            Screen::Preparing(p) => draw_preparing(p, theme, area, buf),
+            Screen::Run(r) => draw_run(r, theme, area, buf),
+        }
+        if self.help {
+            draw_help(theme, area, buf);
+        }
+    }
+}
+
+fn draw_picker(p: &super::app::Picker, theme: Theme, area: Rect, buf: &mut Buffer) {
+    if area.is_empty() {
+        return;
+    }
+    let [title, body, message] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    Line::from(vec![
+        Span::styled("diskscope", theme.accent()),
+        Span::raw(" — pick a target: ↑↓/jk move, Enter starts, q quits"),
+    ])
+    .render(title, buf);
+    PickerTable { picker: p, theme }.render(body, buf);
+    if let Some(m) = &p.message {
+        Line::styled(m.as_str(), theme.error()).render(message, buf);
+    } else {
+        Line::styled("reads only unless started with --allow-write", theme.dim())
+            .render(message, buf);
+    }
+}
+
+fn draw_preparing(p: &Preparing, theme: Theme, area: Rect, buf: &mut Buffer) {
+    if area.is_empty() {
+        return;
+    }
+    let h = area.height.min(3);
+    let y = area.y + (area.height - h) / 2;
+    let box_area = Rect {
+        x: area.x,
+        y,
+        width: area.width,
+        height: h,
+    };
+    let ratio = if p.total > 0 {
+        (p.done as f64 / p.total as f64).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let label = if p.total > 0 {
+        format!("{} of {}", format_bytes(p.done), format_bytes(p.total))
+    } else {
+        "opening…".to_string()
+    };
+    let block = Block::new()
+        .borders(Borders::ALL)
+        .title(format!(" preparing {} (q cancels) ", p.label));
+    Gauge::default()
+        .block(block)
+        .gauge_style(theme.graph())
+        .ratio(ratio)
+        .label(label)
+        .render(box_area, buf);
+}
+
+fn draw_help(theme: Theme, area: Rect, buf: &mut Buffer) {
+    let w = area.width.min(64);
+    let h = area.height.min(HELP.len() as u16 + 2);
+    let r = Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    };
+    Clear.render(r, buf);
+    let lines: Vec<Line> = HELP
+        .iter()
+        .map(|(k, what)| {
+            Line::from(vec![
+                Span::styled(format!("{k:<16}"), theme.accent()),
+                Span::raw(*what),
+            ])
+        })
+        .collect();
+    Paragraph::new(lines)
+        .block(Block::bordered().title(" keys "))
+        .render(r, buf);
+}
+
+/// The status line: target, span, mode, elapsed, errors, paused.
+fn status_line(run: &Run, theme: Theme) -> Line<'static> {
+    let i = &run.info;
+    let mut spans = vec![
+        Span::styled("diskscope ", theme.accent()),
+        Span::raw(format!("{} ", i.target)),
+        Span::styled("│ ", theme.dim()),
+        Span::raw(format!("span {} ", format_bytes(i.span_bytes))),
+        Span::styled("│ ", theme.dim()),
+        Span::raw(if i.direct { "direct " } else { "buffered " }),
+        Span::styled("│ ", theme.dim()),
+    ];
+    let (elapsed, errors) = run
+        .last
+        .as_ref()
+        .map_or((std::time::Duration::ZERO, 0), |s| {
+            (s.at, s.total.errors + s.total.short_ios)
+        });
+    spans.push(Span::raw(format!("{} ", format_duration(elapsed))));
+    spans.push(Span::styled("│ ", theme.dim()));
+    let err_style = if errors > 0 {
+        theme.error()
+    } else {
+        Style::new()
+    };
+    spans.push(Span::styled(format!("errors {errors} "), err_style));
+    if !i.warnings.is_empty() {
+        spans.push(Span::styled(
+            format!("│ warnings {} ", i.warnings.len()),
+            theme.warn(),
+        ));
+    }
+    if run.stopping {
+        spans.push(Span::styled("│ STOPPING ", theme.warn()));
+    } else if run.paused {
+        spans.push(Span::styled(
+            "│ PAUSED ",
+            theme
+                .warn()
+                .add_modifier(ratatui::style::Modifier::REVERSED),
+        ));
+    }
+    spans.push(Span::styled("│ ? help", theme.dim()));
+    Line::from(spans)
+}
+
+fn message_line(run: &Run, theme: Theme) -> Line<'static> {
+    if let Some(m) = &run.message {
+        Line::styled(m.clone(), theme.error())
+    } else if !run.info.warnings.is_empty() {
+        Line::styled(
+            format!("warning: {}", run.info.warnings.join("; ")),
+            theme.warn(),
+        )
+    } else {
+        Line::styled("space pause · r reset · q quit · ? help", theme.dim())
+    }
+}
+
+fn draw_run(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
+    if area.is_empty() {
+        return;
+    }
+    if area.height < 3 {
+        status_line(run, theme).render(Rect { height: 1, ..area }, buf);
+        return;
+    }
+    let [status, body, message] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    status_line(run, theme).render(status, buf);
+    message_line(run, theme).render(message, buf);
+    if body.width >= 80 && body.height >= 20 {
+        let [top, bottom] =
+            Layout::vertical([Constraint::Length(8), Constraint::Fill(1)]).areas(body);
+        let [controls, kernel] =
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(top);
+        draw_controls(run, theme, controls, buf);
+        draw_kernel(run, theme, kernel, buf);
+        let [left, right] =
+            Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
+                .areas(bottom);
+        let [iops, bw, lat] = Layout::vertical([
+            Constraint::Fill(2),
+            Constraint::Fill(2),
+            Constraint::Fill(3),
+        ])
+        .areas(left);
+        draw_iops(run, theme, iops, buf);
+        draw_bw(run, theme, bw, buf);
+        draw_latency(run, theme, lat, buf);
+        let [hist, threads] =
+            Layout::vertical([Constraint::Fill(1), Constraint::Fill(1)]).areas(right);
+        draw_histogram(run, theme, hist, buf);
+        draw_threads(run, theme, threads, buf);
+    } else if body.height >= 6 {
+        let [controls, rest] =
+            Layout::vertical([Constraint::Length(6), Constraint::Fill(1)]).areas(body);
+        draw_controls(run, theme, controls, buf);
+        if rest.height >= 8 {
+            let [iops, lat] =
+                Layout::vertical([Constraint::Fill(1), Constraint::Fill(1)]).areas(rest);
+            draw_iops(run, theme, iops, buf);
+            draw_latency(run, theme, lat, buf);
+        } else {
+            draw_iops(run, theme, rest, buf);
+        }
+    } else {
+        // Too small for the sliders' box: the settings as one line, then IOPS.
+        let s = run.settings;
+        let text = format!(
+            "{}: {} thr {} r{}% rnd{}%",
+            run.focus.label(),
+            s.threads,
+            format_block_size(s.bs),
+            s.read_pct,
+            s.random_pct
+        );
+        Line::raw(text).render(Rect { height: 1, ..body }, buf);
+        if body.height > 1 {
+            draw_iops(
+                run,
+                theme,
+                Rect {
+                    y: body.y + 1,
+                    height: body.height - 1,
+                    ..body
+                },
+                buf,
+            );
+        }
+    }
+}
+
+/// Where a value sits on a log2 scale from `lo` to `hi`.
+fn log_position(v: u64, lo: u64, hi: u64) -> f64 {
+    let (v, lo, hi) = (
+        (v.max(1) as f64).log2(),
+        (lo as f64).log2(),
+        (hi as f64).log2(),
+    );
+    if hi > lo { (v - lo) / (hi - lo) } else { 0.0 }
+}
+
+fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let block = Block::bordered().title(Span::styled(
+        " controls: Tab/↑↓ select, ←→ +- change ",
+        theme.dim(),
+    ));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let s = run.settings;
+    for (row, knob) in Knob::ALL.iter().enumerate().take(inner.height as usize) {
+        let (value, position) = match knob {
+            Knob::Threads => (
+                s.threads.to_string(),
+                log_position(s.threads as u64, 1, MAX_THREADS as u64),
+            ),
+            Knob::BlockSize => (
+                format_block_size(s.bs),
+                log_position(s.bs, super::app::MIN_BS, MAX_BS),
+            ),
+            Knob::ReadPct => {
+                let v = if run.info.write_allowed {
+                    format!("{}", s.read_pct)
+                } else {
+                    format!("{} ro", s.read_pct)
+                };
+                (v, f64::from(s.read_pct) / 100.0)
+            }
+            Knob::RandomPct => (s.random_pct.to_string(), f64::from(s.random_pct) / 100.0),
+        };
+        Slider {
+            label: knob.label(),
+            value,
+            position,
+            focused: run.focus == *knob,
+            theme,
+        }
+        .render(
+            Rect {
+                y: inner.y + row as u16,
+                height: 1,
+                ..inner
+            },
+            buf,
+        );
+    }
+    if inner.height > 5 {
+        let phrase = format!("  {}", describe_settings(&s));
+        Line::styled(phrase, theme.dim()).render(
+            Rect {
+                y: inner.y + 5,
+                height: 1,
+                ..inner
+            },
+            buf,
+        );
+    }
+}
+
+fn draw_kernel(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let block = Block::bordered().title(Span::styled(
+        " kernel (/proc/diskstats) vs app, 1 s ",
+        theme.dim(),
+    ));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    KernelPanel {
+        view: &run.kernel,
+        theme,
+    }
+    .render(inner, buf);
+}
+
+/// The last `n` values of a history.
+fn tail(q: &std::collections::VecDeque<u64>, n: usize) -> Vec<u64> {
+    q.iter().skip(q.len().saturating_sub(n)).copied().collect()
+}
+
+fn graph_block(title: String, theme: Theme) -> Block<'static> {
+    Block::new()
+        .borders(Borders::TOP)
+        .title(Span::styled(title, theme.accent()))
+}
+
+fn draw_iops(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let now = run
+        .now
+        .map_or_else(|| "-".into(), |(iops, _, _)| format_count_rate(iops));
+    let avg = run
+        .last
+        .as_ref()
+        .map_or_else(|| "-".into(), |s| format_count_rate(s.total_iops()));
+    let title = format!(
+        " IOPS now {now} · peak {} · avg {avg} ",
+        format_count_rate(run.peak_iops)
+    );
+    let block = graph_block(title, theme);
+    let inner = block.inner(area);
+    block.render(area, buf);
+    Sparkline::default()
+        .data(tail(&run.iops, inner.width as usize))
+        .style(theme.graph())
+        .render(inner, buf);
+}
+
+fn draw_bw(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let now = run.now.map_or_else(
+        || "-".into(),
+        |(_, bw, _)| format!("{}/s", format_bytes(bw as u64)),
+    );
+    let avg = run.last.as_ref().map_or_else(
+        || "-".into(),
+        |s| format!("{}/s", format_bytes(s.total_bw() as u64)),
+    );
+    let block = graph_block(format!(" bandwidth now {now} · avg {avg} "), theme);
+    let inner = block.inner(area);
+    block.render(area, buf);
+    Sparkline::default()
+        .data(tail(&run.bw, inner.width as usize))
+        .style(theme.graph())
+        .render(inner, buf);
+}
+
+fn draw_latency(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let (p50, p99) = match run.now {
+        Some((_, _, l)) if l.count > 0 => (
+            format_latency_ns(l.p50 as f64),
+            format_latency_ns(l.p99 as f64),
+        ),
+        _ => ("-".to_string(), "-".to_string()),
+    };
+    let n = area.width as usize;
+    let p99s = tail(&run.p99, n);
+    let p50s = tail(&run.p50, n);
+    let max = p99s.iter().copied().max().unwrap_or(0).max(1);
+    let title = format!(" latency p99 {p99} ▲ p50 {p50} ▼ ");
+    let block = graph_block(title, theme);
+    let inner = block.inner(area);
+    block.render(area, buf);
+    if inner.height == 0 {
+        return;
+    }
+    let upper = inner.height.div_ceil(2);
+    let [a, b] = Layout::vertical([Constraint::Length(upper), Constraint::Fill(1)]).areas(inner);
+    Sparkline::default()
+        .data(p99s)
+        .max(max)
+        .style(theme.tail())
+        .render(a, buf);
+    Sparkline::default()
+        .data(p50s)
+        .max(max)
+        .style(theme.graph())
+        .render(b, buf);
+}
+
+fn draw_histogram(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let block = Block::bordered().title(Span::styled(
+        " latency distribution, last 2 s ",
+        theme.accent(),
+    ));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    LatencyHistogramView {
+        histogram: &run.latency,
+        theme,
+    }
+    .render(inner, buf);
+}
+
+fn draw_threads(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let count = run
+        .last
+        .as_ref()
+        .map_or(0, |s| s.threads.iter().filter(|t| t.active).count());
+    let block = Block::bordered().title(Span::styled(
+        format!(" threads: {count} active ([ ] scroll) "),
+        theme.accent(),
+    ));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    ThreadTable {
+        snapshot: run.last.as_ref(),
+        scroll: run.thread_scroll,
+        theme,
+    }
+    .render(inner, buf);
+}

@@ -1,0 +1,83 @@
+//! The kernel's view of the device beside the app's: reads and writes per second, MB/s, queue
+//! depth, await and utilisation from /proc/diskstats, next to what diskscope itself counted
+//! over the same second. Differences are the point: merges, splits, other processes' I/O.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::widgets::Widget;
+
+use super::Theme;
+use crate::tui::app::KernelView;
+use crate::units::{format_count_rate, format_latency_ns};
+
+/// The panel's content.
+pub struct KernelPanel<'a> {
+    pub view: &'a KernelView,
+    pub theme: Theme,
+}
+
+fn pair(a: String, b: String) -> String {
+    format!("{a} {b}")
+}
+
+impl Widget for KernelPanel<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        if area.width == 0 || area.height == 0 {
+            return;
+        }
+        let v = self.view;
+        let dash = || "-".to_string();
+        let mb = |b: f64| format!("{:.1}", b / 1e6);
+        let k = v.kernel;
+        let a = v.app;
+        let kernel_name = v.device.as_deref().unwrap_or("n/a");
+        let rows: [(&str, String, String); 6] = [
+            ("", format!("kernel {kernel_name}"), "diskscope".into()),
+            (
+                "r/s w/s",
+                k.map_or_else(dash, |k| {
+                    pair(format_count_rate(k.r_per_s), format_count_rate(k.w_per_s))
+                }),
+                a.map_or_else(dash, |a| {
+                    pair(format_count_rate(a.r_per_s), format_count_rate(a.w_per_s))
+                }),
+            ),
+            (
+                "MB/s r w",
+                k.map_or_else(dash, |k| pair(mb(k.r_bytes_per_s), mb(k.w_bytes_per_s))),
+                a.map_or_else(dash, |a| pair(mb(a.r_bytes_per_s), mb(a.w_bytes_per_s))),
+            ),
+            (
+                "queue",
+                k.map_or_else(dash, |k| format!("{:.2}", k.avg_queue_depth)),
+                a.map_or_else(dash, |a| format!("≤{} thr", a.threads)),
+            ),
+            (
+                "await",
+                k.and_then(|k| k.await_ms)
+                    .map_or_else(dash, |ms| format_latency_ns(ms * 1e6)),
+                a.filter(|a| a.mean_latency_ns > 0.0)
+                    .map_or_else(dash, |a| format_latency_ns(a.mean_latency_ns)),
+            ),
+            (
+                "%util",
+                k.map_or_else(dash, |k| format!("{:.1}", k.util_pct)),
+                dash(),
+            ),
+        ];
+        let w = area.width as usize;
+        let label_w = 9.min(w);
+        let col = (w.saturating_sub(label_w)) / 2;
+        for (i, (label, kv, av)) in rows.iter().enumerate().take(area.height as usize) {
+            let y = area.y + i as u16;
+            let style = if i == 0 {
+                self.theme.dim()
+            } else {
+                ratatui::style::Style::new()
+            };
+            buf.set_stringn(area.x, y, label, label_w, self.theme.dim());
+            buf.set_stringn(area.x + label_w as u16, y, kv, col.saturating_sub(1), style);
+            buf.set_stringn(area.x + (label_w + col) as u16, y, av, col, style);
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! The TUI's own widgets: a slider per knob, the log2 latency histogram, the per-thread table,
+//! the target picker and the kernel-versus-app panel. Each draws plain data handed to it into
+//! a `Buffer`; none reads a clock, the engine or a file, so each can be tested on its own.
+
+pub mod histogram;
+pub mod kernel;
+pub mod picker;
+pub mod slider;
+pub mod threads;
+
+use ratatui::style::{Color, Modifier, Style};
+
+/// The few styles the screens use: 16-colour foregrounds, or under NO_COLOR only modifiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Theme {
+    pub color: bool,
+}
+
+impl Theme {
+    fn fg(self, c: Color) -> Style {
+        if self.color {
+            Style::new().fg(c)
+        } else {
+            Style::new()
+        }
+    }
+    /// Titles and the focused slider.
+    pub fn accent(self) -> Style {
+        self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
+    }
+    /// Graphs of throughput.
+    pub fn graph(self) -> Style {
+        self.fg(Color::Green)
+    }
+    /// Graphs of latency's tail.
+    pub fn tail(self) -> Style {
+        self.fg(Color::Yellow)
+    }
+    /// Warnings.
+    pub fn warn(self) -> Style {
+        self.fg(Color::Yellow)
+    }
+    /// Errors.
+    pub fn error(self) -> Style {
+        self.fg(Color::Red).add_modifier(Modifier::BOLD)
+    }
+    /// Secondary text and unusable rows.
+    pub fn dim(self) -> Style {
+        Style::new().add_modifier(Modifier::DIM)
+    }
+    /// The selected row.
+    pub fn selected(self) -> Style {
+        Style::new().add_modifier(Modifier::REVERSED)
+    }
+}

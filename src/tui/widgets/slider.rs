@@ -1,0 +1,56 @@
+//! A one-line slider: label, a bar filled to the value's position on its scale, and the value
+//! as text. The caller maps the value to a position (log scale for threads and block size).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::widgets::Widget;
+
+use super::Theme;
+
+/// One knob shown as a bar.
+pub struct Slider<'a> {
+    pub label: &'a str,
+    pub value: String,
+    /// Where the value sits on the slider, 0.0 to 1.0.
+    pub position: f64,
+    pub focused: bool,
+    pub theme: Theme,
+}
+
+impl Widget for Slider<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        if area.width == 0 || area.height == 0 {
+            return;
+        }
+        let style = if self.focused {
+            self.theme.accent()
+        } else {
+            ratatui::style::Style::new()
+        };
+        let marker = if self.focused { "▶ " } else { "  " };
+        let head = format!("{marker}{:<10} ", self.label);
+        let tail = format!(" {:>6}", self.value);
+        let (x, _) = buf.set_stringn(area.x, area.y, &head, area.width as usize, style);
+        let used = x - area.x;
+        let bar_width = area
+            .width
+            .saturating_sub(used + tail.chars().count() as u16);
+        if bar_width >= 3 {
+            let filled =
+                ((self.position.clamp(0.0, 1.0) * f64::from(bar_width)).round() as u16).max(1);
+            let bar: String = (0..bar_width)
+                .map(|i| if i < filled { '█' } else { '░' })
+                .collect();
+            let bar_style = if self.focused {
+                self.theme.accent()
+            } else {
+                self.theme.dim()
+            };
+            buf.set_string(x, area.y, bar, bar_style);
+            buf.set_stringn(x + bar_width, area.y, &tail, tail.len(), style);
+        } else {
+            let left = area.width.saturating_sub(used) as usize;
+            buf.set_stringn(x, area.y, self.value.trim(), left, style);
+        }
+    }
+}

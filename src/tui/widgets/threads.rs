@@ -1,0 +1,54 @@
+//! The per-thread table: ops/s and mean latency of each worker in the last interval, plus its
+//! total, starting at a scroll offset so hundreds of workers stay readable.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::widgets::Widget;
+
+use super::Theme;
+use crate::stats::Snapshot;
+use crate::stats::snapshot::per_second;
+use crate::units::{format_count_rate, format_latency_ns};
+
+/// The table's content.
+pub struct ThreadTable<'a> {
+    pub snapshot: Option<&'a Snapshot>,
+    pub scroll: usize,
+    pub theme: Theme,
+}
+
+impl Widget for ThreadTable<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        if area.width == 0 || area.height == 0 {
+            return;
+        }
+        let w = area.width as usize;
+        let header = format!(
+            "{:>4} {:>7} {:>9} {:>10}",
+            "#", "ops/s", "mean lat", "total ops"
+        );
+        buf.set_stringn(area.x, area.y, &header, w, self.theme.dim());
+        let Some(s) = self.snapshot else { return };
+        let rows = area.height.saturating_sub(1) as usize;
+        let start = self.scroll.min(s.threads.len().saturating_sub(1));
+        for (row, t) in s.threads.iter().skip(start).take(rows).enumerate() {
+            let line = format!(
+                "{:>4} {:>7} {:>9} {:>10}",
+                t.id,
+                format_count_rate(per_second(t.interval_ops, s.interval_elapsed)),
+                if t.interval_ops > 0 {
+                    format_latency_ns(t.interval_latency_mean_ns)
+                } else {
+                    "-".into()
+                },
+                t.total.ops
+            );
+            let style = if t.active {
+                ratatui::style::Style::new()
+            } else {
+                self.theme.dim()
+            };
+            buf.set_stringn(area.x, area.y + 1 + row as u16, &line, w, style);
+        }
+    }
+}

@@ -1,0 +1,493 @@
+//! The TUI's screens drawn from fixed data into ratatui's `TestBackend`, compared with the
+//! expected text in `tests/snapshots/` (regenerate with `UPDATE_SNAPSHOTS=1 cargo test`, then
+//! read the diff), plus key handling: keys in, settings and screen state out. Render is a pure
+//! function of `App`, so none of this needs a terminal, a clock or a disk.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use diskscope::diskstats::KernelRates;
+use diskscope::report::ConfigReport;
+use diskscope::settings::Settings;
+use diskscope::stats::{Counts, LatencySummary, Snapshot, ThreadSample, new_histogram};
+use diskscope::target::discover::{Access, DeviceInfo, DeviceKind};
+use diskscope::tui::app::{Action, App, Knob, Picker, PickerRow, Run, Screen};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+fn settings() -> Settings {
+    Settings {
+        threads: 4,
+        bs: 4096,
+        read_pct: 100,
+        random_pct: 100,
+    }
+}
+
+fn info(write_allowed: bool) -> ConfigReport {
+    ConfigReport {
+        target: "/dev/sdb".into(),
+        target_kind: "block_device",
+        size_bytes: 500 << 30,
+        span_bytes: 500 << 30,
+        logical_block_size: 512,
+        direct: true,
+        write_allowed,
+        threads: 4,
+        bs: 4096,
+        read_pct: 100,
+        random_pct: 100,
+        duration_s: None,
+        warnings: vec![],
+    }
+}
+
+/// Snapshot `i` of a fixed, bimodal run: most reads near 60 µs (cache hits), a fifth near 2 ms.
+fn snapshot(i: u64, total: &mut Counts) -> Snapshot {
+    let ops = 1000 + (i * 37 % 300);
+    let mut h = new_histogram();
+    h.record_n(60_000 + i * 100, ops * 4 / 5).unwrap();
+    h.record_n(2_000_000 + i * 1000, ops / 5).unwrap();
+    let interval = Counts {
+        ops,
+        bytes: ops * 4096,
+        read_ops: ops,
+        read_bytes: ops * 4096,
+        ..Counts::default()
+    };
+    total.add(&interval);
+    let threads = (0..4)
+        .map(|id| ThreadSample {
+            id,
+            active: true,
+            total: Counts {
+                ops: total.ops / 4,
+                ..Counts::default()
+            },
+            active_time: Duration::from_millis(100 * (i + 1)),
+            interval_ops: ops / 4,
+            interval_latency_mean_ns: 450_000.0 + id as f64 * 1000.0,
+            latency_mean_ns: 452_000.0,
+        })
+        .collect();
+    Snapshot {
+        seq: i,
+        at: Duration::from_millis(100 * (i + 1)),
+        interval_elapsed: Duration::from_millis(100),
+        settings: settings(),
+        paused: false,
+        interval,
+        interval_latency: h,
+        total: *total,
+        total_elapsed: Duration::from_millis(100 * (i + 1)),
+        total_latency: LatencySummary {
+            count: total.ops,
+            min: 60_000,
+            mean: 448_000.0,
+            p50: 61_000,
+            p90: 2_010_000,
+            p99: 2_030_000,
+            p999: 2_039_000,
+            max: 2_039_000,
+        },
+        threads,
+        first_errors: vec![],
+    }
+}
+
+fn run_app() -> App {
+    let mut run = Run::new(info(false), settings(), Some("sdb".into()));
+    let mut total = Counts::default();
+    for i in 0..40 {
+        run.push(snapshot(i, &mut total));
+    }
+    run.set_kernel(Some(KernelRates {
+        r_per_s: 11_500.0,
+        w_per_s: 0.0,
+        r_bytes_per_s: 47.1e6,
+        w_bytes_per_s: 0.0,
+        avg_queue_depth: 3.94,
+        await_ms: Some(0.46),
+        util_pct: 99.2,
+    }));
+    App::new(Screen::Run(Box::new(run)), true)
+}
+
+fn device(name: &str, size: u64, access: Access, mounts: &[&str]) -> DeviceInfo {
+    DeviceInfo {
+        name: name.into(),
+        path: format!("/dev/{name}"),
+        kind: DeviceKind::Disk,
+        parent: None,
+        model: Some("Samsung SSD 870".into()),
+        vendor: None,
+        size_bytes: size,
+        logical_block_size: 512,
+        physical_block_size: 4096,
+        rotational: false,
+        scheduler: Some("mq-deadline".into()),
+        nr_requests: Some(64),
+        removable: false,
+        read_only: false,
+        major_minor: (8, 0),
+        mountpoints: mounts.iter().map(|m| m.to_string()).collect(),
+        holders: vec![],
+        access,
+    }
+}
+
+fn picker_app() -> App {
+    let picker = Picker::new(
+        "scratch file here (./diskscope.scratch, 1 GiB)".into(),
+        vec![
+            device("sda", 500 << 30, Access::Ok, &["/"]),
+            device(
+                "sdb",
+                2 << 40,
+                Access::Denied("permission denied".into()),
+                &[],
+            ),
+        ],
+    );
+    App::new(Screen::Picker(picker), true)
+}
+
+fn draw(app: &App, w: u16, h: u16) -> Buffer {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| f.render_widget(app, f.area())).unwrap();
+    t.backend().buffer().clone()
+}
+
+fn lines(buf: &Buffer) -> Vec<String> {
+    let w = buf.area.width as usize;
+    buf.content
+        .chunks(w)
+        .map(|row| {
+            let mut s = String::new();
+            let mut skip = 0;
+            for c in row {
+                if skip > 0 {
+                    skip -= 1;
+                    continue;
+                }
+                s.push_str(c.symbol());
+                skip = unicode_width(c.symbol()).saturating_sub(1);
+            }
+            s.trim_end().to_string()
+        })
+        .collect()
+}
+
+fn unicode_width(s: &str) -> usize {
+    // Every symbol these screens draw is one column wide.
+    if s.is_empty() { 0 } else { 1 }
+}
+
+/// Compares with `tests/snapshots/<name>.txt`; `UPDATE_SNAPSHOTS=1` writes it instead.
+fn assert_snapshot(name: &str, buf: &Buffer) {
+    let got = lines(buf).join("\n") + "\n";
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(format!("{name}.txt"));
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}; run with UPDATE_SNAPSHOTS=1", path.display()));
+    if got != want {
+        panic!(
+            "screen {name} differs from {}:\n--- want\n{want}--- got\n{got}",
+            path.display()
+        );
+    }
+}
+
+fn screen_text(buf: &Buffer) -> String {
+    lines(buf).join("\n")
+}
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+#[test]
+fn run_screen_80x24() {
+    let buf = draw(&run_app(), 80, 24);
+    let text = screen_text(&buf);
+    for needle in [
+        "/dev/sdb",
+        "span 500 GiB",
+        "direct",
+        "threads",
+        "block size",
+        "4k",
+        "IOPS now",
+        "bandwidth",
+        "latency p99",
+        "kernel sdb",
+        "99.2",
+        "latency distribution",
+        "threads: 4 active",
+    ] {
+        assert!(text.contains(needle), "80x24 lacks {needle:?}:\n{text}");
+    }
+    assert_snapshot("run_80x24", &buf);
+}
+
+#[test]
+fn run_screen_120x40() {
+    let buf = draw(&run_app(), 120, 40);
+    let text = screen_text(&buf);
+    // The bimodal shape: both humps are visible as separate buckets.
+    assert!(
+        text.contains("≥ 32.8 µs") || text.contains("≥ 65.5 µs"),
+        "{text}"
+    );
+    assert!(text.contains("≥ 1.05 ms"), "{text}");
+    assert!(text.contains("80.0%") && text.contains("20.0%"), "{text}");
+    assert_snapshot("run_120x40", &buf);
+}
+
+#[test]
+fn picker_screens() {
+    let app = picker_app();
+    let buf = draw(&app, 80, 24);
+    let text = screen_text(&buf);
+    let first_row = lines(&buf)[2].clone();
+    assert!(first_row.starts_with("▶ scratch file here"), "{first_row}");
+    assert!(text.contains("cannot open: permission denied"), "{text}");
+    assert!(text.contains("enter a path…"), "{text}");
+    // The unopenable device is dimmed.
+    let y = lines(&buf)
+        .iter()
+        .position(|l| l.contains("/dev/sdb"))
+        .unwrap() as u16;
+    assert!(buf[(4, y)].modifier.contains(ratatui::style::Modifier::DIM));
+    assert_snapshot("picker_80x24", &buf);
+    assert_snapshot("picker_120x40", &draw(&app, 120, 40));
+}
+
+#[test]
+fn small_terminals_draw_without_panicking() {
+    let mut with_help = run_app();
+    with_help.help = true;
+    for app in [run_app(), picker_app(), with_help] {
+        for (w, h) in [
+            (1, 1),
+            (2, 1),
+            (1, 3),
+            (10, 5),
+            (40, 12),
+            (79, 23),
+            (80, 5),
+            (200, 2),
+        ] {
+            let buf = draw(&app, w, h);
+            assert_eq!(buf.area.width, w);
+        }
+    }
+    // 40x12 still shows the sliders.
+    let text = screen_text(&draw(&run_app(), 40, 12));
+    assert!(text.contains("threads") && text.contains("IOPS"), "{text}");
+}
+
+#[test]
+fn no_color_uses_no_colours() {
+    let mut app = run_app();
+    app.color = false;
+    let buf = draw(&app, 120, 40);
+    assert!(
+        buf.content
+            .iter()
+            .all(|c| c.fg == ratatui::style::Color::Reset && c.bg == ratatui::style::Color::Reset)
+    );
+    let coloured = draw(&run_app(), 120, 40);
+    assert!(
+        coloured
+            .content
+            .iter()
+            .any(|c| c.fg != ratatui::style::Color::Reset)
+    );
+}
+
+#[test]
+fn run_keys_change_settings_through_actions() {
+    let mut app = run_app();
+    assert_eq!(
+        app.on_key(key(KeyCode::Char('+'))),
+        Action::Apply(Settings {
+            threads: 5,
+            ..settings()
+        })
+    );
+    app.applied(
+        Ok(()),
+        Settings {
+            threads: 5,
+            ..settings()
+        },
+    );
+    assert_eq!(
+        app.on_key(key(KeyCode::Right)),
+        Action::Apply(Settings {
+            threads: 10,
+            ..settings()
+        })
+    );
+    // The engine refused: the status line says why and the settings stay.
+    app.applied(
+        Err("started only 2 of 5 new threads: too many open files".into()),
+        Settings {
+            threads: 7,
+            ..settings()
+        },
+    );
+    assert_eq!(app.run().unwrap().settings.threads, 7);
+    assert!(screen_text(&draw(&app, 80, 24)).contains("too many open files"));
+    assert_eq!(app.on_key(key(KeyCode::Tab)), Action::None);
+    assert_eq!(app.run().unwrap().focus, Knob::BlockSize);
+    let bs = |n| Settings {
+        threads: 7,
+        bs: n,
+        ..settings()
+    };
+    assert_eq!(app.on_key(key(KeyCode::Right)), Action::Apply(bs(8192)));
+    assert_eq!(app.on_key(key(KeyCode::Char('h'))), Action::Apply(bs(2048)));
+    // Read % cannot go below 100 without --allow-write.
+    app.on_key(key(KeyCode::Down));
+    assert_eq!(app.run().unwrap().focus, Knob::ReadPct);
+    assert_eq!(app.on_key(key(KeyCode::Left)), Action::None);
+    assert!(
+        app.run()
+            .unwrap()
+            .message
+            .as_deref()
+            .unwrap_or("")
+            .contains("--allow-write")
+    );
+    app.on_key(key(KeyCode::Up));
+    app.on_key(key(KeyCode::BackTab));
+    assert_eq!(app.run().unwrap().focus, Knob::Threads);
+}
+
+#[test]
+fn read_pct_moves_when_writes_are_allowed() {
+    let mut app = App::new(
+        Screen::Run(Box::new(Run::new(info(true), settings(), None))),
+        true,
+    );
+    app.on_key(key(KeyCode::Tab));
+    app.on_key(key(KeyCode::Tab));
+    assert_eq!(
+        app.on_key(key(KeyCode::Left)),
+        Action::Apply(Settings {
+            read_pct: 95,
+            ..settings()
+        })
+    );
+    app.on_key(key(KeyCode::Tab));
+    assert_eq!(
+        app.on_key(key(KeyCode::Char('-'))),
+        Action::Apply(Settings {
+            random_pct: 90,
+            ..settings()
+        })
+    );
+    // No device for the kernel view: it says so.
+    assert!(screen_text(&draw(&app, 80, 24)).contains("kernel n/a"));
+}
+
+#[test]
+fn pause_reset_help_and_quit_keys() {
+    let mut app = run_app();
+    assert_eq!(app.on_key(key(KeyCode::Char(' '))), Action::Pause(true));
+    assert!(screen_text(&draw(&app, 80, 24)).contains("PAUSED"));
+    assert_eq!(app.on_key(key(KeyCode::Char(' '))), Action::Pause(false));
+    assert!(!screen_text(&draw(&app, 80, 24)).contains("PAUSED"));
+    assert_eq!(app.on_key(key(KeyCode::Char('r'))), Action::ResetStats);
+    assert!(app.run().unwrap().iops.is_empty());
+    assert_eq!(app.on_key(key(KeyCode::Char('?'))), Action::None);
+    assert!(app.help);
+    let help = screen_text(&draw(&app, 80, 24));
+    for k in ["space", "Ctrl-Z", "q Esc Ctrl-C", "PgUp"] {
+        assert!(help.contains(k), "help lacks {k}:\n{help}");
+    }
+    assert_eq!(app.on_key(key(KeyCode::Esc)), Action::None);
+    assert!(!app.help);
+    assert_eq!(app.on_key(key(KeyCode::Char('q'))), Action::Quit);
+    assert_eq!(app.on_key(key(KeyCode::Esc)), Action::Quit);
+    assert_eq!(
+        app.on_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+        Action::Quit
+    );
+    assert_eq!(
+        app.on_key(KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL)),
+        Action::Suspend
+    );
+}
+
+#[test]
+fn thread_table_scrolls() {
+    let mut app = run_app();
+    app.on_key(key(KeyCode::PageDown));
+    assert_eq!(
+        app.run().unwrap().thread_scroll,
+        3,
+        "clamped to the last thread"
+    );
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(!text.contains("│   0    3100"), "{text}");
+    assert!(text.contains("│   3    3100"), "{text}");
+    app.on_key(key(KeyCode::PageUp));
+    assert_eq!(app.run().unwrap().thread_scroll, 0);
+}
+
+#[test]
+fn picker_keys() {
+    let mut app = picker_app();
+    let selected = |app: &App| match &app.screen {
+        Screen::Picker(p) => p.selected,
+        _ => usize::MAX,
+    };
+    assert_eq!(
+        app.on_key(key(KeyCode::Enter)),
+        Action::Start(None),
+        "one Enter starts the scratch file"
+    );
+    app.on_key(key(KeyCode::Char('j')));
+    assert_eq!(selected(&app), 1);
+    assert_eq!(
+        app.on_key(key(KeyCode::Enter)),
+        Action::Start(Some(PathBuf::from("/dev/sda")))
+    );
+    app.on_key(key(KeyCode::Down));
+    assert_eq!(
+        app.on_key(key(KeyCode::Enter)),
+        Action::None,
+        "sdb cannot be opened"
+    );
+    assert!(screen_text(&draw(&app, 80, 24)).contains("/dev/sdb: cannot open it"));
+    app.on_key(key(KeyCode::Down));
+    app.on_key(key(KeyCode::Down));
+    assert_eq!(selected(&app), 3, "stops at the last row");
+    app.on_key(key(KeyCode::Enter));
+    for c in "/tmp/x".chars() {
+        app.on_key(key(KeyCode::Char(c)));
+    }
+    assert!(screen_text(&draw(&app, 80, 24)).contains("path: /tmp/x"));
+    app.on_key(key(KeyCode::Backspace));
+    assert_eq!(
+        app.on_key(key(KeyCode::Enter)),
+        Action::Start(Some(PathBuf::from("/tmp/")))
+    );
+    app.on_key(key(KeyCode::Char('k')));
+    assert_eq!(selected(&app), 2);
+    assert!(
+        matches!(&app.screen, Screen::Picker(p) if matches!(p.rows[0], PickerRow::Scratch { .. }))
+    );
+    assert_eq!(app.on_key(key(KeyCode::Char('q'))), Action::Quit);
+}

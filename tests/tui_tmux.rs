@@ -1,0 +1,213 @@
+//! End to end: the real binary in a real terminal (tmux), on a scratch file in a temporary
+//! directory. Keys go in with `send-keys`, the screen comes back with `capture-pane`: pick the
+//! scratch file, raise threads, double the block size, pause, quit, and find the summary on
+//! the normal screen afterwards. Skipped with a note when tmux is not installed.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// A tmux server on its own socket, killed on drop whatever happens in the test.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .args(["-L", &self.socket, "-f", "/dev/null"])
+            .args(args)
+            .output()
+            .expect("running tmux")
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            let out = self.run(&["send-keys", "-t", "e2e", k]);
+            assert!(
+                out.status.success(),
+                "send-keys {k}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            std::thread::sleep(Duration::from_millis(150));
+        }
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "e2e"]).stdout).into_owned()
+    }
+
+    /// Waits until `ok(screen)`, or fails showing the last screen.
+    fn wait_for(&self, what: &str, timeout: Duration, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if ok(&screen) {
+                return screen;
+            }
+            if start.elapsed() > timeout {
+                panic!("timed out waiting for {what}; the screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+/// The value at the right end of a slider's line, e.g. "2" for threads.
+fn slider(screen: &str, label: &str) -> Option<String> {
+    let line = screen.lines().find(|l| l.contains(&format!(" {label} ")))?;
+    let inside = line.split('│').nth(1)?;
+    inside.split_whitespace().last().map(str::to_string)
+}
+
+#[test]
+fn tui_raise_threads_change_block_size_pause_and_quit() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("note: tmux is not installed; skipping the TUI end-to-end test");
+        return;
+    }
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+    let bin = env!("CARGO_BIN_EXE_diskscope");
+    let tmux = Tmux {
+        socket: format!("diskscope-e2e-{}", std::process::id()),
+    };
+    let shell = format!(
+        "cd '{}' && '{bin}' --size 64M; echo diskscope-exit=$?; sleep 60",
+        dir.path().display()
+    );
+    let out = tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "e2e",
+        "-x",
+        "100",
+        "-y",
+        "30",
+        &shell,
+    ]);
+    assert!(
+        out.status.success(),
+        "tmux new-session: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let picker = tmux.wait_for("the picker", Duration::from_secs(15), |s| {
+        s.contains("scratch file here")
+    });
+    assert!(
+        picker.contains("▶ scratch file here"),
+        "the scratch file is selected:\n{picker}"
+    );
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the run screen", Duration::from_secs(60), |s| {
+        s.contains("IOPS now") && slider(s, "threads").as_deref() == Some("1")
+    });
+    assert!(dir.path().join("diskscope.scratch").exists());
+
+    tmux.keys(&["+"]);
+    tmux.wait_for("2 threads", Duration::from_secs(10), |s| {
+        slider(s, "threads").as_deref() == Some("2") && s.contains("threads: 2 active")
+    });
+    tmux.keys(&["Tab", "Right"]);
+    tmux.wait_for("8k blocks", Duration::from_secs(10), |s| {
+        slider(s, "block size").as_deref() == Some("8k")
+    });
+    tmux.keys(&["Space"]);
+    tmux.wait_for("the paused marker", Duration::from_secs(10), |s| {
+        s.contains("PAUSED")
+    });
+    tmux.keys(&["Space"]);
+    tmux.wait_for("resumed", Duration::from_secs(10), |s| {
+        !s.contains("PAUSED")
+    });
+
+    tmux.keys(&["q"]);
+    let end = tmux.wait_for("the summary", Duration::from_secs(20), |s| {
+        s.contains("diskscope-exit=")
+    });
+    assert!(end.contains("diskscope-exit=0"), "{end}");
+    assert!(end.contains("total over"), "{end}");
+    assert!(
+        end.contains("thread   1:"),
+        "the second thread is in the summary:\n{end}"
+    );
+    assert!(
+        !end.contains("IOPS now"),
+        "the alternate screen is gone:\n{end}"
+    );
+    assert!(
+        !Path::new(&dir.path().join("diskscope.scratch")).exists(),
+        "the scratch file is removed"
+    );
+}
+
+/// The pid of the shell's child (the diskscope process) in the tmux pane.
+fn child_of_pane(tmux: &Tmux) -> Option<u32> {
+    let out = tmux.run(&["display-message", "-p", "-t", "e2e", "#{pane_pid}"]);
+    let shell: u32 = String::from_utf8_lossy(&out.stdout).trim().parse().ok()?;
+    let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children")).ok()?;
+    children.split_whitespace().next()?.parse().ok()
+}
+
+#[test]
+fn tui_sigterm_restores_the_terminal_and_prints_the_summary() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("note: tmux is not installed; skipping the TUI end-to-end test");
+        return;
+    }
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+    let bin = env!("CARGO_BIN_EXE_diskscope");
+    let tmux = Tmux {
+        socket: format!("diskscope-e2e-term-{}", std::process::id()),
+    };
+    // A directory as TARGET skips the picker and lays out the scratch file inside it.
+    let shell = format!(
+        "'{bin}' '{}' --size 32M; echo diskscope-exit=$?; sleep 60",
+        dir.path().display()
+    );
+    let out = tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "e2e",
+        "-x",
+        "80",
+        "-y",
+        "24",
+        &shell,
+    ]);
+    assert!(
+        out.status.success(),
+        "tmux new-session: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    tmux.wait_for("the run screen", Duration::from_secs(60), |s| {
+        s.contains("IOPS now")
+    });
+    let pid = child_of_pane(&tmux).expect("the diskscope process");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .expect("kill -TERM");
+    let end = tmux.wait_for("the exit", Duration::from_secs(20), |s| {
+        s.contains("diskscope-exit=")
+    });
+    assert!(end.contains("diskscope-exit=143"), "{end}");
+    assert!(end.contains("stopped early by SIGTERM"), "{end}");
+    assert!(
+        !end.contains("IOPS now"),
+        "the alternate screen is gone:\n{end}"
+    );
+    assert!(
+        !dir.path().join("diskscope.scratch").exists(),
+        "the scratch file is removed"
+    );
+}
