@@ -9,7 +9,7 @@ use std::time::Duration;
 use diskscope::diskstats::KernelRates;
 use diskscope::report::ConfigReport;
 use diskscope::settings::Settings;
-use diskscope::stats::{Counts, LatencySummary, Snapshot, ThreadSample, new_histogram};
+use diskscope::stats::{Counts, Latency, LatencySummary, Snapshot, ThreadSample};
 use diskscope::target::discover::{Access, DeviceInfo, DeviceKind};
 use diskscope::tui::app::{Action, App, Knob, Picker, PickerRow, Run, Screen};
 use ratatui::Terminal;
@@ -31,6 +31,7 @@ fn info(write_allowed: bool) -> ConfigReport {
         target: "/dev/sdb".into(),
         target_kind: "block_device",
         size_bytes: 500 << 30,
+        device_bytes: Some(500 << 30),
         span_bytes: 500 << 30,
         logical_block_size: 512,
         direct: true,
@@ -47,9 +48,9 @@ fn info(write_allowed: bool) -> ConfigReport {
 /// Snapshot `i` of a fixed, bimodal run: most reads near 60 µs (cache hits), a fifth near 2 ms.
 fn snapshot(i: u64, total: &mut Counts) -> Snapshot {
     let ops = 1000 + (i * 37 % 300);
-    let mut h = new_histogram();
-    h.record_n(60_000 + i * 100, ops * 4 / 5).unwrap();
-    h.record_n(2_000_000 + i * 1000, ops / 5).unwrap();
+    let mut h = Latency::default();
+    h.record_n(60_000 + i * 100, ops * 4 / 5);
+    h.record_n(2_000_000 + i * 1000, ops / 5);
     let interval = Counts {
         ops,
         bytes: ops * 4096,

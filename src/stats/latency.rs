@@ -38,6 +38,17 @@ impl Latency {
         self.max = self.max.max(ns);
     }
 
+    /// Records `count` latencies of `ns` each.
+    pub fn record_n(&mut self, ns: u64, count: u64) {
+        if count == 0 {
+            return;
+        }
+        let ns = ns.max(1);
+        let _ = self.hist.record_n(ns, count);
+        self.min = self.min.min(ns);
+        self.max = self.max.max(ns);
+    }
+
     /// Adds all of `other`.
     pub fn add(&mut self, other: &Latency) {
         if other.is_empty() {

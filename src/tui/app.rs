@@ -14,7 +14,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use crate::diskstats::KernelRates;
 use crate::report::ConfigReport;
 use crate::settings::{MAX_BS, MAX_THREADS, Settings};
-use crate::stats::{LatencyHistogram, LatencySummary, Snapshot, Window};
+use crate::stats::{Latency, LatencySummary, Snapshot, Window};
 use crate::target::discover::DeviceInfo;
 
 /// Snapshots kept for the sparklines: 60 s at the default 10 Hz.
@@ -157,7 +157,8 @@ impl Default for Log2Histogram {
 
 impl Log2Histogram {
     /// Buckets an HdrHistogram's recorded values.
-    pub fn of(h: &LatencyHistogram) -> Log2Histogram {
+    pub fn of(l: &Latency) -> Log2Histogram {
+        let h = l.histogram();
         let mut out = Log2Histogram::default();
         for v in h.iter_recorded() {
             // The bucket's lowest value: its highest can cross a power of two.
@@ -246,7 +247,7 @@ impl Run {
 
     /// Takes in one snapshot from the engine.
     pub fn push(&mut self, s: Snapshot) {
-        let lat = LatencySummary::of(&s.interval_latency);
+        let lat = s.interval_latency.summary();
         push_bounded(
             &mut self.iops,
             s.interval_iops().round() as u64,
@@ -640,9 +641,9 @@ mod tests {
 
     #[test]
     fn log2_buckets_place_values_by_power_of_two() {
-        let mut h = crate::stats::new_histogram();
+        let mut h = Latency::default();
         for v in [1000u64, 1023, 1024, 5000, 1_000_000] {
-            h.record(v).unwrap();
+            h.record(v);
         }
         let b = Log2Histogram::of(&h);
         assert_eq!(b.counts[9], 2);
