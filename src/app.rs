@@ -141,20 +141,27 @@ pub fn config_report(config: &Config, p: &Prepared) -> ConfigReport {
 
 /// Runs diskscope as configured; returns the exit status.
 pub fn run(config: Config) -> Result<u8> {
-    if !config.no_tui
-        && config.output == Output::Text
-        && std::io::stdout().is_terminal()
-        && std::io::stdin().is_terminal()
-    {
-        return crate::tui::run(config);
-    }
-    signals::install();
     if config.list {
         return list_devices(&config);
     }
     if config.fio {
         return print_fio(&config);
     }
+    let terminal = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
+    if config.tui && !terminal {
+        anyhow::bail!(
+            "--tui needs a terminal on stdin and stdout, and {} is not one; drop --tui (or use --no-tui) for text output",
+            if std::io::stdout().is_terminal() {
+                "stdin"
+            } else {
+                "stdout"
+            }
+        );
+    }
+    if !config.no_tui && config.output == Output::Text && terminal {
+        return crate::tui::run(config);
+    }
+    signals::install();
     // Read the baseline before laying anything out, so a wrong path fails at once.
     let baseline = config.baseline.as_deref().map(Baseline::load).transpose()?;
     let prepared = prepare(&config, &mut stderr_progress())?;

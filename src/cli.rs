@@ -83,6 +83,11 @@ pub struct Args {
     #[arg(long)]
     pub no_tui: bool,
 
+    /// Insist on the TUI: fail when stdin or stdout is not a terminal instead of falling back
+    /// to text
+    #[arg(long, conflicts_with = "no_tui")]
+    pub tui: bool,
+
     /// Print only the final summary
     #[arg(short, long)]
     pub quiet: bool,
@@ -149,6 +154,8 @@ pub struct Config {
     pub size: Option<u64>,
     pub keep: bool,
     pub no_tui: bool,
+    /// Fail rather than fall back to text when there is no terminal.
+    pub tui: bool,
     /// What goes to stdout.
     pub output: Output,
     /// Files to save the result in.
@@ -284,6 +291,7 @@ impl Args {
             size,
             keep: self.keep,
             no_tui: self.no_tui,
+            tui: self.tui,
             output,
             json_file,
             csv_file,

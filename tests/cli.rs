@@ -201,6 +201,7 @@ fn bad_input_gets_one_clear_line() {
             1,
             &["/dev/null", "not a regular file or block device"],
         ),
+        (&["--tui"], 1, &["--tui needs a terminal", "--no-tui"]),
     ];
     for (args, code, needles) in cases {
         let out = diskscope(dir.path(), args);
