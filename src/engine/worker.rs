@@ -364,7 +364,7 @@ fn yield_to_sampler() {
     // SAFETY: setpriority on this thread's own tid with a valid niceness has no memory effects.
     unsafe {
         let tid = nix::libc::gettid();
-        let _ = nix::libc::setpriority(nix::libc::PRIO_PROCESS, tid as nix::libc::id_t, 5);
+        let _ = nix::libc::setpriority(nix::libc::PRIO_PROCESS, tid as nix::libc::id_t, 10);
     }
 }
 
