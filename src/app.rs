@@ -166,7 +166,15 @@ pub fn run(config: Config) -> Result<u8> {
     signals::install();
     // Read the baseline before laying anything out, so a wrong path fails at once.
     let baseline = config.baseline.as_deref().map(Baseline::load).transpose()?;
-    let prepared = prepare(&config, &mut stderr_progress())?;
+    let prepared = match prepare(&config, &mut stderr_progress()) {
+        Ok(p) => p,
+        // Interrupted while laying out the scratch file: the partial file is gone already.
+        Err(_) if signals::received().is_some() => {
+            eprintln!("diskscope: interrupted; the partial scratch file was removed");
+            return Ok(signals::received().map_or(1, signals::exit_status));
+        }
+        Err(e) => return Err(e),
+    };
     if config.drop_cache {
         cache::drop_cache(prepared.target.main_fd()).map_err(|e| {
             anyhow::anyhow!(

@@ -352,3 +352,37 @@ fn writes_to_a_file_need_allow_write_and_then_happen() {
     assert!(v["config"]["write_allowed"].as_bool().unwrap());
     assert_ne!(std::fs::read(&file).unwrap(), before);
 }
+
+#[test]
+fn sigint_during_the_scratch_layout_removes_the_partial_file() {
+    use std::process::{Command, Stdio};
+    let dir = workdir();
+    let child = Command::new(env!("CARGO_BIN_EXE_diskscope"))
+        .args(["--size", "8G", "--no-tui"])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the layout has begun writing.
+    let scratch = dir.path().join("diskscope.scratch");
+    let started = std::time::Instant::now();
+    while std::fs::metadata(&scratch).map(|m| m.len()).unwrap_or(0) == 0 {
+        assert!(started.elapsed().as_secs() < 10, "the layout never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("partial scratch file was removed"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!scratch.exists());
+}

@@ -1,5 +1,5 @@
 //! The hot loop of one worker thread: pick an offset, read or write one block, time it, count
-//! it. Per I/O it touches only its own memory plus one relaxed load of the control generation:
+//! it. Per I/O it touches only its own memory plus one load of the shared control generation:
 //! no lock, no allocation, no channel send. Counters are published with plain atomic stores
 //! (each has a single writer). Latencies are appended to a small preallocated local batch,
 //! moved into the worker's mailbox when the batch is full or `FLUSH_EVERY` has passed, and
