@@ -511,7 +511,11 @@ impl Session {
         if let Err(e) = forwarder {
             return self.fail(app, anyhow!("starting the snapshot thread: {e}"));
         }
-        let report = config_report(&self.config, &prepared);
+        let mut report = config_report(&self.config, &prepared);
+        if self.config.sweep.is_some() {
+            // -T is the step time here; the run itself goes on until quit.
+            report.duration_s = None;
+        }
         let device = devmap::device_of(&target.path, Path::new("/proc"));
         self.kernel = Some(KernelSampler {
             device: device.clone(),
