@@ -212,3 +212,60 @@ fn write_confirmation_right_wrong_and_declined() {
         event_loop(&mut terminal, &mut app, &rx, &mut session, &mut no_suspend).expect("loop");
     }
 }
+
+/// Any block device node, to check which targets ask for the write confirmation (it is only
+/// stat'ed, never opened, until the confirmation is answered).
+fn some_block_device() -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::read_dir("/dev")
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device()))
+}
+
+#[test]
+fn bare_allow_write_asks_for_a_devices_name_and_only_for_a_device() {
+    use diskscope::tui::app::Screen;
+    let Some(dev) = some_block_device() else {
+        eprintln!("note: no block device in /dev; skipping");
+        return;
+    };
+    let dev_arg = dev.to_str().expect("utf-8 device path");
+    let session_for = |args: &[&str]| {
+        let mut full = vec!["diskscope"];
+        full.extend_from_slice(args);
+        let config = Args::try_parse_from(full)
+            .expect("args")
+            .validate()
+            .expect("config");
+        let (tx, rx) = mpsc::channel();
+        (Session::new(config, tx), rx)
+    };
+    let (mut session, _rx) = session_for(&[dev_arg, "--allow-write"]);
+    let app = session.first_screen(false);
+    let Screen::Confirm(c) = &app.screen else {
+        panic!("a bare --allow-write on {dev_arg} asks first");
+    };
+    assert_eq!(c.device, dev);
+    // Named on the command line, or no writes at all: no question.
+    let named = format!("--allow-write={dev_arg}");
+    for args in [vec![dev_arg, named.as_str()], vec![dev_arg]] {
+        let (mut session, _rx) = session_for(&args);
+        let app = session.first_screen(false);
+        assert!(
+            !matches!(app.screen, Screen::Confirm(_)),
+            "{args:?} needs no confirmation"
+        );
+    }
+    // A file (here: a directory's scratch file) needs none either.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+    let (mut session, _rx) = session_for(&[
+        dir.path().to_str().expect("utf-8"),
+        "--allow-write",
+        "--size",
+        "1M",
+    ]);
+    let app = session.first_screen(false);
+    assert!(matches!(app.screen, Screen::Preparing(_)));
+}

@@ -226,7 +226,7 @@ fn tui_sweeps_export_and_quit_to_the_sweep_summary() {
     };
     // -T with --sweep is the time per step; `s t` later uses it too.
     let shell = format!(
-        "cd '{}' && '{bin}' . --size 32M --sweep threads=1..4 -T 1s; echo diskscope-exit=$?; sleep 60",
+        "cd '{}' && '{bin}' . --size 32M --sweep threads=1..4 -T 1s --json=final.json; echo diskscope-exit=$?; sleep 60",
         dir.path().display()
     );
     let out = tmux.run(&[
