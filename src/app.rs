@@ -219,17 +219,7 @@ pub fn run(config: Config) -> Result<u8> {
                 Output::Csv => {}
                 Output::Text | Output::Quiet => print!("{}", report::text::sweep_summary(&report)),
             }
-            save(&config, &report, || {
-                let mut out = vec![report::csv::step_header()];
-                out.extend(
-                    report
-                        .steps
-                        .iter()
-                        .enumerate()
-                        .map(|(i, r)| report::csv::step_row(i, r)),
-                );
-                out
-            })?;
+            save_sweep(&config, &report)?;
             report
                 .steps
                 .iter()
@@ -248,11 +238,7 @@ pub fn run(config: Config) -> Result<u8> {
             if let (Some(b), Output::Text | Output::Quiet) = (&baseline, config.output) {
                 println!("{}", report::baseline::compare_run(b, &report));
             }
-            save(&config, &report, || {
-                let mut out = vec![report::csv::HEADER.to_string()];
-                out.extend(report.intervals.iter().map(report::csv::row));
-                out
-            })?;
+            save_run(&config, &report)?;
             report.had_io_errors()
         }
     };
@@ -263,6 +249,30 @@ pub fn run(config: Config) -> Result<u8> {
         EXIT_IO_ERRORS
     } else {
         0
+    })
+}
+
+/// Writes a run to the --json and --csv files, if any were given (headless or TUI).
+pub fn save_run(config: &Config, report: &report::RunReport) -> Result<()> {
+    save(config, report, || {
+        let mut out = vec![report::csv::HEADER.to_string()];
+        out.extend(report.intervals.iter().map(report::csv::row));
+        out
+    })
+}
+
+/// Writes a sweep to the --json and --csv files, if any were given (headless or TUI).
+pub fn save_sweep(config: &Config, report: &report::SweepReport) -> Result<()> {
+    save(config, report, || {
+        let mut out = vec![report::csv::step_header()];
+        out.extend(
+            report
+                .steps
+                .iter()
+                .enumerate()
+                .map(|(i, r)| report::csv::step_row(i, r)),
+        );
+        out
     })
 }
 

@@ -43,6 +43,10 @@ fn json_has_config_totals_threads_and_intervals_that_add_up() {
     assert_eq!(v["config"]["threads"], 2);
     assert_eq!(v["config"]["bs"], 4096);
     assert_eq!(v["config"]["target_kind"], "scratch_file");
+    assert_eq!(
+        v["final_settings"]["threads"], 2,
+        "unchanged settings end as they started"
+    );
     let total = &v["total"];
     let ops = total["ops"].as_u64().unwrap();
     assert!(ops > 0);

@@ -492,3 +492,501 @@ fn picker_keys() {
     );
     assert_eq!(app.on_key(key(KeyCode::Char('q'))), Action::Quit);
 }
+
+// ---- sweeps, exports, fio, write confirmation ----
+
+use diskscope::report::baseline::{Baseline, Figures};
+use diskscope::sweep::{Dimension, SweepSpec};
+use diskscope::tui::app::{Confirm, Export, SweepState, View};
+
+/// A snapshot of 100 ms at `settings` doing `iops` with most latencies near `p99_ns / 3` and
+/// one in fifty at `p99_ns`.
+fn step_snapshot(
+    seq: u64,
+    settings: Settings,
+    iops: f64,
+    p99_ns: u64,
+    total: &mut Counts,
+) -> Snapshot {
+    let ops = (iops / 10.0).round() as u64;
+    let mut h = Latency::default();
+    h.record_n(p99_ns / 3, ops - ops / 50);
+    h.record_n(p99_ns, ops / 50);
+    let interval = Counts {
+        ops,
+        bytes: ops * settings.bs,
+        read_ops: ops,
+        read_bytes: ops * settings.bs,
+        ..Counts::default()
+    };
+    total.add(&interval);
+    let at = Duration::from_millis(100 * (seq + 1));
+    Snapshot {
+        seq,
+        at,
+        interval_elapsed: Duration::from_millis(100),
+        settings,
+        paused: false,
+        interval,
+        interval_latency: h,
+        total: *total,
+        total_elapsed: at,
+        total_latency: LatencySummary {
+            count: total.ops,
+            ..LatencySummary::default()
+        },
+        threads: vec![],
+        first_errors: vec![],
+    }
+}
+
+/// Fixed IOPS and p99 of a disk that saturates around 16 threads.
+fn thread_curve(threads: u64) -> (f64, u64) {
+    let t = threads as f64;
+    (
+        60_000.0 * t / (t + 4.0),
+        (90_000.0 * (1.0 + t / 8.0)) as u64,
+    )
+}
+
+/// Fixed IOPS and p99 of a block-size ladder: bandwidth levels off at about 500 MiB/s.
+fn bs_curve(bs: u64) -> (f64, u64) {
+    let bw = 520.0 * (1 << 20) as f64 * bs as f64 / (bs as f64 + 65_536.0);
+    (bw / bs as f64, 80_000 + bs / 20)
+}
+
+/// A run that swept `spec` with 1 s steps through `advance_sweep`, as the session feeds it.
+fn swept_app(spec: SweepSpec) -> App {
+    let mut run = Run::new(info(false), settings(), Some("sdb".into()));
+    run.step_time = Duration::from_secs(1);
+    let dimension = spec.dimension;
+    let Action::Apply(mut current) = run.start_sweep(spec) else {
+        panic!("a sweep starts by applying its first step");
+    };
+    let mut total = Counts::default();
+    for seq in 0..500 {
+        let v = dimension.value(&current);
+        let (iops, p99) = match dimension {
+            Dimension::Threads => thread_curve(v),
+            Dimension::Bs => bs_curve(v),
+        };
+        let s = step_snapshot(seq, current, iops, p99, &mut total);
+        run.push(s.clone());
+        match run.advance_sweep(&s) {
+            Action::Apply(next) => {
+                run.settings = next;
+                current = next;
+            }
+            Action::None if run.view == View::Sweep => break,
+            _ => {}
+        }
+    }
+    App::new(Screen::Run(Box::new(run)), true)
+}
+
+fn thread_sweep_app() -> App {
+    swept_app(SweepSpec::parse("threads=1..64").unwrap())
+}
+
+fn sweep_baseline() -> Baseline {
+    Baseline::Sweep {
+        label: "before.json".into(),
+        dimension: Dimension::Threads,
+        steps: [1u64, 2, 4, 8, 16, 32, 64]
+            .iter()
+            .map(|&t| {
+                let (iops, p99) = thread_curve(t);
+                (
+                    t,
+                    Figures {
+                        iops: iops * 0.8,
+                        bw_bytes_per_s: iops * 0.8 * 4096.0,
+                        p50_ns: p99 as f64 / 3.0,
+                        p99_ns: p99 as f64 * 1.3,
+                    },
+                )
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn sweep_screen_80x24_and_120x40() {
+    let app = thread_sweep_app();
+    let run = app.run().unwrap();
+    let sweep = run.sweep.as_ref().unwrap();
+    assert_eq!(sweep.state, SweepState::Done);
+    assert_eq!(sweep.results().len(), 7);
+    assert_eq!(run.view, View::Sweep, "a finished sweep shows its chart");
+    let buf = draw(&app, 80, 24);
+    let text = screen_text(&buf);
+    for needle in [
+        "IOPS vs threads",
+        "saturates at",
+        "IO/s",
+        "MiB/s",
+        "Mbit/s",
+        "p99",
+        "Enter/Esc back",
+    ] {
+        assert!(text.contains(needle), "80x24 lacks {needle:?}:\n{text}");
+    }
+    // The x axis is labelled with powers of two.
+    let axis = lines(&buf)
+        .into_iter()
+        .find(|l| l.contains(" 1 ") && l.contains("64"))
+        .unwrap_or_default();
+    for label in ["2", "4", "8", "16", "32"] {
+        assert!(axis.contains(label), "axis lacks {label}: {axis:?}\n{text}");
+    }
+    // Every step is a table row.
+    for t in ["1", "2", "4", "8", "16", "32", "64"] {
+        assert!(
+            lines(&buf)
+                .iter()
+                .any(|l| l.trim_start().starts_with(&format!("{t} "))),
+            "no row for {t} threads:\n{text}"
+        );
+    }
+    assert_snapshot("sweep_80x24", &buf);
+    assert_snapshot("sweep_120x40", &draw(&app, 120, 40));
+}
+
+#[test]
+fn sweep_screen_with_a_baseline_sweep() {
+    let mut app = thread_sweep_app();
+    app.baseline = Some(sweep_baseline());
+    let buf = draw(&app, 80, 24);
+    let text = screen_text(&buf);
+    assert!(text.contains("baseline before.json"), "{text}");
+    // The baseline is drawn dimmed inside the chart.
+    let dimmed = buf
+        .content
+        .iter()
+        .filter(|c| c.modifier.contains(ratatui::style::Modifier::DIM) && c.symbol() != " ")
+        .count();
+    assert!(
+        dimmed > 20,
+        "the baseline series is dimmed: {dimmed} cells\n{text}"
+    );
+    assert_snapshot("sweep_baseline_80x24", &buf);
+    let wide = draw(&app, 120, 40);
+    assert!(
+        screen_text(&wide).contains("(baseline "),
+        "at 120 columns the table compares each step"
+    );
+    assert_snapshot("sweep_baseline_120x40", &wide);
+}
+
+#[test]
+fn block_size_sweep_screen() {
+    let app = swept_app(SweepSpec::parse("bs=512..4M").unwrap());
+    let buf = draw(&app, 80, 24);
+    let text = screen_text(&buf);
+    assert!(text.contains("MiB/s vs bs"), "{text}");
+    assert!(text.contains("saturates at"), "{text}");
+    assert!(
+        text.contains("more steps (e saves them all)"),
+        "14 rows do not fit 24 lines:\n{text}"
+    );
+    assert_snapshot("sweep_bs_80x24", &buf);
+    assert!(screen_text(&draw(&app, 120, 40)).contains("4M"));
+}
+
+#[test]
+fn run_screen_shows_a_run_baseline() {
+    let mut app = run_app();
+    app.baseline = Some(Baseline::Run {
+        label: "before.json".into(),
+        total: Figures {
+            iops: 52_100.0,
+            bw_bytes_per_s: 52_100.0 * 4096.0,
+            p50_ns: 61_000.0,
+            p99_ns: 180_000.0,
+        },
+    });
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(text.contains("baseline 52.1k"), "{text}");
+    assert!(text.contains("baseline p99 180 µs"), "{text}");
+}
+
+#[test]
+fn sweep_keys_start_lock_cancel_and_show() {
+    let mut app = run_app();
+    assert_eq!(app.on_key(key(KeyCode::Char('s'))), Action::None);
+    assert!(screen_text(&draw(&app, 100, 30)).contains("t threads"));
+    // s t: threads 1..64 from the current settings, starting by applying 1 thread.
+    assert_eq!(
+        app.on_key(key(KeyCode::Char('t'))),
+        Action::Apply(Settings {
+            threads: 1,
+            ..settings()
+        })
+    );
+    let run = app.run().unwrap();
+    assert!(run.sweeping());
+    assert_eq!(
+        run.sweep.as_ref().unwrap().runner.spec().values,
+        vec![1, 2, 4, 8, 16, 32, 64]
+    );
+    let text = screen_text(&draw(&app, 100, 30));
+    assert!(text.contains("step 1/7 (1 thread)"), "{text}");
+    assert!(text.contains("controls locked"), "{text}");
+    // The sliders are locked, and say so.
+    assert_eq!(app.on_key(key(KeyCode::Right)), Action::None);
+    assert!(
+        app.run()
+            .unwrap()
+            .message
+            .as_deref()
+            .unwrap_or("")
+            .contains("locked")
+    );
+    assert_eq!(app.on_key(key(KeyCode::Char('+'))), Action::None);
+    // Esc cancels the sweep, not the run.
+    assert_eq!(app.on_key(key(KeyCode::Esc)), Action::None);
+    let run = app.run().unwrap();
+    assert_eq!(run.sweep.as_ref().unwrap().state, SweepState::Cancelled);
+    assert!(
+        run.message
+            .as_deref()
+            .unwrap_or("")
+            .contains("cancelled after 0 of 7")
+    );
+    assert!(!run.sweeping());
+    // The sliders work again.
+    assert!(matches!(
+        app.on_key(key(KeyCode::Char('+'))),
+        Action::Apply(_)
+    ));
+    // s b: block sizes from the logical block size to 4M.
+    app.on_key(key(KeyCode::Char('s')));
+    assert_eq!(
+        app.on_key(key(KeyCode::Char('b'))),
+        Action::Apply(Settings {
+            bs: 512,
+            ..settings()
+        })
+    );
+    assert_eq!(
+        app.run()
+            .unwrap()
+            .sweep
+            .as_ref()
+            .unwrap()
+            .runner
+            .spec()
+            .values
+            .len(),
+        14
+    );
+    app.on_key(key(KeyCode::Esc));
+    // s then anything else: no sweep.
+    app.on_key(key(KeyCode::Char('s')));
+    assert_eq!(app.on_key(key(KeyCode::Char('x'))), Action::None);
+    assert!(!app.run().unwrap().sweep_prompt);
+    assert!(!app.run().unwrap().sweeping());
+
+    // A finished sweep: Enter goes back to the run, v shows the chart again.
+    let mut app = thread_sweep_app();
+    assert_eq!(app.on_key(key(KeyCode::Enter)), Action::None);
+    assert_eq!(app.run().unwrap().view, View::Live);
+    assert!(screen_text(&draw(&app, 80, 24)).contains("IOPS now"));
+    app.on_key(key(KeyCode::Char('v')));
+    assert_eq!(app.run().unwrap().view, View::Sweep);
+    app.on_key(key(KeyCode::Esc));
+    assert_eq!(app.run().unwrap().view, View::Live);
+    assert_eq!(app.on_key(key(KeyCode::Char('q'))), Action::Quit);
+}
+
+#[test]
+fn bs_sweep_skips_sizes_the_target_cannot_take() {
+    let mut small = info(false);
+    small.logical_block_size = 4096;
+    small.span_bytes = 1 << 20;
+    let spec = diskscope::tui::app::default_sweep(Dimension::Bs, &small).unwrap();
+    assert_eq!(
+        spec.values,
+        vec![
+            4096,
+            8192,
+            16384,
+            32768,
+            65536,
+            131072,
+            262144,
+            524288,
+            1 << 20
+        ]
+    );
+    small.span_bytes = 4096;
+    assert!(diskscope::tui::app::default_sweep(Dimension::Bs, &small).is_err());
+}
+
+#[test]
+fn e_exports_the_run_or_the_last_sweep_as_json() {
+    let mut app = run_app();
+    assert_eq!(app.on_key(key(KeyCode::Char('e'))), Action::Export);
+    let Some(Export::Run(run)) = app.run().unwrap().export() else {
+        panic!("a run exports its report");
+    };
+    assert_eq!(
+        run.intervals.len(),
+        4,
+        "40 snapshots of 100 ms: 4 rows of a second"
+    );
+    let v = serde_json::to_value(Export::Run(run)).unwrap();
+    assert!(v["intervals"].is_array() && v["total"]["ops"].as_u64().unwrap() > 0);
+
+    let mut app = thread_sweep_app();
+    assert_eq!(app.on_key(key(KeyCode::Char('e'))), Action::Export);
+    let export = app.run().unwrap().export().unwrap();
+    let v = serde_json::to_value(&export).unwrap();
+    assert_eq!(v["dimension"], "threads");
+    assert_eq!(v["steps"].as_array().unwrap().len(), 7);
+    assert_eq!(v["step_time_s"], 1.0);
+    assert!(
+        v["saturation"]["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("saturates at")
+    );
+    // Back on the run screen, a manual change makes the run the last thing again.
+    app.on_key(key(KeyCode::Enter));
+    assert!(matches!(
+        app.run().unwrap().export(),
+        Some(Export::Sweep(_))
+    ));
+    app.on_key(key(KeyCode::Char('+')));
+    assert!(matches!(app.run().unwrap().export(), Some(Export::Run(_))));
+}
+
+#[test]
+fn f_shows_the_fio_job_for_the_current_settings() {
+    let mut app = run_app();
+    app.applied(
+        Ok(()),
+        Settings {
+            threads: 16,
+            bs: 65536,
+            ..settings()
+        },
+    );
+    assert_eq!(app.on_key(key(KeyCode::Char('f'))), Action::None);
+    let text = screen_text(&draw(&app, 120, 40));
+    for needle in [
+        "fio --name=diskscope",
+        "numjobs=16",
+        "bs=65536",
+        "rw=randread",
+        "[diskscope]",
+    ] {
+        assert!(
+            text.contains(needle),
+            "fio overlay lacks {needle:?}:\n{text}"
+        );
+    }
+    assert!(screen_text(&draw(&app, 80, 24)).contains("numjobs=16"));
+    assert_eq!(app.on_key(key(KeyCode::Char('x'))), Action::None);
+    assert!(app.fio.is_none(), "any key closes it");
+    assert!(!screen_text(&draw(&app, 120, 40)).contains("[diskscope]"));
+}
+
+#[test]
+fn help_lists_the_new_keys() {
+    let mut app = run_app();
+    app.help = true;
+    let text = screen_text(&draw(&app, 100, 30));
+    for k in [
+        "s t / s b",
+        "Esc (sweeping)",
+        "e ",
+        "f ",
+        "v ",
+        "write confirm",
+    ] {
+        assert!(text.contains(k), "help lacks {k:?}:\n{text}");
+    }
+}
+
+fn confirm_app() -> App {
+    App::new(
+        Screen::Confirm(Confirm {
+            device: PathBuf::from("/dev/sdb"),
+            input: String::new(),
+            message: None,
+        }),
+        true,
+    )
+}
+
+#[test]
+fn write_confirmation_keys() {
+    let mut app = confirm_app();
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(
+        text.contains("Writing destroys the data on /dev/sdb") && text.contains("Esc to run"),
+        "{text}"
+    );
+    for c in "/dev/sdbx".chars() {
+        assert_eq!(
+            app.on_key(key(KeyCode::Char(c))),
+            Action::None,
+            "typing is not a command"
+        );
+    }
+    app.on_key(key(KeyCode::Backspace));
+    assert!(screen_text(&draw(&app, 80, 24)).contains("> /dev/sdb"));
+    assert_eq!(
+        app.on_key(key(KeyCode::Enter)),
+        Action::ConfirmWrite("/dev/sdb".into())
+    );
+    assert_eq!(app.on_key(key(KeyCode::Esc)), Action::ReadOnly);
+    // q is a letter of a path here; Ctrl-C still quits.
+    assert_eq!(app.on_key(key(KeyCode::Char('q'))), Action::None);
+    assert_eq!(
+        app.on_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+        Action::Quit
+    );
+    if let Screen::Confirm(c) = &mut app.screen {
+        c.message = Some("'/dev/sda' is not /dev/sdb".into());
+    }
+    assert!(screen_text(&draw(&app, 80, 24)).contains("is not /dev/sdb"));
+}
+
+#[test]
+fn new_screens_draw_at_any_size_without_panicking() {
+    let mut with_fio = run_app();
+    with_fio.on_key(key(KeyCode::Char('f')));
+    let mut baseline_sweep = thread_sweep_app();
+    baseline_sweep.baseline = Some(sweep_baseline());
+    let mut sweeping = run_app();
+    sweeping.on_key(key(KeyCode::Char('s')));
+    sweeping.on_key(key(KeyCode::Char('t')));
+    sweeping.on_key(key(KeyCode::Char('v')));
+    let bs = swept_app(SweepSpec::parse("bs=512..4M").unwrap());
+    for app in [
+        thread_sweep_app(),
+        baseline_sweep,
+        sweeping,
+        bs,
+        with_fio,
+        confirm_app(),
+    ] {
+        for (w, h) in [
+            (1, 1),
+            (2, 1),
+            (1, 3),
+            (10, 5),
+            (17, 6),
+            (40, 12),
+            (79, 23),
+            (80, 5),
+            (200, 2),
+            (300, 80),
+        ] {
+            let buf = draw(&app, w, h);
+            assert_eq!(buf.area.width, w);
+        }
+    }
+}

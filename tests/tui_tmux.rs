@@ -1,7 +1,8 @@
 //! End to end: the real binary in a real terminal (tmux), on a scratch file in a temporary
 //! directory. Keys go in with `send-keys`, the screen comes back with `capture-pane`: pick the
 //! scratch file, raise threads, double the block size, pause, quit, and find the summary on
-//! the normal screen afterwards. Skipped with a note when tmux is not installed.
+//! the normal screen afterwards; run sweeps (`--sweep`, then `s t`), save one with `e`, and
+//! find the sweep's table after quitting. Skipped with a note when tmux is not installed.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -209,5 +210,98 @@ fn tui_sigterm_restores_the_terminal_and_prints_the_summary() {
     assert!(
         !dir.path().join("diskscope.scratch").exists(),
         "the scratch file is removed"
+    );
+}
+
+#[test]
+fn tui_sweeps_export_and_quit_to_the_sweep_summary() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("note: tmux is not installed; skipping the TUI end-to-end test");
+        return;
+    }
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+    let bin = env!("CARGO_BIN_EXE_diskscope");
+    let tmux = Tmux {
+        socket: format!("diskscope-e2e-sweep-{}", std::process::id()),
+    };
+    // -T with --sweep is the time per step; `s t` later uses it too.
+    let shell = format!(
+        "cd '{}' && '{bin}' . --size 32M --sweep threads=1..4 -T 1s --json=final.json; echo diskscope-exit=$?; sleep 60",
+        dir.path().display()
+    );
+    let out = tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "e2e",
+        "-x",
+        "80",
+        "-y",
+        "24",
+        &shell,
+    ]);
+    assert!(
+        out.status.success(),
+        "tmux new-session: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    tmux.wait_for("the sweep's progress", Duration::from_secs(60), |s| {
+        s.contains("sweep threads: step")
+    });
+    let chart = tmux.wait_for("the sweep's chart", Duration::from_secs(30), |s| {
+        s.contains("saturates at") && s.contains("IOPS vs threads")
+    });
+    assert!(
+        chart.contains("IO/s") && chart.contains("Mbit/s"),
+        "{chart}"
+    );
+
+    // Back to the run, then a sweep from the keyboard: threads 1..64, 1 s per step.
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the run screen", Duration::from_secs(10), |s| {
+        s.contains("IOPS now")
+    });
+    tmux.keys(&["s", "t"]);
+    tmux.wait_for("the keyboard sweep", Duration::from_secs(10), |s| {
+        s.contains("step 1/7") || s.contains("step 2/7")
+    });
+    let chart = tmux.wait_for("the 64-thread step", Duration::from_secs(60), |s| {
+        s.contains("saturates at") && s.lines().any(|l| l.trim_start().starts_with("64 "))
+    });
+    assert!(chart.contains("sweep of threads (7"), "{chart}");
+
+    tmux.keys(&["e"]);
+    let saved = tmux.wait_for("the saved notice", Duration::from_secs(10), |s| {
+        s.contains("saved the sweep to")
+    });
+    let json = std::fs::read_dir(dir.path())
+        .expect("read dir")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("diskscope-") && n.ends_with(".json"))
+        })
+        .unwrap_or_else(|| panic!("no diskscope-*.json in the directory:\n{saved}"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("read json")).expect("json");
+    let steps = v["steps"].as_array().expect("a steps array");
+    assert_eq!(steps.len(), 7, "{v}");
+    assert_eq!(steps[6]["threads"], 64);
+
+    tmux.keys(&["q"]);
+    let end = tmux.wait_for("the summary", Duration::from_secs(20), |s| {
+        s.contains("diskscope-exit=")
+    });
+    assert!(end.contains("diskscope-exit=0"), "{end}");
+    assert!(end.contains("saturates at"), "the sweep's finding:\n{end}");
+    assert!(
+        end.contains("IO/s") && end.contains("Mbit/s"),
+        "the sweep's table:\n{end}"
+    );
+    assert!(
+        !end.contains("IOPS vs threads"),
+        "the alternate screen is gone:\n{end}"
     );
 }

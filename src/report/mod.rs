@@ -97,6 +97,9 @@ pub struct RunReport {
     pub total: TotalReport,
     pub threads: Vec<ThreadReport>,
     pub intervals: Vec<IntervalFigures>,
+    /// The settings in force at the end (they differ from `config`'s when they were changed
+    /// during the run: TUI sliders, a sweep).
+    pub final_settings: Settings,
     /// The first few failed or short I/Os, with offset and errno.
     pub errors: Vec<IoErrorRecord>,
     /// Set when the run was ended by a signal (e.g. "SIGINT").
@@ -117,6 +120,7 @@ impl RunReport {
             },
             threads: last.threads.iter().map(ThreadReport::of).collect(),
             intervals,
+            final_settings: last.settings,
             errors: last.first_errors.clone(),
             interrupted_by: None,
         }

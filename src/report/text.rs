@@ -117,6 +117,13 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
     for w in &r.config.warnings {
         let _ = writeln!(out, "  warning: {w}");
     }
+    if r.final_settings != r.config.settings() {
+        let _ = writeln!(
+            out,
+            "settings at the end: {}",
+            describe_settings(&r.final_settings)
+        );
+    }
     let _ = writeln!(
         out,
         "total over {:.1}s: {} ops, {:.0} IOPS, {}/s ({:.1} MB/s), {} transferred",
@@ -279,6 +286,57 @@ mod tests {
         assert_eq!(
             describe_settings(&Settings::default()),
             "4k random read, 1 thread"
+        );
+    }
+
+    fn report(final_settings: Settings) -> RunReport {
+        let config = ConfigReport {
+            target: "/dev/sdb".into(),
+            target_kind: "block_device",
+            size_bytes: 1 << 30,
+            device_bytes: Some(1 << 30),
+            span_bytes: 1 << 30,
+            logical_block_size: 512,
+            direct: true,
+            write_allowed: false,
+            threads: 1,
+            bs: 4096,
+            read_pct: 100,
+            random_pct: 100,
+            duration_s: None,
+            warnings: vec![],
+        };
+        RunReport {
+            config,
+            total: super::super::TotalReport {
+                elapsed_s: 1.0,
+                counts: crate::stats::Counts::default(),
+                iops: 0.0,
+                bw_bytes_per_s: 0.0,
+                latency_ns: crate::stats::LatencySummary::default(),
+            },
+            threads: vec![],
+            intervals: vec![],
+            final_settings,
+            errors: vec![],
+            interrupted_by: None,
+        }
+    }
+
+    #[test]
+    fn summary_names_the_final_settings_only_when_they_changed() {
+        let same = summary(&report(Settings::default()), true);
+        assert!(!same.contains("settings at the end"), "{same}");
+        let changed = summary(
+            &report(Settings {
+                threads: 8,
+                ..Settings::default()
+            }),
+            true,
+        );
+        assert!(
+            changed.contains("settings at the end: 4k random read, 8 threads"),
+            "{changed}"
         );
     }
 }

@@ -37,6 +37,13 @@ pub fn write_refusal(dev: &DeviceInfo, all: &[DeviceInfo]) -> Option<String> {
     None
 }
 
+/// Whether `named` (typed by the user) names `path`: the same path, or one that resolves to
+/// the same file (`/dev/disk/by-id/...` for `/dev/sdb`).
+pub fn names_device(named: &str, path: &Path) -> bool {
+    Path::new(named) == path
+        || matches!((std::fs::canonicalize(named), std::fs::canonicalize(path)), (Ok(a), Ok(b)) if a == b)
+}
+
 /// Checks a write to the block device at `path`: the user named it in `named`
 /// (`--allow-write=...`), and it is not in use according to `roots`.
 pub fn check_device_write(path: &Path, named: &str, roots: &Roots) -> Result<()> {
@@ -46,9 +53,7 @@ pub fn check_device_write(path: &Path, named: &str, roots: &Roots) -> Result<()>
             "{shown}: writing to a block device destroys its data; confirm by naming it: --allow-write={shown}"
         );
     }
-    let same = Path::new(named) == path
-        || matches!((std::fs::canonicalize(named), std::fs::canonicalize(path)), (Ok(a), Ok(b)) if a == b);
-    if !same {
+    if !names_device(named, path) {
         bail!(
             "{shown}: --allow-write names {named}, not this device; use --allow-write={shown} to write here"
         );

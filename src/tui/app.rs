@@ -11,10 +11,16 @@ use std::time::Duration;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+use serde::Serialize;
+
 use crate::diskstats::KernelRates;
-use crate::report::ConfigReport;
+use crate::report::baseline::Baseline;
+use crate::report::{ConfigReport, RunReport, SweepReport, fio};
 use crate::settings::{MAX_BS, MAX_THREADS, Settings};
-use crate::stats::{Latency, LatencySummary, Snapshot, Window};
+use crate::stats::{IntervalFigures, Latency, LatencySummary, Snapshot, Window};
+use crate::sweep::{
+    DEFAULT_STEP_TIME, Dimension, Next, Saturation, SweepRunner, SweepSpec, saturation,
+};
 use crate::target::discover::DeviceInfo;
 
 /// Snapshots kept for the sparklines: 60 s at the default 10 Hz.
@@ -27,6 +33,13 @@ pub const NOW_WINDOW: Duration = Duration::from_secs(1);
 pub const MIN_BS: u64 = 512;
 /// Log2 latency buckets: bucket `i` holds latencies in `[2^i, 2^(i+1))` ns.
 pub const BUCKETS: usize = 64;
+/// Length of a row of the intervals kept for `e` and `--json FILE` (as headless prints them).
+pub const INTERVAL: Duration = Duration::from_secs(1);
+/// The thread counts a sweep started with `s t` runs: 1 to 64, doubling.
+pub const SWEEP_THREADS: (u64, u64) = (1, 64);
+/// The block sizes a sweep started with `s b` runs: 512 (or the logical block size) to 4 MiB,
+/// doubling.
+pub const SWEEP_BS: (u64, u64) = (512, 4 << 20);
 
 /// One slider of the run screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -214,6 +227,102 @@ pub struct Run {
     pub message: Option<String>,
     /// Set once quitting began; the screen waits for the final snapshot.
     pub stopping: bool,
+    /// A notice for the status line that is not an error (e.g. where a file was saved).
+    pub notice: Option<String>,
+    /// `s` was pressed: the next key picks the sweep's dimension.
+    pub sweep_prompt: bool,
+    /// The running or the last sweep.
+    pub sweep: Option<SweepRun>,
+    /// Measured time per sweep step (`-T`, default 3 s).
+    pub step_time: Duration,
+    /// What the screen shows: the live run or the last sweep's chart.
+    pub view: View,
+    /// One row per second of run time, for `e` and `--json FILE`.
+    pub intervals: Vec<IntervalFigures>,
+    interval_window: Window,
+    next_interval: Duration,
+}
+
+/// What the run screen shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// Sliders, graphs, histogram, threads.
+    Live,
+    /// The last sweep: chart, table and saturation (Enter/Esc goes back).
+    Sweep,
+}
+
+/// Where a sweep is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepState {
+    Running,
+    /// Every step was measured.
+    Done,
+    /// Cancelled with Esc, or a step's settings were refused.
+    Cancelled,
+}
+
+/// A sweep on the running engine: `SweepRunner` decides, the run loop applies.
+#[derive(Debug, Clone)]
+pub struct SweepRun {
+    pub runner: SweepRunner,
+    pub state: SweepState,
+    /// The settings the steps vary from.
+    pub base: Settings,
+    pub step_time: Duration,
+    /// Found when the sweep is done.
+    pub saturation: Option<Saturation>,
+    /// Set when a manual setting change came after the sweep: it is then no longer the last
+    /// thing that ran, and `e` and the summary are about the run.
+    pub superseded: bool,
+}
+
+impl SweepRun {
+    pub fn dimension(&self) -> Dimension {
+        self.runner.spec().dimension
+    }
+
+    /// Steps measured so far.
+    pub fn results(&self) -> &[IntervalFigures] {
+        self.runner.results()
+    }
+}
+
+/// What `e` saves: the run, or the sweep when one ran last. Serialized exactly as `--json`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Export {
+    Run(Box<RunReport>),
+    Sweep(Box<SweepReport>),
+}
+
+/// The sweep values of `dimension` for a target with this geometry: threads 1..64, or block
+/// sizes from the logical block size (at least 512) to 4 MiB that fit the span.
+pub fn default_sweep(dimension: Dimension, info: &ConfigReport) -> Result<SweepSpec, String> {
+    let values: Vec<u64> = match dimension {
+        Dimension::Threads => {
+            let (lo, hi) = SWEEP_THREADS;
+            std::iter::successors(Some(lo), |v| Some(v * 2))
+                .take_while(|v| *v <= hi.min(MAX_THREADS as u64))
+                .collect()
+        }
+        Dimension::Bs => {
+            let lbs = u64::from(info.logical_block_size).max(1);
+            let (lo, hi) = SWEEP_BS;
+            std::iter::successors(Some(lo.max(lbs).next_power_of_two()), |v| Some(v * 2))
+                .take_while(|v| *v <= hi)
+                .filter(|v| *v <= info.span_bytes && (!info.direct || v.is_multiple_of(lbs)))
+                .collect()
+        }
+    };
+    if values.len() < 2 {
+        return Err(format!(
+            "no {} sweep: fewer than two steps fit this target (span {} bytes)",
+            dimension.name(),
+            info.span_bytes
+        ));
+    }
+    Ok(SweepSpec { dimension, values })
 }
 
 impl Run {
@@ -242,6 +351,14 @@ impl Run {
             thread_scroll: 0,
             message: None,
             stopping: false,
+            notice: None,
+            sweep_prompt: false,
+            sweep: None,
+            step_time: DEFAULT_STEP_TIME,
+            view: View::Live,
+            intervals: Vec::new(),
+            interval_window: Window::default(),
+            next_interval: INTERVAL,
         }
     }
 
@@ -276,7 +393,149 @@ impl Run {
             self.now = Some((iops, w.bw(), w.latency_summary()));
         }
         self.kernel_window.push(&s);
+        // A row per second of run time, with headless's half-tick of slack for timer jitter.
+        self.interval_window.push(&s);
+        if s.at + Duration::from_millis(50) >= self.next_interval {
+            self.intervals.push(self.interval_window.take().figures());
+            while self.next_interval <= s.at + Duration::from_millis(50) {
+                self.next_interval += INTERVAL;
+            }
+        }
         self.last = Some(s);
+    }
+
+    /// Starts a sweep of `spec` from the current settings; the action applies its first step.
+    pub fn start_sweep(&mut self, spec: SweepSpec) -> Action {
+        let runner = SweepRunner::new(spec, self.settings, self.step_time);
+        let first = runner.first();
+        self.sweep = Some(SweepRun {
+            runner,
+            state: SweepState::Running,
+            base: self.settings,
+            step_time: self.step_time,
+            saturation: None,
+            superseded: false,
+        });
+        self.sweep_prompt = false;
+        self.view = View::Live;
+        self.message = None;
+        self.notice = None;
+        Action::Apply(first)
+    }
+
+    /// Feeds a snapshot to a running sweep; the action applies the next step's settings.
+    /// When the last step is measured the sweep's chart is shown.
+    pub fn advance_sweep(&mut self, s: &Snapshot) -> Action {
+        let Some(sweep) = self
+            .sweep
+            .as_mut()
+            .filter(|w| w.state == SweepState::Running)
+        else {
+            return Action::None;
+        };
+        match sweep.runner.on_snapshot(s) {
+            Next::Continue => Action::None,
+            Next::Apply(next) => Action::Apply(next),
+            Next::Done => {
+                sweep.state = SweepState::Done;
+                sweep.saturation = saturation(sweep.dimension(), sweep.results());
+                self.view = View::Sweep;
+                Action::None
+            }
+        }
+    }
+
+    /// Stops a running sweep; the run goes on with the settings in force.
+    pub fn cancel_sweep(&mut self, why: &str) {
+        if let Some(sweep) = self
+            .sweep
+            .as_mut()
+            .filter(|w| w.state == SweepState::Running)
+        {
+            sweep.state = SweepState::Cancelled;
+            self.message = Some(format!(
+                "sweep {why} after {} of {} steps; the run goes on",
+                sweep.results().len(),
+                sweep.runner.steps().len()
+            ));
+        }
+    }
+
+    /// True while a sweep runs (the sliders are locked).
+    pub fn sweeping(&self) -> bool {
+        self.sweep
+            .as_ref()
+            .is_some_and(|w| w.state == SweepState::Running)
+    }
+
+    /// The finished sweep, if it is the last thing that ran.
+    pub fn last_sweep(&self) -> Option<&SweepRun> {
+        self.sweep
+            .as_ref()
+            .filter(|w| w.state == SweepState::Done && !w.superseded)
+    }
+
+    /// The run so far as `--json` reports it (`None` before the first snapshot). The partial
+    /// second at the end is its last interval.
+    pub fn run_report(&self) -> Option<RunReport> {
+        let last = self.last.as_ref()?;
+        let mut intervals = self.intervals.clone();
+        if self.interval_window.snapshots > 0 {
+            intervals.push(self.interval_window.figures());
+        }
+        Some(RunReport::new(self.info.clone(), last, intervals))
+    }
+
+    /// The last finished sweep as `--json --sweep` reports it.
+    pub fn sweep_report(&self) -> Option<SweepReport> {
+        let sweep = self
+            .sweep
+            .as_ref()
+            .filter(|w| w.state == SweepState::Done)?;
+        let b = sweep.base;
+        let config = ConfigReport {
+            duration_s: Some(sweep.step_time.as_secs_f64()),
+            threads: b.threads,
+            bs: b.bs,
+            read_pct: b.read_pct,
+            random_pct: b.random_pct,
+            ..self.info.clone()
+        };
+        Some(SweepReport {
+            config,
+            dimension: sweep.dimension(),
+            step_time_s: sweep.step_time.as_secs_f64(),
+            steps: sweep.results().to_vec(),
+            saturation: sweep.saturation.clone(),
+            errors: self
+                .last
+                .as_ref()
+                .map(|s| s.first_errors.clone())
+                .unwrap_or_default(),
+            interrupted_by: None,
+        })
+    }
+
+    /// What `e` saves: the sweep when it is showing or ran last, else the run.
+    pub fn export(&self) -> Option<Export> {
+        if (self.view == View::Sweep || self.last_sweep().is_some())
+            && let Some(r) = self.sweep_report()
+        {
+            return Some(Export::Sweep(Box::new(r)));
+        }
+        self.run_report().map(|r| Export::Run(Box::new(r)))
+    }
+
+    /// The run's description with the settings now in force, for the fio overlay.
+    pub fn current_config(&self) -> ConfigReport {
+        let s = self.settings;
+        ConfigReport {
+            threads: s.threads,
+            bs: s.bs,
+            read_pct: s.read_pct,
+            random_pct: s.random_pct,
+            ..self.info.clone()
+        }
     }
 
     /// Takes in a kernel sample; the app's rates are taken over the snapshots since the last
@@ -306,6 +565,10 @@ impl Run {
         self.peak_iops = 0.0;
         self.now = None;
         self.now_window = Window::default();
+        // The engine's totals restart, so the saved intervals do too.
+        self.intervals.clear();
+        self.interval_window = Window::default();
+        self.next_interval = self.last.as_ref().map_or(Duration::ZERO, |s| s.at) + INTERVAL;
     }
 
     /// Active threads in the latest snapshot.
@@ -325,8 +588,28 @@ fn push_bounded<T>(q: &mut VecDeque<T>, v: T, cap: usize) {
 #[derive(Debug, Clone)]
 pub enum Screen {
     Picker(Picker),
+    /// Writing to a block device was allowed with a bare `--allow-write`: name it first.
+    Confirm(Confirm),
     Preparing(Preparing),
     Run(Box<Run>),
+}
+
+/// The write confirmation for a block device: the user types its path, or Esc for read-only.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Confirm {
+    /// The device writes would go to.
+    pub device: PathBuf,
+    /// What has been typed.
+    pub input: String,
+    /// Why the last answer was not accepted, or why the device was refused.
+    pub message: Option<String>,
+}
+
+/// The fio equivalent of the current settings, shown over the run screen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FioOverlay {
+    pub command_line: String,
+    pub job_file: String,
 }
 
 /// What the run loop must do after a key.
@@ -343,6 +626,12 @@ pub enum Action {
     Quit,
     /// Ctrl-Z: give the terminal back and stop the process until `fg`.
     Suspend,
+    /// Save the run (or the last sweep) as JSON to a timestamped file.
+    Export,
+    /// The write confirmation was answered with this text (to be checked against the device).
+    ConfirmWrite(String),
+    /// The write confirmation was declined: run the device read-only.
+    ReadOnly,
 }
 
 /// Everything the screens show.
@@ -352,6 +641,10 @@ pub struct App {
     pub help: bool,
     /// False under NO_COLOR: only bold, dim and reverse are used.
     pub color: bool,
+    /// The fio overlay, while shown (any key closes it).
+    pub fio: Option<FioOverlay>,
+    /// A saved run or sweep (`--baseline`) drawn dimmed beside this one.
+    pub baseline: Option<Baseline>,
 }
 
 impl App {
@@ -361,6 +654,8 @@ impl App {
             screen,
             help: false,
             color,
+            fio: None,
+            baseline: None,
         }
     }
 
@@ -375,22 +670,34 @@ impl App {
             KeyCode::Char('z') if ctrl => return Action::Suspend,
             _ => {}
         }
-        if self.help {
+        if self.help || self.fio.is_some() {
             match key.code {
                 KeyCode::Char('q') => return Action::Quit,
                 _ => {
                     self.help = false;
+                    self.fio = None;
                     return Action::None;
                 }
             }
         }
         match &mut self.screen {
             Screen::Picker(p) => picker_key(p, key, &mut self.help),
+            Screen::Confirm(c) => confirm_key(c, key),
             Screen::Preparing(_) => match key.code {
                 KeyCode::Char('q') | KeyCode::Esc => Action::Quit,
                 _ => Action::None,
             },
-            Screen::Run(run) => run_key(run, key, &mut self.help),
+            Screen::Run(run) => {
+                if key.code == KeyCode::Char('f') && !run.sweep_prompt {
+                    let c = run.current_config();
+                    self.fio = Some(FioOverlay {
+                        command_line: fio::command_line(&c),
+                        job_file: fio::job_file(&c),
+                    });
+                    return Action::None;
+                }
+                run_key(run, key, &mut self.help)
+            }
         }
     }
 
@@ -410,11 +717,21 @@ impl App {
         }
     }
 
-    /// Records the engine's answer to an `Apply`: `settings` are those now in force.
+    /// Records the engine's answer to an `Apply`: `settings` are those now in force. A
+    /// refused sweep step ends the sweep.
     pub fn applied(&mut self, result: Result<(), String>, settings: Settings) {
         if let Some(run) = self.run_mut() {
             run.settings = settings;
-            run.message = result.err();
+            match result {
+                Ok(()) => run.message = None,
+                Err(e) if run.sweeping() => {
+                    run.cancel_sweep("stopped");
+                    if let Some(m) = &mut run.message {
+                        m.push_str(&format!(": {e}"));
+                    }
+                }
+                Err(e) => run.message = Some(e),
+            }
         }
     }
 }
@@ -468,11 +785,88 @@ fn picker_key(p: &mut Picker, key: KeyEvent, help: &mut bool) -> Action {
     Action::None
 }
 
+fn confirm_key(c: &mut Confirm, key: KeyEvent) -> Action {
+    match key.code {
+        KeyCode::Enter => return Action::ConfirmWrite(c.input.trim().to_string()),
+        KeyCode::Esc => return Action::ReadOnly,
+        KeyCode::Backspace => {
+            c.input.pop();
+        }
+        KeyCode::Char(ch) => c.input.push(ch),
+        _ => {}
+    }
+    Action::None
+}
+
+/// Keys on the sweep's chart: back to the run, quit, save, help.
+fn sweep_view_key(run: &mut Run, key: KeyEvent, help: &mut bool) -> Action {
+    match key.code {
+        KeyCode::Enter | KeyCode::Esc => run.view = View::Live,
+        KeyCode::Char('q') => return Action::Quit,
+        KeyCode::Char('e') => return Action::Export,
+        KeyCode::Char('?') => *help = true,
+        _ => {}
+    }
+    Action::None
+}
+
 fn run_key(run: &mut Run, key: KeyEvent, help: &mut bool) -> Action {
+    if run.view == View::Sweep {
+        return sweep_view_key(run, key, help);
+    }
+    if run.sweep_prompt {
+        run.sweep_prompt = false;
+        let dimension = match key.code {
+            KeyCode::Char('t') => Dimension::Threads,
+            KeyCode::Char('b') => Dimension::Bs,
+            _ => {
+                run.notice = None;
+                return Action::None;
+            }
+        };
+        return match default_sweep(dimension, &run.info) {
+            Ok(spec) => run.start_sweep(spec),
+            Err(e) => {
+                run.message = Some(e);
+                Action::None
+            }
+        };
+    }
+    if run.sweeping() {
+        let locked = matches!(
+            key.code,
+            KeyCode::Left | KeyCode::Right | KeyCode::Char('h' | 'l' | '-' | '_' | '+' | '=' | 's')
+        );
+        if locked {
+            run.message =
+                Some("a sweep is running: the sliders are locked (Esc cancels the sweep)".into());
+            return Action::None;
+        }
+        if key.code == KeyCode::Esc {
+            run.cancel_sweep("cancelled");
+            return Action::None;
+        }
+    }
     match key.code {
         KeyCode::Char('q') | KeyCode::Esc => Action::Quit,
         KeyCode::Char('?') => {
             *help = true;
+            Action::None
+        }
+        KeyCode::Char('s') => {
+            run.sweep_prompt = true;
+            run.message = None;
+            run.notice = Some(format!(
+                "sweep: t threads {}..{} · b block size 512..4M · {:.1} s per step · other keys cancel",
+                SWEEP_THREADS.0,
+                SWEEP_THREADS.1,
+                run.step_time.as_secs_f64()
+            ));
+            Action::None
+        }
+        KeyCode::Char('e') => Action::Export,
+        KeyCode::Char('v') if run.sweep.is_some() => {
+            run.view = View::Sweep;
             Action::None
         }
         KeyCode::Char(' ') => {
@@ -573,6 +967,9 @@ fn step(run: &mut Run, step: Step) -> Action {
         Ok(n) if n == run.settings => Action::None,
         Ok(n) => {
             run.message = None;
+            if let Some(sweep) = &mut run.sweep {
+                sweep.superseded = true;
+            }
             Action::Apply(n)
         }
         Err(msg) => {

@@ -6,21 +6,28 @@
 //! IOPS, bandwidth and latency sparklines beside the latency histogram and the thread table;
 //! a message line. Smaller terminals drop panes (first the side panes, then the graphs) and a
 //! terminal of one cell still draws without panicking.
+//!
+//! The sweep view replaces the panes with the sweep's chart, the iops(1)-style table and the
+//! saturation sentence; the write confirmation, the help and the fio job are drawn over
+//! whatever is underneath.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph, Sparkline, Widget};
+use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph, Sparkline, Widget, Wrap};
 
-use super::app::{App, Knob, Preparing, Run, Screen};
+use super::app::{App, Confirm, FioOverlay, Knob, Preparing, Run, Screen, SweepState, View};
 use super::widgets::Theme;
 use super::widgets::histogram::LatencyHistogramView;
 use super::widgets::kernel::KernelPanel;
 use super::widgets::picker::PickerTable;
 use super::widgets::slider::Slider;
+use super::widgets::sweep::{Point, SweepChart};
 use super::widgets::threads::ThreadTable;
+use crate::report::baseline::{Baseline, compare_step};
 use crate::report::text::describe_settings;
+use crate::report::text::{step_header, step_line};
 use crate::settings::{MAX_BS, MAX_THREADS};
 use crate::units::{
     format_block_size, format_bytes, format_count_rate, format_duration, format_latency_ns,
@@ -34,10 +41,22 @@ pub const HELP: &[(&str, &str)] = &[
     ("space", "pause / resume"),
     ("r", "reset the statistics"),
     ("[ ] PgUp PgDn", "scroll the thread table"),
+    (
+        "s t / s b",
+        "sweep threads 1..64 / block size 512..4M (-T per step)",
+    ),
+    ("Esc (sweeping)", "cancel the sweep; the run goes on"),
+    ("v", "show the last sweep's chart (Enter/Esc: back)"),
+    ("e", "save the run, or the last sweep, as diskscope-*.json"),
+    ("f", "the fio command line and job file for these settings"),
     ("?", "this help (any key closes)"),
     ("q Esc Ctrl-C", "quit and print the summary"),
     ("Ctrl-Z", "suspend (fg resumes)"),
     ("picker: ↑ ↓ j k", "choose; Enter starts"),
+    (
+        "write confirm",
+        "type the device's path + Enter; Esc: read-only",
+    ),
 ];
 
 impl Widget for &App {
@@ -45,13 +64,82 @@ impl Widget for &App {
         let theme = Theme { color: self.color };
         match &self.screen {
             Screen::Picker(p) => draw_picker(p, theme, area, buf),
+            Screen::Confirm(c) => draw_confirm(c, theme, area, buf),
             Screen::Preparing(p) => draw_preparing(p, theme, area, buf),
-            Screen::Run(r) => draw_run(r, theme, area, buf),
+            Screen::Run(r) if r.view == View::Sweep => {
+                draw_sweep(r, self.baseline.as_ref(), theme, area, buf)
+            }
+            Screen::Run(r) => draw_run(r, self.baseline.as_ref(), theme, area, buf),
+        }
+        if let Some(f) = &self.fio {
+            draw_fio(f, theme, area, buf);
         }
         if self.help {
             draw_help(theme, area, buf);
         }
     }
+}
+
+/// A box of at most `w` x `h` in the middle of `area`.
+fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let (w, h) = (area.width.min(w), area.height.min(h));
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+fn draw_confirm(c: &Confirm, theme: Theme, area: Rect, buf: &mut Buffer) {
+    if area.is_empty() {
+        return;
+    }
+    let device = c.device.display();
+    let mut lines = vec![
+        Line::raw(format!(
+            "Writing destroys the data on {device}. Type its path to allow writes, or Esc to run read-only:"
+        )),
+        Line::raw(""),
+        Line::styled(format!("> {}█", c.input), theme.accent()),
+        Line::raw(""),
+    ];
+    if let Some(m) = &c.message {
+        lines.push(Line::styled(m.clone(), theme.error()));
+        lines.push(Line::raw(""));
+    }
+    lines.push(Line::styled(
+        "Enter confirms · Esc runs read-only (read % stays 100) · Ctrl-C quits",
+        theme.dim(),
+    ));
+    let r = centered(area, 76, 14);
+    Clear.render(r, buf);
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(Block::bordered().title(Span::styled(
+            format!(" allow writes to {device}? "),
+            theme.warn(),
+        )))
+        .render(r, buf);
+}
+
+fn draw_fio(f: &FioOverlay, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let mut lines = vec![
+        Line::styled("command line:", theme.accent()),
+        Line::raw(f.command_line.clone()),
+        Line::raw(""),
+        Line::styled("job file (fio diskscope.fio):", theme.accent()),
+    ];
+    lines.extend(f.job_file.lines().map(|l| Line::raw(l.to_string())));
+    let r = centered(area, 100, lines.len() as u16 + 6);
+    Clear.render(r, buf);
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(Block::bordered().title(Span::styled(
+            " fio equivalent of the current settings (any key closes) ",
+            theme.accent(),
+        )))
+        .render(r, buf);
 }
 
 fn draw_picker(p: &super::app::Picker, theme: Theme, area: Rect, buf: &mut Buffer) {
@@ -112,14 +200,7 @@ fn draw_preparing(p: &Preparing, theme: Theme, area: Rect, buf: &mut Buffer) {
 }
 
 fn draw_help(theme: Theme, area: Rect, buf: &mut Buffer) {
-    let w = area.width.min(64);
-    let h = area.height.min(HELP.len() as u16 + 2);
-    let r = Rect {
-        x: area.x + (area.width - w) / 2,
-        y: area.y + (area.height - h) / 2,
-        width: w,
-        height: h,
-    };
+    let r = centered(area, 76, HELP.len() as u16 + 2);
     Clear.render(r, buf);
     let lines: Vec<Line> = HELP
         .iter()
@@ -181,20 +262,57 @@ fn status_line(run: &Run, theme: Theme) -> Line<'static> {
     Line::from(spans)
 }
 
+/// "sweep threads: step 3/7 (4 threads), measuring · Esc cancels" while a sweep runs.
+fn sweep_progress(run: &Run) -> Option<String> {
+    let sweep = run
+        .sweep
+        .as_ref()
+        .filter(|w| w.state == SweepState::Running)?;
+    let (i, n, measuring) = sweep.runner.progress();
+    let d = sweep.dimension();
+    let value = sweep
+        .runner
+        .steps()
+        .get(i)
+        .map_or_else(String::new, |s| d.describe(d.value(s)));
+    Some(format!(
+        "sweep {}: step {}/{n} ({value}), {} · v chart · Esc cancels",
+        d.name(),
+        (i + 1).min(n),
+        if measuring { "measuring" } else { "ramping up" }
+    ))
+}
+
 fn message_line(run: &Run, theme: Theme) -> Line<'static> {
     if let Some(m) = &run.message {
         Line::styled(m.clone(), theme.error())
+    } else if let Some(p) = sweep_progress(run) {
+        Line::styled(p, theme.warn())
+    } else if let Some(n) = &run.notice {
+        Line::styled(n.clone(), theme.accent())
     } else if !run.info.warnings.is_empty() {
         Line::styled(
             format!("warning: {}", run.info.warnings.join("; ")),
             theme.warn(),
         )
     } else {
-        Line::styled("space pause · r reset · q quit · ? help", theme.dim())
+        Line::styled(
+            "space pause · r reset · s sweep · e save · f fio · q quit · ? help",
+            theme.dim(),
+        )
     }
 }
 
-fn draw_run(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
+/// The baseline's figures when it is a single run.
+fn run_baseline(b: Option<&Baseline>) -> Option<crate::report::baseline::Figures> {
+    match b {
+        Some(Baseline::Run { total, .. }) => Some(*total),
+        _ => None,
+    }
+}
+
+fn draw_run(run: &Run, baseline: Option<&Baseline>, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let base = run_baseline(baseline);
     if area.is_empty() {
         return;
     }
@@ -226,9 +344,9 @@ fn draw_run(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
             Constraint::Fill(3),
         ])
         .areas(left);
-        draw_iops(run, theme, iops, buf);
+        draw_iops(run, base, theme, iops, buf);
         draw_bw(run, theme, bw, buf);
-        draw_latency(run, theme, lat, buf);
+        draw_latency(run, base, theme, lat, buf);
         let [hist, threads] =
             Layout::vertical([Constraint::Fill(1), Constraint::Fill(1)]).areas(right);
         draw_histogram(run, theme, hist, buf);
@@ -240,10 +358,10 @@ fn draw_run(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
         if rest.height >= 8 {
             let [iops, lat] =
                 Layout::vertical([Constraint::Fill(1), Constraint::Fill(1)]).areas(rest);
-            draw_iops(run, theme, iops, buf);
-            draw_latency(run, theme, lat, buf);
+            draw_iops(run, base, theme, iops, buf);
+            draw_latency(run, base, theme, lat, buf);
         } else {
-            draw_iops(run, theme, rest, buf);
+            draw_iops(run, base, theme, rest, buf);
         }
     } else {
         // Too small for the sliders' box: the settings as one line, then IOPS.
@@ -260,6 +378,7 @@ fn draw_run(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
         if body.height > 1 {
             draw_iops(
                 run,
+                base,
                 theme,
                 Rect {
                     y: body.y + 1,
@@ -283,10 +402,12 @@ fn log_position(v: u64, lo: u64, hi: u64) -> f64 {
 }
 
 fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
-    let block = Block::bordered().title(Span::styled(
-        " controls: Tab/↑↓ select, ←→ +- change ",
-        theme.dim(),
-    ));
+    let title = if run.sweeping() {
+        Span::styled(" controls locked: sweeping (Esc cancels) ", theme.warn())
+    } else {
+        Span::styled(" controls: Tab/↑↓ select, ←→ +- change ", theme.dim())
+    };
+    let block = Block::bordered().title(title);
     let inner = block.inner(area);
     block.render(area, buf);
     let s = run.settings;
@@ -364,7 +485,18 @@ fn graph_block(title: String, theme: Theme) -> Block<'static> {
         .title(Span::styled(title, theme.accent()))
 }
 
-fn draw_iops(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
+/// A dimmed, right-aligned title naming the baseline's figure.
+fn baseline_title(text: Option<String>, theme: Theme) -> Option<Line<'static>> {
+    text.map(|t| Line::styled(format!(" {t} "), theme.dim()).right_aligned())
+}
+
+fn draw_iops(
+    run: &Run,
+    base: Option<crate::report::baseline::Figures>,
+    theme: Theme,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let now = run
         .now
         .map_or_else(|| "-".into(), |(iops, _, _)| format_count_rate(iops));
@@ -376,7 +508,13 @@ fn draw_iops(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
         " IOPS now {now} · peak {} · avg {avg} ",
         format_count_rate(run.peak_iops)
     );
-    let block = graph_block(title, theme);
+    let mut block = graph_block(title, theme);
+    if let Some(t) = baseline_title(
+        base.map(|b| format!("baseline {}", format_count_rate(b.iops))),
+        theme,
+    ) {
+        block = block.title_top(t);
+    }
     let inner = block.inner(area);
     block.render(area, buf);
     Sparkline::default()
@@ -403,7 +541,13 @@ fn draw_bw(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
         .render(inner, buf);
 }
 
-fn draw_latency(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
+fn draw_latency(
+    run: &Run,
+    base: Option<crate::report::baseline::Figures>,
+    theme: Theme,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let (p50, p99) = match run.now {
         Some((_, _, l)) if l.count > 0 => (
             format_latency_ns(l.p50 as f64),
@@ -416,7 +560,13 @@ fn draw_latency(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
     let p50s = tail(&run.p50, n);
     let max = p99s.iter().copied().max().unwrap_or(0).max(1);
     let title = format!(" latency p99 {p99} ▲ p50 {p50} ▼ ");
-    let block = graph_block(title, theme);
+    let mut block = graph_block(title, theme);
+    if let Some(t) = baseline_title(
+        base.map(|b| format!("baseline p99 {}", format_latency_ns(b.p99_ns))),
+        theme,
+    ) {
+        block = block.title_top(t);
+    }
     let inner = block.inner(area);
     block.render(area, buf);
     if inner.height == 0 {
@@ -467,4 +617,152 @@ fn draw_threads(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
         theme,
     }
     .render(inner, buf);
+}
+
+/// The sweep view: status line, legend, chart, saturation sentence, table, key line.
+fn draw_sweep(run: &Run, baseline: Option<&Baseline>, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let Some(sweep) = &run.sweep else {
+        return draw_run(run, baseline, theme, area, buf);
+    };
+    if area.is_empty() {
+        return;
+    }
+    let d = sweep.dimension();
+    let results = sweep.results();
+    let steps: Vec<Point> = results.iter().map(|f| Point::of_step(d, f)).collect();
+    let base_steps: Vec<Point> = match baseline {
+        Some(Baseline::Sweep {
+            dimension, steps, ..
+        }) if *dimension == d => steps
+            .iter()
+            .map(|(x, f)| Point::of_baseline(*x, f))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let chart = SweepChart {
+        dimension: d,
+        steps: &steps,
+        baseline: &base_steps,
+        theme,
+    };
+    let finding = match (&sweep.saturation, sweep.state) {
+        (Some(s), _) => Line::styled(s.summary.clone(), theme.accent()),
+        (None, SweepState::Done) => {
+            Line::styled("no saturation found: no step did any I/O", theme.warn())
+        }
+        (None, _) => Line::styled(
+            format!(
+                "{} of {} steps measured",
+                results.len(),
+                sweep.runner.steps().len()
+            ),
+            theme.dim(),
+        ),
+    };
+    let keys = if let Some(p) = sweep_progress(run) {
+        Line::styled(p, theme.warn())
+    } else if let Some(m) = &run.message {
+        Line::styled(m.clone(), theme.error())
+    } else if let Some(n) = &run.notice {
+        Line::styled(n.clone(), theme.accent())
+    } else {
+        Line::styled(
+            "Enter/Esc back to the run (it goes on) · e save the sweep · q quit · ? help",
+            theme.dim(),
+        )
+    };
+    if area.height < 6 {
+        finding.render(Rect { height: 1, ..area }, buf);
+        if area.height > 1 {
+            keys.render(
+                Rect {
+                    y: area.y + area.height - 1,
+                    height: 1,
+                    ..area
+                },
+                buf,
+            );
+        }
+        return;
+    }
+    let mut table: Vec<Line> = vec![Line::styled(step_header(d), theme.dim())];
+    for (i, r) in results.iter().enumerate() {
+        let mut line = step_line(d, r);
+        if let Some(b) = baseline {
+            let with = format!("{line}{}", compare_step(b, d, r));
+            if with.chars().count() <= area.width as usize {
+                line = with;
+            }
+        }
+        let style = if sweep.saturation.as_ref().is_some_and(|s| s.step == i) {
+            theme.accent()
+        } else {
+            Style::new()
+        };
+        table.push(Line::styled(line, style));
+    }
+    // The chart keeps at least 8 rows; the table gets what is left and says what it hides.
+    // The finding wraps onto a second line rather than lose its end.
+    let finding_rows = if finding.width() > area.width as usize {
+        2
+    } else {
+        1
+    };
+    let fixed = 3 + finding_rows; // status, legend, finding, keys
+    let room = area.height.saturating_sub(fixed + 8) as usize;
+    if table.len() > room {
+        let hidden = table.len() - room.saturating_sub(1);
+        table.truncate(room.saturating_sub(1));
+        if room > 0 {
+            table.push(Line::styled(
+                format!("… {hidden} more steps (e saves them all)"),
+                theme.dim(),
+            ));
+        }
+    }
+    let [
+        status,
+        legend,
+        chart_area,
+        finding_area,
+        table_area,
+        keys_area,
+    ] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(finding_rows),
+        Constraint::Length(table.len() as u16),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let mut head = status_line(run, theme);
+    head.spans.insert(
+        1,
+        Span::styled(
+            format!(
+                "sweep of {} ({} × {:.1}s) ",
+                d.name(),
+                sweep.runner.steps().len(),
+                sweep.step_time.as_secs_f64()
+            ),
+            theme.accent(),
+        ),
+    );
+    head.render(status, buf);
+    let mut legend_line = chart.legend();
+    if !base_steps.is_empty()
+        && let Some(Baseline::Sweep { label, .. }) = baseline
+    {
+        legend_line
+            .spans
+            .push(Span::styled(format!(" {label}"), theme.dim()));
+    }
+    legend_line.render(legend, buf);
+    chart.render(chart_area, buf);
+    Paragraph::new(finding)
+        .wrap(Wrap { trim: true })
+        .render(finding_area, buf);
+    Paragraph::new(table).render(table_area, buf);
+    keys.render(keys_area, buf);
 }

@@ -1,11 +1,12 @@
 //! The TUI's own widgets: a slider per knob, the log2 latency histogram, the per-thread table,
-//! the target picker and the kernel-versus-app panel. Each draws plain data handed to it into
+//! the target picker, the kernel-versus-app panel and the sweep's chart. Each draws plain data handed to it into
 //! a `Buffer`; none reads a clock, the engine or a file, so each can be tested on its own.
 
 pub mod histogram;
 pub mod kernel;
 pub mod picker;
 pub mod slider;
+pub mod sweep;
 pub mod threads;
 
 use ratatui::style::{Color, Modifier, Style};
