@@ -35,6 +35,9 @@ pub const MIN_BS: u64 = 512;
 pub const BUCKETS: usize = 64;
 /// Length of a row of the intervals kept for `e` and `--json FILE` (as headless prints them).
 pub const INTERVAL: Duration = Duration::from_secs(1);
+/// Rows kept for export: the last hour, so a run left open for days stays the same size (the
+/// totals still cover the whole run).
+pub const KEPT_INTERVALS: usize = 3600;
 /// The thread counts a sweep started with `s t` runs: 1 to 64, doubling.
 pub const SWEEP_THREADS: (u64, u64) = (1, 64);
 /// The block sizes a sweep started with `s b` runs: 512 (or the logical block size) to 4 MiB,
@@ -237,8 +240,8 @@ pub struct Run {
     pub step_time: Duration,
     /// What the screen shows: the live run or the last sweep's chart.
     pub view: View,
-    /// One row per second of run time, for `e` and `--json FILE`.
-    pub intervals: Vec<IntervalFigures>,
+    /// One row per second of run time (the last `KEPT_INTERVALS`), for `e` and `--json FILE`.
+    pub intervals: VecDeque<IntervalFigures>,
     interval_window: Window,
     next_interval: Duration,
 }
@@ -356,7 +359,7 @@ impl Run {
             sweep: None,
             step_time: DEFAULT_STEP_TIME,
             view: View::Live,
-            intervals: Vec::new(),
+            intervals: VecDeque::new(),
             interval_window: Window::default(),
             next_interval: INTERVAL,
         }
@@ -396,7 +399,11 @@ impl Run {
         // A row per second of run time, with headless's half-tick of slack for timer jitter.
         self.interval_window.push(&s);
         if s.at + Duration::from_millis(50) >= self.next_interval {
-            self.intervals.push(self.interval_window.take().figures());
+            push_bounded(
+                &mut self.intervals,
+                self.interval_window.take().figures(),
+                KEPT_INTERVALS,
+            );
             while self.next_interval <= s.at + Duration::from_millis(50) {
                 self.next_interval += INTERVAL;
             }
@@ -479,7 +486,7 @@ impl Run {
     /// second at the end is its last interval.
     pub fn run_report(&self) -> Option<RunReport> {
         let last = self.last.as_ref()?;
-        let mut intervals = self.intervals.clone();
+        let mut intervals: Vec<_> = self.intervals.iter().cloned().collect();
         if self.interval_window.snapshots > 0 {
             intervals.push(self.interval_window.figures());
         }
