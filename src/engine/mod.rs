@@ -77,6 +77,21 @@ impl Geometry {
     }
 }
 
+/// Where the sampler delivers snapshots.
+pub trait SnapshotSink: Send {
+    /// Takes one snapshot; false when nobody listens any more.
+    fn send(&mut self, snapshot: Snapshot) -> bool;
+    /// Called once after the last snapshot.
+    fn done(&mut self) {}
+}
+
+/// The plain channel behind `Engine::snapshots()`: it closes when the sampler ends.
+impl SnapshotSink for Sender<Snapshot> {
+    fn send(&mut self, snapshot: Snapshot) -> bool {
+        Sender::send(self, snapshot).is_ok()
+    }
+}
+
 enum Command {
     Apply(
         Settings,
@@ -101,20 +116,52 @@ pub struct Engine {
 
 impl Engine {
     /// Starts `settings.threads` workers on the target and a sampler emitting a snapshot
-    /// every `tick`. Fails, with nothing left running, if the settings do not fit the target
-    /// or a descriptor cannot be opened.
+    /// every `tick` on the channel `snapshots()`. Fails, with nothing left running, if the
+    /// settings do not fit the target or a descriptor cannot be opened.
     pub fn start(
         opener: Arc<dyn IoOpener>,
         geometry: Geometry,
         settings: Settings,
         tick: Duration,
     ) -> Result<Engine, String> {
+        let (snapshot_tx, snapshots) = mpsc::channel();
+        Self::start_inner(
+            opener,
+            geometry,
+            settings,
+            tick,
+            Box::new(snapshot_tx),
+            snapshots,
+        )
+    }
+
+    /// Like `start`, but the sampler hands each snapshot straight to `sink` (a UI's own event
+    /// channel, say) instead of a channel the caller would have to forward from; `snapshots()`
+    /// stays empty.
+    pub fn start_with_sink(
+        opener: Arc<dyn IoOpener>,
+        geometry: Geometry,
+        settings: Settings,
+        tick: Duration,
+        sink: Box<dyn SnapshotSink>,
+    ) -> Result<Engine, String> {
+        let (_, closed) = mpsc::channel();
+        Self::start_inner(opener, geometry, settings, tick, sink, closed)
+    }
+
+    fn start_inner(
+        opener: Arc<dyn IoOpener>,
+        geometry: Geometry,
+        settings: Settings,
+        tick: Duration,
+        sink: Box<dyn SnapshotSink>,
+        snapshots: Receiver<Snapshot>,
+    ) -> Result<Engine, String> {
         geometry.validate(&settings)?;
         raise_open_file_limit();
         let ios = open_many(&*opener, settings.threads)?;
         let (commands, command_rx) = mpsc::channel();
-        let (snapshot_tx, snapshots) = mpsc::channel();
-        let sampler = sampler::spawn(geometry, settings, tick, command_rx, snapshot_tx)?;
+        let sampler = sampler::spawn(geometry, settings, tick, command_rx, sink)?;
         let mut engine = Engine {
             opener,
             geometry,
@@ -206,13 +253,6 @@ impl Engine {
     /// The snapshots, in order; the channel closes after the last one.
     pub fn snapshots(&self) -> &Receiver<Snapshot> {
         &self.snapshots
-    }
-
-    /// Hands the snapshot stream to the caller, e.g. to forward it from its own thread into
-    /// an event channel shared with terminal input; `snapshots()` is empty afterwards.
-    pub fn take_snapshots(&mut self) -> Receiver<Snapshot> {
-        let (_, closed) = mpsc::channel();
-        std::mem::replace(&mut self.snapshots, closed)
     }
 
     /// Stops (if not yet asked) and waits for the sampler to finish.

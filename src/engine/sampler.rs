@@ -5,14 +5,14 @@
 
 use std::sync::atomic::Ordering::*;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use super::io::BlockIo;
 use super::worker::{self, Control, ControlState, WorkerSlot};
-use super::{Command, Geometry};
+use super::{Command, Geometry, SnapshotSink};
 use crate::settings::Settings;
 use crate::stats::{Counts, Latency, Snapshot, ThreadSample};
 
@@ -29,7 +29,7 @@ pub(super) fn spawn(
     settings: Settings,
     tick: Duration,
     commands: Receiver<Command>,
-    out: Sender<Snapshot>,
+    out: Box<dyn SnapshotSink>,
 ) -> Result<JoinHandle<()>, String> {
     let control = Arc::new(Control {
         generation: AtomicU64::new(0),
@@ -97,7 +97,7 @@ struct Sampler {
     /// An empty batch to swap with a worker's mailbox.
     spare: Vec<u64>,
     total_elapsed: Duration,
-    out: Sender<Snapshot>,
+    out: Box<dyn SnapshotSink>,
 }
 
 impl Sampler {
@@ -139,6 +139,7 @@ impl Sampler {
         }
         self.stop_workers();
         self.emit(None);
+        self.out.done();
     }
 
     /// Waits until every live worker has switched to `generation`, or `SWITCH_WAIT` passed (a
@@ -377,7 +378,7 @@ impl Sampler {
         };
         self.seq += 1;
         // A consumer that went away is not an error: the run is being torn down.
-        let _ = self.out.send(snapshot);
+        self.out.send(snapshot);
     }
 }
 

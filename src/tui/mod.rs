@@ -1,8 +1,8 @@
 //! The interactive TUI: pick a target, watch it run, move the sliders, quit to a summary.
 //!
 //! One event channel carries everything the screen reacts to: keys (from an input thread
-//! blocked in crossterm's `read`), the engine's snapshots (forwarded by a thread of their
-//! own), and the scratch layout's progress. The loop waits on that channel and redraws only
+//! blocked in crossterm's `read`), the engine's snapshots (sent by the sampler itself, through
+//! a `SnapshotSink`), and the scratch layout's progress. The loop waits on that channel and redraws only
 //! when something arrived, so between snapshots the UI sleeps; it never does I/O on the
 //! target and never waits for a worker (settings changes go through `Engine::apply`, which
 //! only talks to the sampler). It also wakes every 250 ms to notice SIGTERM/SIGHUP/SIGINT.
@@ -35,7 +35,7 @@ use ratatui::crossterm::event::{self as ct, KeyEvent};
 use crate::app::{EXIT_IO_ERRORS, Prepared, config_report};
 use crate::cli::{Config, DEFAULT_SCRATCH_SIZE, SCRATCH_NAME};
 use crate::diskstats::{self, DiskCounters};
-use crate::engine::{DEFAULT_TICK, Engine};
+use crate::engine::{DEFAULT_TICK, Engine, SnapshotSink};
 use crate::report::baseline::{Baseline, compare_run, compare_step};
 use crate::report::{ConfigReport, RunReport, SweepReport, text};
 use crate::signals;
@@ -65,6 +65,19 @@ pub enum Event {
     Progress(u64, u64),
     /// The target is ready, or could not be prepared.
     Prepared(Result<Prepared>),
+}
+
+/// Delivers the engine's snapshots straight into the event channel, from the sampler's
+/// thread: no forwarding thread to wake (that hop cost frame time beside 1024 workers).
+struct EventSink(Sender<Event>);
+
+impl SnapshotSink for EventSink {
+    fn send(&mut self, snapshot: Snapshot) -> bool {
+        self.0.send(Event::Snapshot(Box::new(snapshot))).is_ok()
+    }
+    fn done(&mut self) {
+        let _ = self.0.send(Event::EngineDone);
+    }
 }
 
 /// How a session ended.
@@ -487,30 +500,16 @@ impl Session {
             Err(e) => return self.fail(app, e),
         };
         let target = prepared.target.clone();
-        let mut engine = match Engine::start(
+        let engine = match Engine::start_with_sink(
             target.clone(),
             target.geometry(),
             self.config.settings,
             DEFAULT_TICK,
+            Box::new(EventSink(self.events.clone())),
         ) {
             Ok(e) => e,
             Err(e) => return self.fail(app, anyhow!("{}: {e}", target.path.display())),
         };
-        let snapshots = engine.take_snapshots();
-        let tx = self.events.clone();
-        let forwarder = std::thread::Builder::new()
-            .name("tui-snapshots".into())
-            .spawn(move || {
-                for s in snapshots {
-                    if tx.send(Event::Snapshot(Box::new(s))).is_err() {
-                        return;
-                    }
-                }
-                let _ = tx.send(Event::EngineDone);
-            });
-        if let Err(e) = forwarder {
-            return self.fail(app, anyhow!("starting the snapshot thread: {e}"));
-        }
         let mut report = config_report(&self.config, &prepared);
         if self.config.sweep.is_some() {
             // -T is the step time here; the run itself goes on until quit.
