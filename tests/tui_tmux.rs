@@ -158,59 +158,75 @@ fn child_of_pane(tmux: &Tmux) -> Option<u32> {
 }
 
 #[test]
-fn tui_sigterm_restores_the_terminal_and_prints_the_summary() {
+fn tui_sigterm_sighup_and_sigint_restore_the_terminal_and_print_the_summary() {
     if Command::new("tmux").arg("-V").output().is_err() {
         eprintln!("note: tmux is not installed; skipping the TUI end-to-end test");
         return;
     }
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
-    let bin = env!("CARGO_BIN_EXE_diskscope");
-    let tmux = Tmux {
-        socket: format!("diskscope-e2e-term-{}", std::process::id()),
-    };
-    // A directory as TARGET skips the picker and lays out the scratch file inside it.
-    let shell = format!(
-        "'{bin}' '{}' --size 32M; echo diskscope-exit=$?; sleep 60",
-        dir.path().display()
-    );
-    let out = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "e2e",
-        "-x",
-        "80",
-        "-y",
-        "24",
-        &shell,
-    ]);
-    assert!(
-        out.status.success(),
-        "tmux new-session: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    tmux.wait_for("the run screen", Duration::from_secs(60), |s| {
-        s.contains("IOPS now")
-    });
-    let pid = child_of_pane(&tmux).expect("the diskscope process");
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(pid as i32),
-        nix::sys::signal::Signal::SIGTERM,
-    )
-    .expect("kill -TERM");
-    let end = tmux.wait_for("the exit", Duration::from_secs(20), |s| {
-        s.contains("diskscope-exit=")
-    });
-    assert!(end.contains("diskscope-exit=143"), "{end}");
-    assert!(end.contains("stopped early by SIGTERM"), "{end}");
-    assert!(
-        !end.contains("IOPS now"),
-        "the alternate screen is gone:\n{end}"
-    );
-    assert!(
-        !dir.path().join("diskscope.scratch").exists(),
-        "the scratch file is removed"
-    );
+    use nix::sys::signal::Signal;
+    for (sig, code) in [
+        (Signal::SIGTERM, 143),
+        (Signal::SIGHUP, 129),
+        (Signal::SIGINT, 130),
+    ] {
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+        let bin = env!("CARGO_BIN_EXE_diskscope");
+        let tmux = Tmux {
+            socket: format!("diskscope-e2e-sig-{}-{}", sig as i32, std::process::id()),
+        };
+        // A directory as TARGET skips the picker and lays out the scratch file inside it.
+        let shell = format!(
+            "'{bin}' '{}' --size 32M -t 4; echo diskscope-exit=$?; sleep 60",
+            dir.path().display()
+        );
+        let out = tmux.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            "e2e",
+            "-x",
+            "80",
+            "-y",
+            "24",
+            &shell,
+        ]);
+        assert!(
+            out.status.success(),
+            "tmux new-session: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        tmux.wait_for("the run screen", Duration::from_secs(60), |s| {
+            s.contains("IOPS now")
+        });
+        let pid = child_of_pane(&tmux).expect("the diskscope process");
+        let sent = std::time::Instant::now();
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), sig).expect("kill");
+        let end = tmux.wait_for("the exit", Duration::from_secs(20), |s| {
+            s.contains("diskscope-exit=")
+        });
+        // Workers stop within a second; the poll of the screen adds a little.
+        assert!(
+            sent.elapsed() < Duration::from_secs(2),
+            "{sig}: exit took {:?}",
+            sent.elapsed()
+        );
+        assert!(
+            end.contains(&format!("diskscope-exit={code}")),
+            "{sig}: {end}"
+        );
+        assert!(
+            end.contains(&format!("stopped early by {}", sig.as_str())),
+            "{end}"
+        );
+        assert!(
+            !end.contains("IOPS now"),
+            "{sig}: the alternate screen is gone:\n{end}"
+        );
+        assert!(
+            !dir.path().join("diskscope.scratch").exists(),
+            "{sig}: the scratch file is removed"
+        );
+    }
 }
 
 #[test]
