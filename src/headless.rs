@@ -2,6 +2,7 @@
 //! print a line per second (unless quiet or machine output), and build the `RunReport`.
 
 use std::io::Write;
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
 use crate::cli::Output;
@@ -9,11 +10,39 @@ use crate::engine::Engine;
 use crate::report::baseline::{Baseline, compare_step};
 use crate::report::{ConfigReport, RunReport, SweepReport, csv, text};
 use crate::signals;
-use crate::stats::Window;
+use crate::stats::{Snapshot, Window};
 use crate::sweep::{Next, SweepRunner, saturation};
 
 /// Length of a reporting interval.
 pub const REPORT_EVERY: Duration = Duration::from_secs(1);
+
+/// Feeds the engine's snapshots to `on` until the channel closes after the final one. `on`
+/// gets the engine, the snapshot and whether a stop was asked already, and returns true to
+/// ask for one; a termination signal asks too. Returns the last snapshot.
+fn drive(
+    engine: &mut Engine,
+    mut on: impl FnMut(&mut Engine, &Snapshot, bool) -> bool,
+) -> Option<Snapshot> {
+    let mut stopping = false;
+    let mut last = None;
+    loop {
+        match engine.snapshots().recv_timeout(Duration::from_millis(50)) {
+            Ok(s) => {
+                if on(engine, &s, stopping) && !stopping {
+                    engine.request_stop();
+                    stopping = true;
+                }
+                last = Some(s);
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return last,
+        }
+        if !stopping && signals::received().is_some() {
+            engine.request_stop();
+            stopping = true;
+        }
+    }
+}
 
 /// What a run prints before its first result: the target and warnings (text), or the CSV
 /// header.
@@ -33,15 +62,18 @@ fn print_header(out: &mut impl Write, config: &ConfigReport, output: Output, csv
 }
 
 /// Runs `engine` for `duration` (or until a termination signal) and returns the report.
-pub fn run(engine: Engine, config: ConfigReport, duration: Duration, output: Output) -> RunReport {
+pub fn run(
+    mut engine: Engine,
+    config: ConfigReport,
+    duration: Duration,
+    output: Output,
+) -> RunReport {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     print_header(&mut out, &config, output, csv::HEADER);
     let mut window = Window::default();
     let mut intervals = Vec::new();
     let mut next_row = REPORT_EVERY;
-    let mut stopping = false;
-    let mut last = None;
     let mut emit = |window: &mut Window, out: &mut std::io::StdoutLock| {
         let row = window.take().figures();
         match output {
@@ -56,31 +88,18 @@ pub fn run(engine: Engine, config: ConfigReport, duration: Duration, output: Out
         let _ = out.flush();
         intervals.push(row);
     };
-    loop {
-        match engine.snapshots().recv_timeout(Duration::from_millis(50)) {
-            Ok(s) => {
-                window.push(&s);
-                if !stopping && s.at >= duration {
-                    engine.request_stop();
-                    stopping = true;
-                }
-                // A row per second of run time; half a tick of slack absorbs timer jitter.
-                // Once stopping, the last row waits for the final snapshot so the rows add up
-                // to the totals without a sliver of a row at the end.
-                if !stopping && s.at + Duration::from_millis(50) >= next_row {
-                    emit(&mut window, &mut out);
-                    next_row += REPORT_EVERY;
-                }
-                last = Some(s);
-            }
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+    let last = drive(&mut engine, |_, s, stopping| {
+        window.push(s);
+        let stop = s.at >= duration;
+        // A row per second of run time; half a tick of slack absorbs timer jitter. Once
+        // stopping, the last row waits for the final snapshot so the rows add up to the
+        // totals without a sliver of a row at the end.
+        if !stopping && !stop && s.at + Duration::from_millis(50) >= next_row {
+            emit(&mut window, &mut out);
+            next_row += REPORT_EVERY;
         }
-        if !stopping && signals::received().is_some() {
-            engine.request_stop();
-            stopping = true;
-        }
-    }
+        stop
+    });
     // The last row: the final second, or the part of one before a signal.
     if window.snapshots > 0 {
         emit(&mut window, &mut out);
@@ -117,53 +136,37 @@ pub fn run_sweep(
         );
         let _ = writeln!(out, "{}", text::step_header(dimension));
     }
-    let mut stopping = false;
-    let mut last = None;
     let mut failure = None;
-    loop {
-        match engine.snapshots().recv_timeout(Duration::from_millis(50)) {
-            Ok(s) => {
-                let measured = runner.results().len();
-                let next = runner.on_snapshot(&s);
-                if let Some(r) = runner.results().get(measured) {
-                    let _ = match output {
-                        Output::Text => writeln!(
-                            out,
-                            "{}{}",
-                            text::step_line(dimension, r),
-                            baseline
-                                .map(|b| compare_step(b, dimension, r))
-                                .unwrap_or_default()
-                        ),
-                        Output::Csv => writeln!(out, "{}", csv::step_row(measured, r)),
-                        Output::Quiet | Output::Json => Ok(()),
-                    };
-                    let _ = out.flush();
-                }
-                match next {
-                    Next::Apply(settings) if !stopping => {
-                        if let Err(e) = engine.apply(settings) {
-                            failure = Some(e);
-                            engine.request_stop();
-                            stopping = true;
-                        }
-                    }
-                    Next::Done if !stopping => {
-                        engine.request_stop();
-                        stopping = true;
-                    }
-                    _ => {}
-                }
-                last = Some(s);
-            }
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+    let last = drive(&mut engine, |engine, s, stopping| {
+        let measured = runner.results().len();
+        let next = runner.on_snapshot(s);
+        if let Some(r) = runner.results().get(measured) {
+            let _ = match output {
+                Output::Text => writeln!(
+                    out,
+                    "{}{}",
+                    text::step_line(dimension, r),
+                    baseline
+                        .map(|b| compare_step(b, dimension, r))
+                        .unwrap_or_default()
+                ),
+                Output::Csv => writeln!(out, "{}", csv::step_row(measured, r)),
+                Output::Quiet | Output::Json => Ok(()),
+            };
+            let _ = out.flush();
         }
-        if !stopping && signals::received().is_some() {
-            engine.request_stop();
-            stopping = true;
+        match next {
+            Next::Apply(settings) if !stopping => match engine.apply(settings) {
+                Ok(()) => false,
+                Err(e) => {
+                    failure = Some(e);
+                    true
+                }
+            },
+            Next::Done => true,
+            _ => false,
         }
-    }
+    });
     engine.join();
     if let Some(e) = failure {
         anyhow::bail!("{}: sweep stopped: {e}", config.target);
