@@ -145,8 +145,9 @@ impl SweepSpec {
 }
 
 /// Where the curve flattens: the smallest step reaching 90% of the best — of IOPS for a thread
-/// sweep, of bandwidth for a block-size sweep (IOPS fall as blocks grow).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// sweep, of bandwidth for a block-size sweep (IOPS fall as blocks grow). In JSON the value
+/// is keyed by the dimension: `{"step": 2, "threads": 16, "iops": …}`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Saturation {
     pub step: usize,
     pub dimension: Dimension,
@@ -155,6 +156,19 @@ pub struct Saturation {
     pub bw_bytes_per_s: f64,
     /// The finding in words.
     pub summary: String,
+}
+
+impl Serialize for Saturation {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = ser.serialize_map(Some(5))?;
+        m.serialize_entry("step", &self.step)?;
+        m.serialize_entry(self.dimension.name(), &self.value)?;
+        m.serialize_entry("iops", &self.iops)?;
+        m.serialize_entry("bw_bytes_per_s", &self.bw_bytes_per_s)?;
+        m.serialize_entry("summary", &self.summary)?;
+        m.end()
+    }
 }
 
 /// Finds the saturation step of `steps`; `None` for no steps or no I/O.

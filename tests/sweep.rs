@@ -55,7 +55,7 @@ fn a_thread_sweep_reports_every_step_and_the_saturation() {
             .iter()
             .all(|s| s["iops"].as_f64().unwrap() < 0.9 * best)
     );
-    assert_eq!(sat["value"], steps[i]["threads"]);
+    assert_eq!(sat["threads"], steps[i]["threads"]);
     assert!(
         sat["summary"]
             .as_str()
