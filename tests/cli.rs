@@ -3,12 +3,7 @@
 
 mod common;
 
-use common::{diskscope, make_file, stderr, workdir};
-
-/// The JSON document a run printed; panics with its stderr when there is none.
-fn json(out: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(out)))
-}
+use common::{diskscope, json, make_file, stderr, workdir};
 
 /// Asserts a clean refusal: exit `code`, one stderr line containing every needle, no panic,
 /// nothing on stdout.

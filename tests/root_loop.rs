@@ -6,7 +6,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{LoopDev, diskscope, make_file, stderr, workdir};
+use common::{LoopDev, diskscope, json, make_file, stderr, workdir};
 use diskscope::diskstats::parse_stat_file;
 
 fn kernel_reads(dev: &LoopDev) -> u64 {
@@ -14,11 +14,6 @@ fn kernel_reads(dev: &LoopDev) -> u64 {
     parse_stat_file(&text)
         .expect("a parsable stat file")
         .reads_completed
-}
-
-fn json(out: &std::process::Output) -> serde_json::Value {
-    assert!(out.status.success(), "diskscope failed: {}", stderr(out));
-    serde_json::from_slice(&out.stdout).expect("JSON output")
 }
 
 #[test]

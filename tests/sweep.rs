@@ -3,12 +3,7 @@
 
 mod common;
 
-use common::{diskscope, make_file, stderr, workdir};
-
-fn json(out: &std::process::Output) -> serde_json::Value {
-    assert!(out.status.success(), "{}", stderr(out));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(out)))
-}
+use common::{diskscope, json, make_file, stderr, workdir};
 
 #[test]
 fn a_thread_sweep_reports_every_step_and_the_saturation() {

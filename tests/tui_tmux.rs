@@ -14,6 +14,28 @@ struct Tmux {
 }
 
 impl Tmux {
+    /// A new server on `socket` running `shell` in a session named e2e of the given size.
+    fn start(socket: String, size: (&str, &str), shell: &str) -> Tmux {
+        let tmux = Tmux { socket };
+        let out = tmux.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            "e2e",
+            "-x",
+            size.0,
+            "-y",
+            size.1,
+            shell,
+        ]);
+        assert!(
+            out.status.success(),
+            "tmux new-session: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        tmux
+    }
+
     fn run(&self, args: &[&str]) -> Output {
         Command::new("tmux")
             .args(["-L", &self.socket, "-f", "/dev/null"])
@@ -75,28 +97,14 @@ fn tui_raise_threads_change_block_size_pause_and_quit() {
     }
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
     let bin = env!("CARGO_BIN_EXE_diskscope");
-    let tmux = Tmux {
-        socket: format!("diskscope-e2e-{}", std::process::id()),
-    };
     let shell = format!(
         "cd '{}' && '{bin}' --size 64M; echo diskscope-exit=$?; sleep 60",
         dir.path().display()
     );
-    let out = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "e2e",
-        "-x",
-        "100",
-        "-y",
-        "30",
+    let tmux = Tmux::start(
+        format!("diskscope-e2e-{}", std::process::id()),
+        ("100", "30"),
         &shell,
-    ]);
-    assert!(
-        out.status.success(),
-        "tmux new-session: {}",
-        String::from_utf8_lossy(&out.stderr)
     );
 
     let picker = tmux.wait_for("the picker", Duration::from_secs(15), |s| {
@@ -171,29 +179,15 @@ fn tui_sigterm_sighup_and_sigint_restore_the_terminal_and_print_the_summary() {
     ] {
         let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
         let bin = env!("CARGO_BIN_EXE_diskscope");
-        let tmux = Tmux {
-            socket: format!("diskscope-e2e-sig-{}-{}", sig as i32, std::process::id()),
-        };
         // A directory as TARGET skips the picker and lays out the scratch file inside it.
         let shell = format!(
             "'{bin}' '{}' --size 32M -t 4; echo diskscope-exit=$?; sleep 60",
             dir.path().display()
         );
-        let out = tmux.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            "e2e",
-            "-x",
-            "80",
-            "-y",
-            "24",
+        let tmux = Tmux::start(
+            format!("diskscope-e2e-sig-{}-{}", sig as i32, std::process::id()),
+            ("80", "24"),
             &shell,
-        ]);
-        assert!(
-            out.status.success(),
-            "tmux new-session: {}",
-            String::from_utf8_lossy(&out.stderr)
         );
         tmux.wait_for("the run screen", Duration::from_secs(60), |s| {
             s.contains("IOPS now")
@@ -237,29 +231,15 @@ fn tui_sweeps_export_and_quit_to_the_sweep_summary() {
     }
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
     let bin = env!("CARGO_BIN_EXE_diskscope");
-    let tmux = Tmux {
-        socket: format!("diskscope-e2e-sweep-{}", std::process::id()),
-    };
     // -T with --sweep is the time per step; `s t` later uses it too.
     let shell = format!(
         "cd '{}' && '{bin}' . --size 32M --sweep threads=1..4 -T 1s --json=final.json; echo diskscope-exit=$?; sleep 60",
         dir.path().display()
     );
-    let out = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "e2e",
-        "-x",
-        "80",
-        "-y",
-        "24",
+    let tmux = Tmux::start(
+        format!("diskscope-e2e-sweep-{}", std::process::id()),
+        ("80", "24"),
         &shell,
-    ]);
-    assert!(
-        out.status.success(),
-        "tmux new-session: {}",
-        String::from_utf8_lossy(&out.stderr)
     );
     tmux.wait_for("the sweep's progress", Duration::from_secs(60), |s| {
         s.contains("sweep threads: step")

@@ -68,24 +68,20 @@ pub fn command_line(c: &ConfigReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::Settings;
 
     fn config(read_pct: u8, random_pct: u8) -> ConfigReport {
         ConfigReport {
-            target: "/dev/sdb".into(),
-            target_kind: "block_device",
-            size_bytes: 1 << 30,
-            device_bytes: Some(1 << 30),
-            span_bytes: 1 << 30,
-            logical_block_size: 512,
-            direct: true,
             write_allowed: read_pct < 100,
+            duration_s: Some(30.0),
+            ..ConfigReport::example()
+        }
+        .with_settings(Settings {
             threads: 16,
             bs: 4096,
             read_pct,
             random_pct,
-            duration_s: Some(30.0),
-            warnings: vec![],
-        }
+        })
     }
 
     #[test]

@@ -40,6 +40,38 @@ pub struct ConfigReport {
 }
 
 impl ConfigReport {
+    /// The same description with other settings (the ones in force now, a sweep's base).
+    pub fn with_settings(self, s: Settings) -> Self {
+        ConfigReport {
+            threads: s.threads,
+            bs: s.bs,
+            read_pct: s.read_pct,
+            random_pct: s.random_pct,
+            ..self
+        }
+    }
+
+    /// A 1 GiB block device at default settings, for unit tests.
+    #[cfg(test)]
+    pub(crate) fn example() -> Self {
+        ConfigReport {
+            target: "/dev/sdb".into(),
+            target_kind: "block_device",
+            size_bytes: 1 << 30,
+            device_bytes: Some(1 << 30),
+            span_bytes: 1 << 30,
+            logical_block_size: 512,
+            direct: true,
+            write_allowed: false,
+            threads: 1,
+            bs: 4096,
+            read_pct: 100,
+            random_pct: 100,
+            duration_s: None,
+            warnings: vec![],
+        }
+    }
+
     pub fn settings(&self) -> Settings {
         Settings {
             threads: self.threads,

@@ -290,22 +290,7 @@ mod tests {
     }
 
     fn report(final_settings: Settings) -> RunReport {
-        let config = ConfigReport {
-            target: "/dev/sdb".into(),
-            target_kind: "block_device",
-            size_bytes: 1 << 30,
-            device_bytes: Some(1 << 30),
-            span_bytes: 1 << 30,
-            logical_block_size: 512,
-            direct: true,
-            write_allowed: false,
-            threads: 1,
-            bs: 4096,
-            read_pct: 100,
-            random_pct: 100,
-            duration_s: None,
-            warnings: vec![],
-        };
+        let config = ConfigReport::example();
         RunReport {
             config,
             total: super::super::TotalReport {

@@ -502,12 +502,9 @@ impl Run {
         let b = sweep.base;
         let config = ConfigReport {
             duration_s: Some(sweep.step_time.as_secs_f64()),
-            threads: b.threads,
-            bs: b.bs,
-            read_pct: b.read_pct,
-            random_pct: b.random_pct,
             ..self.info.clone()
-        };
+        }
+        .with_settings(b);
         Some(SweepReport {
             config,
             dimension: sweep.dimension(),
@@ -535,14 +532,7 @@ impl Run {
 
     /// The run's description with the settings now in force, for the fio overlay.
     pub fn current_config(&self) -> ConfigReport {
-        let s = self.settings;
-        ConfigReport {
-            threads: s.threads,
-            bs: s.bs,
-            read_pct: s.read_pct,
-            random_pct: s.random_pct,
-            ..self.info.clone()
-        }
+        self.info.clone().with_settings(self.settings)
     }
 
     /// Takes in a kernel sample; the app's rates are taken over the snapshots since the last

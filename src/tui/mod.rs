@@ -789,20 +789,8 @@ mod tests {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
         let export = app::Export::Sweep(Box::new(SweepReport {
             config: ConfigReport {
-                target: "t".into(),
-                target_kind: "regular_file",
-                size_bytes: 1,
-                device_bytes: None,
-                span_bytes: 1,
-                logical_block_size: 512,
-                direct: true,
-                write_allowed: false,
-                threads: 1,
-                bs: 4096,
-                read_pct: 100,
-                random_pct: 100,
                 duration_s: Some(3.0),
-                warnings: vec![],
+                ..ConfigReport::example()
             },
             dimension: crate::sweep::Dimension::Threads,
             step_time_s: 3.0,

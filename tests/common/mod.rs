@@ -16,6 +16,12 @@ pub fn diskscope(dir: &Path, args: &[&str]) -> Output {
         .expect("the diskscope binary runs")
 }
 
+/// The JSON document a successful run printed; fails showing its stderr otherwise.
+pub fn json(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "diskscope failed: {}", stderr(out));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(out)))
+}
+
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
