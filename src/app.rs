@@ -66,11 +66,7 @@ pub fn prepare(config: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Pr
         .unwrap_or(false);
     if write && is_device {
         // Before any open for writing: named, and not mounted or held (O_EXCL checks again).
-        safety::check_device_write(
-            path,
-            config.allow_write.as_deref().unwrap_or(""),
-            &Roots::system(),
-        )?;
+        safety::check_device_write(path, config.allow_write.as_deref().unwrap_or(""))?;
     }
     let target = Target::open(path, spec(config.size))?;
     Ok(Prepared {
@@ -105,6 +101,7 @@ fn stderr_progress() -> impl FnMut(u64, u64) {
 pub fn config_report(config: &Config, p: &Prepared) -> ConfigReport {
     let t = &p.target;
     let mut warnings = t.warnings.clone();
+    warnings.extend(p.scratch.iter().flat_map(|s| s.notes().iter().cloned()));
     if !t.direct {
         let cached = cache::cached_bytes(t.main_fd(), t.span_bytes)
             .map(|b| {

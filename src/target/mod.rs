@@ -1,10 +1,16 @@
 //! What we benchmark: finding the machine's block devices (discover, list), opening a device or
-//! file safely (open), and the scratch file used when no target is given (scratch). Nothing
-//! here generates load; the engine does, through the descriptors `open` hands out.
+//! file safely (open, with the stack above it checked by safety and stack), what of a file is
+//! really on disk (extents), and the scratch file used when no target is given (scratch, its
+//! lock and layout mark in scratch_mark). Nothing here generates load; the engine does, through
+//! the descriptors `open` hands out.
 
 pub mod cache;
 pub mod discover;
+pub mod extents;
 pub mod list;
 pub mod open;
 pub mod safety;
 pub mod scratch;
+pub mod scratch_mark;
+pub mod shell;
+pub mod stack;

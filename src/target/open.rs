@@ -13,10 +13,15 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use nix::libc;
 
+use super::discover::Roots;
+use super::extents::allocation;
+use super::safety;
+use super::shell::quote;
+use super::stack::Node;
 use crate::engine::Geometry;
 use crate::engine::buffer::AlignedBuf;
 use crate::engine::io::{BlockIo, IoOpener};
-use crate::units::format_bytes;
+use crate::units::{format_block_size, format_bytes};
 
 nix::ioctl_read!(blk_getsize64, 0x12, 114, u64);
 nix::ioctl_read_bad!(blk_sszget, 0x1268, libc::c_int);
@@ -81,6 +86,11 @@ impl Target {
                 "{shown}: not a regular file or block device; give a disk such as /dev/sdb or a file"
             );
         };
+        let node = Node::of(&meta);
+        if spec.write {
+            // Before any open for writing: nothing in use may sit above it.
+            safety::check_not_in_use(path, node, &Roots::system())?;
+        }
         if spec.write && kind == TargetKind::BlockDevice {
             // O_EXCL on a block device: EBUSY while mounted or held by md/dm/swap.
             let excl = open_raw(path, spec, libc::O_EXCL)
@@ -88,6 +98,9 @@ impl Target {
             return Self::finish(path, kind, spec, excl);
         }
         let fd = open_raw(path, spec, 0).map_err(|e| describe_open_error(path, &e, spec))?;
+        if spec.write && fd.metadata().map(|m| Node::of(&m)).ok() != Some(node) {
+            bail!("{shown}: was replaced while it was being opened; run again");
+        }
         Self::finish(path, kind, spec, fd)
     }
 
@@ -129,16 +142,22 @@ impl Target {
             None => size_bytes,
             Some(s) if s <= size_bytes => s,
             Some(s) => bail!(
-                "{shown}: --size {} is larger than the target ({}); use at most {size_bytes} bytes",
+                "{shown}: --size {} is larger than the target ({}); use at most --size {}",
                 format_bytes(s),
-                format_bytes(size_bytes)
+                format_bytes(size_bytes),
+                format_block_size(size_bytes)
             ),
         };
         let span_bytes = span_bytes / u64::from(lbs) * u64::from(lbs);
         if span_bytes == 0 {
-            bail!(
-                "{shown}: {size_bytes} bytes is smaller than one {lbs}-byte block; give a larger target"
-            );
+            match spec.span {
+                Some(s) => bail!(
+                    "{shown}: --size {s} is smaller than one {lbs}-byte block; give at least --size {lbs}"
+                ),
+                None => bail!(
+                    "{shown}: {size_bytes} bytes is smaller than one {lbs}-byte block; give a larger target"
+                ),
+            }
         }
         let mut warnings = Vec::new();
         if let Some(dev) = device_bytes.filter(|&d| span_bytes < d / 10) {
@@ -154,15 +173,7 @@ impl Target {
             );
         }
         if kind == TargetKind::RegularFile {
-            let meta = fd.metadata()?;
-            let allocated = meta.blocks() * 512;
-            if allocated < size_bytes / 100 * 95 {
-                warnings.push(format!(
-                    "sparse file: only {} of {} is allocated; holes read as zeros without touching the disk",
-                    format_bytes(allocated),
-                    format_bytes(size_bytes)
-                ));
-            }
+            warnings.extend(not_on_disk(path, &fd, span_bytes));
         }
         Ok(Target {
             path: path.to_path_buf(),
@@ -236,13 +247,49 @@ fn describe_open_error(path: &Path, e: &io::Error, spec: OpenSpec) -> anyhow::Er
         Some(libc::EBUSY) => anyhow::anyhow!(
             "{shown}: the device is in use (mounted, or part of a RAID, LVM or swap); refusing to write to it — unmount it or pick another disk"
         ),
-        Some(libc::EROFS) => anyhow::anyhow!("{shown}: read-only; drop --allow-write to read it"),
+        Some(libc::EROFS) => anyhow::anyhow!(
+            "{shown}: read-only (EROFS); drop --allow-write to read it, or remount it read-write"
+        ),
         Some(libc::ENOMEDIUM) => anyhow::anyhow!("{shown}: no medium in the drive"),
         Some(libc::ENXIO) | Some(libc::ENODEV) => {
             anyhow::anyhow!("{shown}: no such device behind this node; check diskscope --list")
         }
         _ => anyhow::anyhow!("{shown}: cannot open: {e}"),
     }
+}
+
+/// Warnings for the parts of `[0, span)` of a file that reads would never fetch from the disk:
+/// holes, and extents reserved by fallocate but never written (FIEMAP). Falls back to the
+/// allocated block count when the filesystem can map neither.
+fn not_on_disk(path: &Path, fd: &File, span: u64) -> Vec<String> {
+    let fix = format!(
+        "lay the file out with data first (e.g. dd if=/dev/urandom of={} bs=1M count={} conv=notrunc)",
+        quote(&path.display().to_string()),
+        span.div_ceil(1 << 20)
+    );
+    let (holes, unwritten) = match allocation(fd, span) {
+        Ok(a) => (a.hole_bytes, a.unwritten_bytes),
+        Err(_) => {
+            let allocated = fd.metadata().map(|m| m.blocks() * 512).unwrap_or(span);
+            (span.saturating_sub(allocated), 0)
+        }
+    };
+    let mut out = Vec::new();
+    // A few per cent of holes is noise (a tail, a small gap); more skews the numbers.
+    if holes > span / 20 {
+        out.push(format!(
+            "sparse file: only {} of {} is allocated; holes read as zeros without touching the disk; {fix}",
+            format_bytes(span - holes),
+            format_bytes(span)
+        ));
+    }
+    if unwritten > 0 {
+        out.push(format!(
+            "unwritten extents: reads of unwritten extents never touch the disk: {unwritten} of {span} bytes are unwritten ({}); {fix}",
+            format_bytes(unwritten)
+        ));
+    }
+    out
 }
 
 /// Size in bytes and logical block size of a block device.

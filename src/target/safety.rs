@@ -1,41 +1,18 @@
-//! Write safety: nothing is written unless asked for, and never to a device in use. A write to
+//! Write safety: nothing is written unless asked for, and never to anything in use. A write to
 //! a block device needs the device named on the command line (`--allow-write=/dev/sdX`), and
-//! is refused when the device, any of its partitions, or anything holding them (md, dm/LVM)
-//! is mounted or held — checked here from sysfs and mountinfo, since fio's string match of
-//! /etc/mtab misses mounts through partitions and holders (fio issue #1007). The kernel's
-//! O_EXCL open in `open` is the second, independent guard.
+//! every write target — device, regular file, or a kept scratch file — is refused when a write
+//! to it would land under a mounted filesystem, active swap, an md/dm array or an attached
+//! loop device, followed through partitions, holders and loop devices in both directions
+//! (see `stack`; fio's string match of /etc/mtab misses all but the first step, fio issue
+//! #1007). The kernel's O_EXCL open in `open` is the second, independent guard for devices.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use anyhow::{Result, bail};
 
-use super::discover::{DeviceInfo, Roots, discover};
-
-/// Why writing to `dev` must be refused, if it must: mounted, or held by md/dm, itself or
-/// through a partition. `all` is the full discovery list (partitions are looked up in it).
-pub fn write_refusal(dev: &DeviceInfo, all: &[DeviceInfo]) -> Option<String> {
-    let partitions = all
-        .iter()
-        .filter(|d| d.parent.as_deref() == Some(dev.name.as_str()));
-    for d in std::iter::once(dev).chain(partitions) {
-        if let Some(m) = d.mountpoints.first() {
-            let via = if d.name == dev.name {
-                String::new()
-            } else {
-                format!(" (through {})", d.name)
-            };
-            return Some(format!("it is mounted at {m}{via}"));
-        }
-        if let Some(h) = d.holders.first() {
-            return Some(format!(
-                "{} is part of {h} (RAID, LVM or device-mapper)",
-                d.name
-            ));
-        }
-    }
-    None
-}
+use super::discover::Roots;
+use super::shell::quote;
+use super::stack::{Node, Stack};
 
 /// Whether `named` (typed by the user) names `path`: the same path, or one that resolves to
 /// the same file (`/dev/disk/by-id/...` for `/dev/sdb`).
@@ -44,33 +21,35 @@ pub fn names_device(named: &str, path: &Path) -> bool {
         || matches!((std::fs::canonicalize(named), std::fs::canonicalize(path)), (Ok(a), Ok(b)) if a == b)
 }
 
-/// Checks a write to the block device at `path`: the user named it in `named`
-/// (`--allow-write=...`), and it is not in use according to `roots`.
-pub fn check_device_write(path: &Path, named: &str, roots: &Roots) -> Result<()> {
+/// Checks that the user named the block device at `path` in `named` (`--allow-write=...`);
+/// whether it is in use is checked by `check_not_in_use` when it is opened for writing.
+pub fn check_device_write(path: &Path, named: &str) -> Result<()> {
     let shown = path.display();
+    let quoted = quote(&shown.to_string());
     if named.is_empty() {
         bail!(
-            "{shown}: writing to a block device destroys its data; confirm by naming it: --allow-write={shown}"
+            "{shown}: writing to a block device destroys its data; confirm by naming it: --allow-write={quoted}"
         );
     }
     if !names_device(named, path) {
         bail!(
-            "{shown}: --allow-write names {named}, not this device; use --allow-write={shown} to write here"
+            "{shown}: --allow-write names {named}, not this device; use --allow-write={quoted} to write here"
         );
     }
-    let rdev = std::fs::metadata(path)
-        .map(|m| m.rdev())
-        .map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
-    let numbers = (nix::libc::major(rdev), nix::libc::minor(rdev));
-    let all = discover(roots)
-        .map_err(|e| anyhow::anyhow!("{shown}: cannot check whether it is in use: {e:#}"))?;
-    let Some(dev) = all.iter().find(|d| d.major_minor == numbers) else {
+    Ok(())
+}
+
+/// Refuses a write to `path` (at `node`) when something in use sits above it according to
+/// `roots`, naming the chain. Reads are never checked: they cannot corrupt what is on top.
+pub fn check_not_in_use(path: &Path, node: Node, roots: &Roots) -> Result<()> {
+    let shown = path.display().to_string();
+    let stack = Stack::read(roots, &Node::at).map_err(|e| {
+        anyhow::anyhow!("{shown}: cannot check whether it is in use ({e:#}); refusing to write")
+    })?;
+    if let Some(chain) = stack.refusal(node, &shown) {
         bail!(
-            "{shown}: not found in sysfs, so whether it is in use cannot be checked; refusing to write"
+            "{shown}: refusing to write: {chain}; writing under it would corrupt it — free it first (umount, swapoff, losetup -d, or stop the array) or pick another target"
         );
-    };
-    if let Some(why) = write_refusal(dev, &all) {
-        bail!("{shown}: refusing to write: {why}; unmount it or pick an unused disk");
     }
     Ok(())
 }
