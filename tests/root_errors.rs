@@ -5,26 +5,18 @@ mod common;
 
 use std::process::Command;
 
-use common::{LoopDev, make_file, stderr, workdir};
+use common::{LoopDev, Mounted, make_file, stderr, workdir};
 
 #[test]
 #[ignore = "needs root: mounts a ramfs"]
 fn a_filesystem_that_refuses_o_direct_suggests_buffered() {
     let dir = workdir();
-    let mnt = dir.path().join("ram");
-    std::fs::create_dir(&mnt).unwrap();
-    assert!(
-        Command::new("mount")
-            .args(["-t", "ramfs", "ramfs"])
-            .arg(&mnt)
-            .status()
-            .unwrap()
-            .success()
-    );
+    let ram = Mounted::new(&["-t", "ramfs", "ramfs"], dir.path().join("ram"));
+    let mnt = &ram.dir;
     make_file(&mnt.join("data"), 1 << 20);
-    let out = common::diskscope(&mnt, &["data", "--no-tui", "-T", "1s"]);
-    let buffered = common::diskscope(&mnt, &["data", "--no-tui", "-q", "-T", "1s", "--buffered"]);
-    let _ = Command::new("umount").arg(&mnt).status();
+    let out = common::diskscope(mnt, &["data", "--no-tui", "-T", "1s"]);
+    let buffered = common::diskscope(mnt, &["data", "--no-tui", "-q", "-T", "1s", "--buffered"]);
+    drop(ram);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
@@ -39,9 +31,7 @@ fn a_filesystem_that_refuses_o_direct_suggests_buffered() {
 #[ignore = "needs root: attaches a loop device and drops privileges"]
 fn a_device_the_user_may_not_open_is_reported_as_permission_denied() {
     let dir = workdir();
-    let file = dir.path().join("backing");
-    make_file(&file, 8 << 20);
-    let dev = LoopDev::attach(&file, &[]);
+    let dev = LoopDev::on_new_file(dir.path(), 8 << 20, &[]);
     let out = Command::new("setpriv")
         .args([
             "--reuid=65534",
@@ -66,25 +56,66 @@ fn a_device_the_user_may_not_open_is_reported_as_permission_denied() {
 #[ignore = "needs root: mounts a read-only tmpfs"]
 fn a_directory_where_the_scratch_file_cannot_be_created() {
     let dir = workdir();
-    let mnt = dir.path().join("ro");
-    std::fs::create_dir(&mnt).unwrap();
-    assert!(
-        Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "ro,size=1m", "tmpfs"])
-            .arg(&mnt)
-            .status()
-            .unwrap()
-            .success()
+    let ro = Mounted::new(
+        &["-t", "tmpfs", "-o", "ro,size=1m", "tmpfs"],
+        dir.path().join("ro"),
     );
     let out = common::diskscope(dir.path(), &["ro", "--size", "64k", "--no-tui", "-T", "1s"]);
-    let _ = Command::new("umount").arg(&mnt).status();
+    drop(ro);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("diskscope.scratch") && err.contains("writable directory"),
+        err.contains("diskscope.scratch") && err.contains("writable filesystem"),
         "{err}"
     );
+}
+
+#[test]
+#[ignore = "needs root: mounts a tmpfs, fills it and remounts it read-only"]
+fn a_full_read_only_filesystem_is_blamed_on_being_read_only_not_on_space() {
+    let dir = workdir();
+    let full = Mounted::new(
+        &["-t", "tmpfs", "-o", "size=1m", "tmpfs"],
+        dir.path().join("full"),
+    );
+    // Fill it to the last block (the write stops at ENOSPC), then make it read-only.
+    let _ = std::fs::write(full.dir.join("filler"), vec![1u8; 2 << 20]);
+    common::run("mount", &["-o", "remount,ro", full.dir.to_str().unwrap()]);
+    let out = common::diskscope(
+        dir.path(),
+        &["full", "--size", "64k", "--no-tui", "-T", "1s"],
+    );
+    drop(full);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("read-only (EROFS)"), "{err}");
+    assert!(!err.contains("free"), "blames free space: {err}");
+}
+
+#[test]
+#[ignore = "needs root: mounts a small tmpfs"]
+fn a_full_filesystem_is_blamed_on_space_with_the_right_numbers() {
+    let dir = workdir();
+    let small = Mounted::new(
+        &["-t", "tmpfs", "-o", "size=1m", "tmpfs"],
+        dir.path().join("small"),
+    );
+    let out = common::diskscope(
+        dir.path(),
+        &["small", "--size", "4M", "--no-tui", "-T", "1s"],
+    );
+    let left = std::fs::read_dir(&small.dir).unwrap().count();
+    drop(small);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("1 MiB free") && err.contains("needs 4 MiB"),
+        "{err}"
+    );
+    assert_eq!(left, 0, "the empty scratch file was left behind");
 }
 
 #[test]

@@ -6,7 +6,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{LoopDev, diskscope, json, make_file, stderr, workdir};
+use common::{LoopDev, Mounted, diskscope, json, stderr, workdir};
 use diskscope::diskstats::parse_stat_file;
 
 fn kernel_reads(dev: &LoopDev) -> u64 {
@@ -20,9 +20,7 @@ fn kernel_reads(dev: &LoopDev) -> u64 {
 #[ignore = "needs root: attaches a loop device"]
 fn op_count_matches_the_kernels_count_of_completed_reads() {
     let dir = workdir();
-    let file = dir.path().join("backing");
-    make_file(&file, 64 << 20);
-    let dev = LoopDev::attach(&file, &[]);
+    let dev = LoopDev::on_new_file(dir.path(), 64 << 20, &[]);
     for threads in ["1", "4"] {
         let before = kernel_reads(&dev);
         let out = diskscope(
@@ -47,9 +45,7 @@ fn op_count_matches_the_kernels_count_of_completed_reads() {
 #[ignore = "needs root: attaches a loop device"]
 fn a_read_only_run_leaves_the_device_unchanged() {
     let dir = workdir();
-    let file = dir.path().join("backing");
-    make_file(&file, 16 << 20);
-    let dev = LoopDev::attach(&file, &[]);
+    let dev = LoopDev::on_new_file(dir.path(), 16 << 20, &[]);
     let before = dev.checksum();
     let out = diskscope(
         dir.path(),
@@ -65,27 +61,8 @@ fn a_read_only_run_leaves_the_device_unchanged() {
 #[ignore = "needs root: attaches a loop device and mounts it"]
 fn writing_to_a_device_with_a_mounted_filesystem_is_refused() {
     let dir = workdir();
-    let file = dir.path().join("backing");
-    make_file(&file, 32 << 20);
-    let dev = LoopDev::attach(&file, &[]);
-    let mkfs = Command::new("mkfs.ext4")
-        .args(["-q", "-F", &dev.path])
-        .output()
-        .expect("mkfs.ext4 runs");
-    assert!(
-        mkfs.status.success(),
-        "{}",
-        String::from_utf8_lossy(&mkfs.stderr)
-    );
-    let mnt = dir.path().join("mnt");
-    std::fs::create_dir(&mnt).unwrap();
-    // Read-only mount: the filesystem itself writes nothing, so any change would be ours.
-    let mounted = Command::new("mount")
-        .args(["-o", "ro", &dev.path])
-        .arg(&mnt)
-        .status()
-        .unwrap();
-    assert!(mounted.success());
+    let dev = LoopDev::on_new_file(dir.path(), 32 << 20, &[]);
+    let mnt = Mounted::ext4(&dev.path, dir.path().join("mnt"));
     let before = dev.checksum();
     let allow = format!("--allow-write={}", dev.path);
     let out = diskscope(
@@ -93,11 +70,11 @@ fn writing_to_a_device_with_a_mounted_filesystem_is_refused() {
         &[&dev.path, &allow, "--read", "0", "--no-tui", "-T", "1s"],
     );
     let after = dev.checksum();
-    let _ = Command::new("umount").arg(&mnt).status();
+    drop(mnt);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
-        err.contains(&dev.path) && err.contains("mounted at"),
+        err.contains(&dev.path) && err.contains("mounted on"),
         "{err}"
     );
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -108,9 +85,7 @@ fn writing_to_a_device_with_a_mounted_filesystem_is_refused() {
 #[ignore = "needs root: attaches a loop device"]
 fn writes_go_only_to_a_device_named_in_allow_write() {
     let dir = workdir();
-    let file = dir.path().join("backing");
-    make_file(&file, 16 << 20);
-    let dev = LoopDev::attach(&file, &[]);
+    let dev = LoopDev::on_new_file(dir.path(), 16 << 20, &[]);
     let before = dev.checksum();
 
     // Not named, or another device named: refused, nothing written.
@@ -146,9 +121,7 @@ fn writes_go_only_to_a_device_named_in_allow_write() {
 #[ignore = "needs root: attaches a loop device with 4096-byte sectors"]
 fn block_size_must_be_a_multiple_of_the_logical_block_size() {
     let dir = workdir();
-    let file = dir.path().join("backing");
-    make_file(&file, 16 << 20);
-    let dev = LoopDev::attach(&file, &["--sector-size", "4096"]);
+    let dev = LoopDev::on_new_file(dir.path(), 16 << 20, &["--sector-size", "4096"]);
     let out = diskscope(
         dir.path(),
         &[&dev.path, "-b", "512", "--no-tui", "-T", "1s"],
@@ -171,9 +144,8 @@ fn block_size_must_be_a_multiple_of_the_logical_block_size() {
 #[ignore = "needs root: attaches a loop device"]
 fn a_loop_device_whose_backing_file_shrinks_gives_counted_failed_reads() {
     let dir = workdir();
+    let dev = LoopDev::on_new_file(dir.path(), 16 << 20, &[]);
     let file = dir.path().join("backing");
-    make_file(&file, 16 << 20);
-    let dev = LoopDev::attach(&file, &[]);
     let child = Command::new(env!("CARGO_BIN_EXE_diskscope"))
         .args([
             dev.path.as_str(),

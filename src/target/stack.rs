@@ -219,9 +219,13 @@ fn loop_backing(
 ) -> Option<Node> {
     let sys = roots.sys.join("block").join(&info.name).join("loop");
     let text = fs::read_to_string(sys.join("backing_file")).ok()?;
+    // A deleted backing file has no path any more (a new file there is another file): only
+    // the kernel's answer can name it.
     loop_status(Path::new(&info.path)).or_else(|| {
         let path = text.trim_end_matches('\n');
-        identify(Path::new(path.strip_suffix(" (deleted)").unwrap_or(path)))
+        (!path.ends_with(" (deleted)"))
+            .then(|| identify(Path::new(path)))
+            .flatten()
     })
 }
 
@@ -272,14 +276,14 @@ fn loop_status(node_path: &Path) -> Option<Node> {
     })
 }
 
-/// The paths in `proc/swaps` (first column, octal escapes decoded), header skipped.
+/// The paths in `proc/swaps` (first column, octal escapes decoded), header and deleted
+/// files skipped.
 pub fn parse_swaps(text: &str) -> Vec<String> {
     text.lines()
         .skip(1)
         .filter_map(|l| l.split_whitespace().next())
-        .map(|p| {
-            let p = unescape_octal(p);
-            p.strip_suffix("(deleted)").unwrap_or(&p).to_string()
-        })
+        .map(unescape_octal)
+        // A deleted swap file has no path left to compare with.
+        .filter(|p| !p.ends_with(" (deleted)"))
         .collect()
 }
