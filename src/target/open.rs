@@ -160,6 +160,11 @@ impl Target {
             }
         }
         let mut warnings = Vec::new();
+        if let Some(s) = spec.span.filter(|&s| s != span_bytes) {
+            warnings.push(format!(
+                "--size {s} is not a whole number of {lbs}-byte blocks: {span_bytes} bytes are used"
+            ));
+        }
         if let Some(dev) = device_bytes.filter(|&d| span_bytes < d / 10) {
             warnings.push(format!(
                 "small span: {} of the {} device; short seeks over a small part of a disk give higher numbers than the whole disk would",
