@@ -21,7 +21,7 @@ use crate::target::open::{OpenSpec, Target, TargetKind};
 use crate::target::scratch::Scratch;
 use crate::target::{cache, list, safety};
 use crate::units::format_bytes;
-use crate::{headless, report};
+use crate::{headless, output, report};
 
 /// Exit status when the run completed but I/Os failed or came back short.
 pub const EXIT_IO_ERRORS: u8 = 3;
@@ -215,9 +215,11 @@ pub fn run(config: Config) -> Result<u8> {
                 baseline.as_ref(),
             )?;
             match config.output {
-                Output::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+                Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
                 Output::Csv => {}
-                Output::Text | Output::Quiet => print!("{}", report::text::sweep_summary(&report)),
+                Output::Text | Output::Quiet => {
+                    output::print(&report::text::sweep_summary(&report))
+                }
             }
             save_sweep(&config, &report)?;
             report
@@ -230,13 +232,13 @@ pub fn run(config: Config) -> Result<u8> {
             info.duration_s = Some(duration.as_secs_f64());
             let report = headless::run(start(config.settings)?, info, duration, config.output);
             match config.output {
-                Output::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+                Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
                 Output::Csv => {}
-                Output::Text => print!("{}", report::text::summary(&report, false)),
-                Output::Quiet => print!("{}", report::text::summary(&report, true)),
+                Output::Text => output::print(&report::text::summary(&report, false)),
+                Output::Quiet => output::print(&report::text::summary(&report, true)),
             }
             if let (Some(b), Output::Text | Output::Quiet) = (&baseline, config.output) {
-                println!("{}", report::baseline::compare_run(b, &report));
+                output::print(&(report::baseline::compare_run(b, &report) + "\n"));
             }
             save_run(&config, &report)?;
             report.had_io_errors()
@@ -350,11 +352,12 @@ fn print_fio(config: &Config) -> Result<u8> {
         ),
         warnings: vec![],
     };
-    println!("# fio command line:\n{}\n", report::fio::command_line(&c));
-    println!(
-        "# fio job file (save as diskscope.fio, run: fio diskscope.fio, or fio --client=HOST diskscope.fio):"
-    );
-    print!("{}", report::fio::job_file(&c));
+    output::print(&format!(
+        "# fio command line:\n{}\n\n# fio job file (save as diskscope.fio, run: fio diskscope.fio, \
+         or fio --client=HOST diskscope.fio):\n{}",
+        report::fio::command_line(&c),
+        report::fio::job_file(&c)
+    ));
     Ok(0)
 }
 
@@ -362,9 +365,9 @@ fn print_fio(config: &Config) -> Result<u8> {
 fn list_devices(config: &Config) -> Result<u8> {
     let devices = visible(discover(&Roots::system())?, config.all);
     if config.output == Output::Json {
-        println!("{}", serde_json::to_string_pretty(&devices)?);
+        output::print(&(serde_json::to_string_pretty(&devices)? + "\n"));
     } else {
-        print!("{}", list::format_table(&devices));
+        output::print(&list::format_table(&devices));
     }
     Ok(0)
 }
