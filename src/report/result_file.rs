@@ -54,8 +54,8 @@ pub fn check_output(kind: Kind, path: &Path) -> Result<PathBuf, String> {
             writable(flag, path, dir)?;
         }
         Ok(m) if m.file_type().is_file() => {
-            let text = read_bounded(flag, path)?;
-            if !holds(kind, &text) {
+            // Unreadable, binary or huge: not a result either way.
+            if !read_bounded(flag, path).is_ok_and(|text| holds(kind, &text)) {
                 return Err(format!(
                     "{flag} {shown}: exists and is not a diskscope {} result, refusing to \
                      overwrite it; put TARGET before the options, or {elsewhere}",
