@@ -147,14 +147,18 @@ pub fn run(config: Config) -> Result<u8> {
     if config.fio {
         return print_fio(&config);
     }
-    let terminal = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
+    // TERM=dumb (an editor's shell buffer, some CI consoles) cannot draw a screen: text.
+    let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+    let terminal = std::io::stdout().is_terminal() && std::io::stdin().is_terminal() && !dumb;
     if config.tui && !terminal {
         anyhow::bail!(
-            "--tui needs a terminal on stdin and stdout, and {} is not one; drop --tui (or use --no-tui) for text output",
-            if std::io::stdout().is_terminal() {
-                "stdin"
+            "--tui needs a terminal on stdin and stdout, and {}; drop --tui (or use --no-tui) for text output",
+            if dumb {
+                "TERM=dumb says this one cannot draw a screen"
+            } else if std::io::stdout().is_terminal() {
+                "stdin is not one"
             } else {
-                "stdout"
+                "stdout is not one"
             }
         );
     }
