@@ -21,7 +21,7 @@ use crate::target::open::{OpenSpec, Target, TargetKind};
 use crate::target::scratch::Scratch;
 use crate::target::{cache, list, safety};
 use crate::units::format_bytes;
-use crate::{headless, report};
+use crate::{headless, output, report};
 
 /// Exit status when the run completed but I/Os failed or came back short.
 pub const EXIT_IO_ERRORS: u8 = 3;
@@ -144,14 +144,18 @@ pub fn run(config: Config) -> Result<u8> {
     if config.fio {
         return print_fio(&config);
     }
-    let terminal = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
+    // TERM=dumb (an editor's shell buffer, some CI consoles) cannot draw a screen: text.
+    let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+    let terminal = std::io::stdout().is_terminal() && std::io::stdin().is_terminal() && !dumb;
     if config.tui && !terminal {
         anyhow::bail!(
-            "--tui needs a terminal on stdin and stdout, and {} is not one; drop --tui (or use --no-tui) for text output",
-            if std::io::stdout().is_terminal() {
-                "stdin"
+            "--tui needs a terminal on stdin and stdout, and {}; drop --tui (or use --no-tui) for text output",
+            if dumb {
+                "TERM=dumb says this one cannot draw a screen"
+            } else if std::io::stdout().is_terminal() {
+                "stdin is not one"
             } else {
-                "stdout"
+                "stdout is not one"
             }
         );
     }
@@ -212,9 +216,11 @@ pub fn run(config: Config) -> Result<u8> {
                 baseline.as_ref(),
             )?;
             match config.output {
-                Output::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+                Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
                 Output::Csv => {}
-                Output::Text | Output::Quiet => print!("{}", report::text::sweep_summary(&report)),
+                Output::Text | Output::Quiet => {
+                    output::print(&report::text::sweep_summary(&report))
+                }
             }
             save_sweep(&config, &report)?;
             report
@@ -227,13 +233,13 @@ pub fn run(config: Config) -> Result<u8> {
             info.duration_s = Some(duration.as_secs_f64());
             let report = headless::run(start(config.settings)?, info, duration, config.output);
             match config.output {
-                Output::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+                Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
                 Output::Csv => {}
-                Output::Text => print!("{}", report::text::summary(&report, false)),
-                Output::Quiet => print!("{}", report::text::summary(&report, true)),
+                Output::Text => output::print(&report::text::summary(&report, false)),
+                Output::Quiet => output::print(&report::text::summary(&report, true)),
             }
             if let (Some(b), Output::Text | Output::Quiet) = (&baseline, config.output) {
-                println!("{}", report::baseline::compare_run(b, &report));
+                output::print(&(report::baseline::compare_run(b, &report) + "\n"));
             }
             save_run(&config, &report)?;
             report.had_io_errors()
@@ -347,11 +353,12 @@ fn print_fio(config: &Config) -> Result<u8> {
         ),
         warnings: vec![],
     };
-    println!("# fio command line:\n{}\n", report::fio::command_line(&c));
-    println!(
-        "# fio job file (save as diskscope.fio, run: fio diskscope.fio, or fio --client=HOST diskscope.fio):"
-    );
-    print!("{}", report::fio::job_file(&c));
+    output::print(&format!(
+        "# fio command line:\n{}\n\n# fio job file (save as diskscope.fio, run: fio diskscope.fio, \
+         or fio --client=HOST diskscope.fio):\n{}",
+        report::fio::command_line(&c),
+        report::fio::job_file(&c)
+    ));
     Ok(0)
 }
 
@@ -359,9 +366,9 @@ fn print_fio(config: &Config) -> Result<u8> {
 fn list_devices(config: &Config) -> Result<u8> {
     let devices = visible(discover(&Roots::system())?, config.all);
     if config.output == Output::Json {
-        println!("{}", serde_json::to_string_pretty(&devices)?);
+        output::print(&(serde_json::to_string_pretty(&devices)? + "\n"));
     } else {
-        print!("{}", list::format_table(&devices));
+        output::print(&list::format_table(&devices));
     }
     Ok(0)
 }

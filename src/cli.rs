@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::Parser;
 
+use crate::report::result_file;
 use crate::settings::{MAX_BS, MAX_THREADS, Settings};
 use crate::sweep::SweepSpec;
 use crate::units::{parse_duration, parse_size};
@@ -169,21 +170,16 @@ pub struct Config {
     pub all: bool,
 }
 
-/// A result file must not exist yet, or be an earlier result (named .json / .csv): a target
-/// typed after `--json` (`--json /dev/sdb`, `--json data.img`) must never be overwritten.
+/// A result file must not exist yet (its directory writable), or hold an earlier diskscope
+/// result of the same kind: a target typed after `--json` (`--json /dev/sdb`, `--json
+/// data.img`) or someone's `package.json` must never be overwritten.
 fn check_output_file(flag: &str, path: &Path) -> Result<PathBuf, String> {
-    let ext = &flag[2..];
-    match std::fs::symlink_metadata(path) {
-        Err(_) => Ok(path.to_path_buf()),
-        Ok(m) if m.is_file() && path.extension().is_some_and(|e| e == ext) => {
-            Ok(path.to_path_buf())
-        }
-        Ok(_) => Err(format!(
-            "{flag} {}: exists and is not a .{ext} result file, refusing to overwrite it; \
-             put TARGET before the options, or save to a new file with {flag}=FILE",
-            path.display()
-        )),
-    }
+    let kind = if flag == "--json" {
+        result_file::Kind::Json
+    } else {
+        result_file::Kind::Csv
+    };
+    result_file::check_output(kind, path)
 }
 
 fn parse_pct(name: &str, text: &str) -> Result<u8, String> {
@@ -277,14 +273,26 @@ impl Args {
             }
         }
         let sweep = self.sweep.as_deref().map(SweepSpec::parse).transpose()?;
+        let settings = Settings {
+            threads,
+            bs,
+            read_pct,
+            random_pct,
+        };
+        // Buffers are checked before anything is laid out or opened; every sweep step too.
+        let limit = crate::engine::memory::buffer_limit();
+        limit.check(threads, 1, bs)?;
+        if let Some(w) = &sweep {
+            for s in w.steps(settings) {
+                limit.check(s.threads, 1, s.bs).map_err(|e| {
+                    let step = w.dimension.describe(w.dimension.value(&s));
+                    format!("--sweep step {step}: {e}")
+                })?;
+            }
+        }
         Ok(Config {
             target: self.target,
-            settings: Settings {
-                threads,
-                bs,
-                read_pct,
-                random_pct,
-            },
+            settings,
             duration,
             direct: !self.buffered,
             allow_write: self.allow_write,

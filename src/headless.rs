@@ -9,9 +9,9 @@ use crate::cli::Output;
 use crate::engine::Engine;
 use crate::report::baseline::{Baseline, compare_step};
 use crate::report::{ConfigReport, RunReport, SweepReport, csv, text};
-use crate::signals;
 use crate::stats::{Snapshot, Window};
 use crate::sweep::{Next, SweepRunner, saturation};
+use crate::{output, signals};
 
 /// Length of a reporting interval.
 pub const REPORT_EVERY: Duration = Duration::from_secs(1);
@@ -68,13 +68,12 @@ pub fn run(
     duration: Duration,
     output: Output,
 ) -> RunReport {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = output::stdout();
     print_header(&mut out, &config, output, csv::HEADER);
     let mut window = Window::default();
     let mut intervals = Vec::new();
     let mut next_row = REPORT_EVERY;
-    let mut emit = |window: &mut Window, out: &mut std::io::StdoutLock| {
+    let mut emit = |window: &mut Window, out: &mut output::Stdout| {
         let row = window.take().figures();
         match output {
             Output::Text => {
@@ -121,8 +120,7 @@ pub fn run_sweep(
     output: Output,
     baseline: Option<&Baseline>,
 ) -> anyhow::Result<SweepReport> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = output::stdout();
     let dimension = runner.spec().dimension;
     print_header(&mut out, &config, output, &csv::step_header());
     if output == Output::Text {

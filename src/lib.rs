@@ -6,6 +6,7 @@ pub mod cli;
 pub mod diskstats;
 pub mod engine;
 pub mod headless;
+pub mod output;
 pub mod report;
 pub mod settings;
 pub mod signals;

@@ -33,7 +33,11 @@ fn main() -> ExitCode {
         }
     };
     match diskscope::app::run(config) {
-        Ok(code) => ExitCode::from(code),
+        // A closed stdout ends --list and --fio like a run: 128 + SIGPIPE.
+        Ok(code) => ExitCode::from(match diskscope::signals::received() {
+            Some(nix::sys::signal::Signal::SIGPIPE) => 141,
+            _ => code,
+        }),
         Err(e) => {
             eprintln!("diskscope: {e:#}");
             ExitCode::from(1)

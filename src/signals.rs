@@ -25,6 +25,12 @@ pub fn install() {
     }
 }
 
+/// Records `sig` as if it had been received (a closed stdout is reported as SIGPIPE), unless
+/// another signal came first.
+pub fn note(sig: Signal) {
+    let _ = RECEIVED.compare_exchange(0, sig as i32, Ordering::SeqCst, Ordering::SeqCst);
+}
+
 /// The last termination signal received, if any.
 pub fn received() -> Option<Signal> {
     match RECEIVED.load(Ordering::SeqCst) {

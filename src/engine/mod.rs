@@ -9,6 +9,7 @@
 
 pub mod buffer;
 pub mod io;
+pub mod memory;
 pub mod pattern;
 mod sampler;
 mod worker;
@@ -64,6 +65,7 @@ impl Geometry {
                 s.bs, self.span
             ));
         }
+        memory::buffer_limit().check(s.threads, 1, s.bs)?;
         if s.read_pct > 100 || s.random_pct > 100 {
             return Err("percentages must be 0 to 100".into());
         }

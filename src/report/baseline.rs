@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use serde_json::Value;
 
-use super::RunReport;
+use super::{RunReport, result_file};
 use crate::stats::IntervalFigures;
 use crate::sweep::Dimension;
 use crate::units::format_latency_ns;
@@ -50,8 +50,7 @@ impl Baseline {
     /// Reads a `--json` file of a run or a sweep.
     pub fn load(path: &Path) -> Result<Baseline> {
         let shown = path.display();
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("--baseline {shown}: cannot read it"))?;
+        let text = result_file::read_bounded("--baseline", path).map_err(anyhow::Error::msg)?;
         let v: Value = serde_json::from_str(&text).map_err(|e| {
             anyhow::anyhow!("--baseline {shown}: not a diskscope JSON result ({e})")
         })?;

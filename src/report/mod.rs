@@ -5,6 +5,7 @@
 pub mod baseline;
 pub mod csv;
 pub mod fio;
+pub mod result_file;
 pub mod text;
 
 use serde::Serialize;

@@ -1,0 +1,177 @@
+//! The files diskscope reads and writes as results (`--json FILE`, `--csv FILE`, `--baseline
+//! FILE`), checked before anything runs. A result file is only ever replaced when it already
+//! holds a diskscope result of the same kind — never a `package.json`, an inventory `.csv` or a
+//! disk image typed in the wrong place — and its directory must be writable now, not after a
+//! ten-minute sweep. A file read as a result must be a regular file of a sane size, so a
+//! character device or a huge file cannot grow memory without bound.
+
+use std::io::Read;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+
+use nix::unistd::{AccessFlags, access};
+
+use crate::report::csv;
+
+/// The largest result file read back: an hour of per-second rows is about 2 MiB of JSON.
+pub const MAX_RESULT_BYTES: u64 = 64 << 20;
+
+/// The two kinds of result file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Json,
+    Csv,
+}
+
+impl Kind {
+    fn flag(self) -> &'static str {
+        match self {
+            Kind::Json => "--json",
+            Kind::Csv => "--csv",
+        }
+    }
+}
+
+/// Checks that `path` may receive a result of `kind`: it does not exist and its directory is
+/// writable, or it is a writable regular file that already holds a diskscope result of that
+/// kind. The message names the path, what is wrong and what to do.
+pub fn check_output(kind: Kind, path: &Path) -> Result<PathBuf, String> {
+    let flag = kind.flag();
+    let shown = path.display();
+    let elsewhere = format!("save to a new file with {flag}=FILE");
+    match std::fs::symlink_metadata(path) {
+        Err(_) => {
+            let dir = match path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => Path::new("."),
+            };
+            if !dir.is_dir() {
+                return Err(format!(
+                    "{flag} {shown}: the directory {} does not exist; create it or {elsewhere}",
+                    dir.display()
+                ));
+            }
+            writable(flag, path, dir)?;
+        }
+        Ok(m) if m.file_type().is_file() => {
+            // Unreadable, binary or huge: not a result either way.
+            if !read_bounded(flag, path).is_ok_and(|text| holds(kind, &text)) {
+                return Err(format!(
+                    "{flag} {shown}: exists and is not a diskscope {} result, refusing to \
+                     overwrite it; put TARGET before the options, or {elsewhere}",
+                    &flag[2..]
+                ));
+            }
+            writable(flag, path, path)?;
+        }
+        Ok(m) => {
+            return Err(format!(
+                "{flag} {shown}: is {}, not a result file; {elsewhere}",
+                describe_type(&m.file_type())
+            ));
+        }
+    }
+    Ok(path.to_path_buf())
+}
+
+/// Reads a result file whole, accepting only a regular file of at most `MAX_RESULT_BYTES`.
+pub fn read_bounded(flag: &str, path: &Path) -> Result<String, String> {
+    let shown = path.display();
+    let file = std::fs::File::open(path).map_err(|e| {
+        let why = e.raw_os_error().map_or_else(
+            || e.to_string(),
+            |n| nix::errno::Errno::from_raw(n).desc().to_string(),
+        );
+        format!("{flag} {shown}: cannot read it ({why})")
+    })?;
+    // The open file's type, not the name's: nothing can swap it in between.
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("{flag} {shown}: cannot read it: {e}"))?;
+    if !meta.file_type().is_file() {
+        return Err(format!(
+            "{flag} {shown}: is {}, not a saved result; give a file saved with --json FILE",
+            describe_type(&meta.file_type())
+        ));
+    }
+    if meta.len() > MAX_RESULT_BYTES {
+        return Err(format!(
+            "{flag} {shown}: is {} bytes, larger than any diskscope result ({} MiB at most); \
+             is it the right file?",
+            meta.len(),
+            MAX_RESULT_BYTES >> 20
+        ));
+    }
+    let mut text = String::new();
+    file.take(MAX_RESULT_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("{flag} {shown}: not a text result file ({e})"))?;
+    Ok(text)
+}
+
+/// Whether `text` is a diskscope result of `kind`.
+pub fn holds(kind: Kind, text: &str) -> bool {
+    match kind {
+        Kind::Json => serde_json::from_str::<serde_json::Value>(text).is_ok_and(|v| {
+            v["config"]["target"].is_string() && (v["total"].is_object() || v["steps"].is_array())
+        }),
+        Kind::Csv => {
+            let first = text.lines().next().unwrap_or("");
+            let run = csv::HEADER.split(',').take(2).collect::<Vec<_>>().join(",");
+            first.starts_with(&run) || first.starts_with(&format!("step,{run}"))
+        }
+    }
+}
+
+/// Fails unless this process may write `target` (a file, or the directory for a new file).
+fn writable(flag: &str, path: &Path, target: &Path) -> Result<(), String> {
+    access(target, AccessFlags::W_OK).map_err(|e| {
+        let why = match e {
+            nix::errno::Errno::EROFS => "the filesystem is read-only".to_string(),
+            nix::errno::Errno::EACCES => "permission denied".to_string(),
+            other => other.desc().to_string(),
+        };
+        format!(
+            "{flag} {}: cannot be written ({why}); save it elsewhere with {flag}=FILE",
+            path.display()
+        )
+    })
+}
+
+/// "a directory", "a character device" … for messages.
+pub fn describe_type(t: &std::fs::FileType) -> &'static str {
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_fifo() {
+        "a named pipe"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else {
+        "a regular file"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_results_and_nothing_else() {
+        let run = r#"{"config":{"target":"x"},"total":{"ops":1}}"#;
+        let sweep = r#"{"config":{"target":"x"},"steps":[]}"#;
+        assert!(holds(Kind::Json, run));
+        assert!(holds(Kind::Json, sweep));
+        assert!(!holds(Kind::Json, r#"{"name":"pkg","version":"1.0.0"}"#));
+        assert!(!holds(Kind::Json, "not json"));
+        assert!(holds(Kind::Csv, &format!("{}\n1,2\n", csv::HEADER)));
+        assert!(holds(Kind::Csv, &format!("{}\n", csv::step_header())));
+        assert!(!holds(Kind::Csv, "host,rack,serial\na,1,2\n"));
+        assert!(!holds(Kind::Csv, ""));
+    }
+}
