@@ -350,11 +350,18 @@ fn print_fio(config: &Config) -> Result<u8> {
         ),
         warnings: vec![],
     };
-    println!("# fio command line:\n{}\n", report::fio::command_line(&c));
+    let job = match &config.sweep {
+        Some(spec) => {
+            report::fio::FioJob::sweep(&c, spec, config.duration.unwrap_or(DEFAULT_STEP_TIME))
+        }
+        None => report::fio::FioJob::run(&c),
+    }
+    .drop_cache(config.drop_cache);
+    println!("# fio command line:\n{}\n", job.command_line());
     println!(
         "# fio job file (save as diskscope.fio, run: fio diskscope.fio, or fio --client=HOST diskscope.fio):"
     );
-    print!("{}", report::fio::job_file(&c));
+    print!("{}", job.job_file());
     Ok(0)
 }
 
