@@ -294,7 +294,7 @@ fn placements(span: u64, s: Settings) -> Vec<(String, Options)> {
 /// "3s", or "1500ms" when not whole seconds.
 fn fio_time(d: Duration) -> String {
     let ms = d.as_millis().max(1);
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")
