@@ -288,7 +288,9 @@ fn fio_prints_an_equivalent_job_without_running() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8(out.stdout).unwrap();
     for needle in [
-        "fio --name=diskscope",
+        "fio --ioengine=psync",
+        " --name=diskscope ",
+        "--offset_increment=",
         "--numjobs=8",
         "--bs=65536",
         "--ioengine=psync",
