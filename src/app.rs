@@ -353,11 +353,18 @@ fn print_fio(config: &Config) -> Result<u8> {
         ),
         warnings: vec![],
     };
+    let job = match &config.sweep {
+        Some(spec) => {
+            report::fio::FioJob::sweep(&c, spec, config.duration.unwrap_or(DEFAULT_STEP_TIME))
+        }
+        None => report::fio::FioJob::run(&c),
+    }
+    .drop_cache(config.drop_cache);
     output::print(&format!(
         "# fio command line:\n{}\n\n# fio job file (save as diskscope.fio, run: fio diskscope.fio, \
          or fio --client=HOST diskscope.fio):\n{}",
-        report::fio::command_line(&c),
-        report::fio::job_file(&c)
+        job.command_line(),
+        job.job_file()
     ));
     Ok(0)
 }

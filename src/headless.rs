@@ -172,6 +172,7 @@ pub fn run_sweep(
     let steps = runner.results().to_vec();
     Ok(SweepReport {
         saturation: saturation(dimension, &steps),
+        partial_step: runner.partial(),
         dimension,
         step_time_s: config.duration_s.unwrap_or(0.0),
         errors: last.map(|s| s.first_errors).unwrap_or_default(),

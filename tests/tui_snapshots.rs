@@ -875,7 +875,8 @@ fn f_shows_the_fio_job_for_the_current_settings() {
     assert_eq!(app.on_key(key(KeyCode::Char('f'))), Action::None);
     let text = screen_text(&draw(&app, 120, 40));
     for needle in [
-        "fio --name=diskscope",
+        "fio --ioengine=psync",
+        "--name=diskscope --rw=randread",
         "numjobs=16",
         "bs=65536",
         "rw=randread",

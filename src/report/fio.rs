@@ -1,9 +1,241 @@
-//! The fio equivalent of a diskscope run, so a result found interactively can be repeated with
-//! fio — on this host, or across many with fio's client/server mode (`fio --client=HOST job`).
-//! Mapping: threads → numjobs (with `thread`), pread/pwrite → ioengine=psync, O_DIRECT →
-//! direct=1, read % → rwmixread, random % → percentage_random, span → size (from offset 0).
+//! The fio equivalent of a diskscope run or sweep, so a result found interactively can be
+//! repeated with fio — on this host, or across many with fio's client/server mode
+//! (`fio --client=HOST job`). It must describe the same run, knob by knob:
+//!
+//! - threads → `numjobs` with `thread`; pread/pwrite → `ioengine=psync`; O_DIRECT → `direct`;
+//!   read % → `rw` + `rwmixread`; random % → `rw` + `percentage_random`; `-T` → `runtime` with
+//!   `time_based`; a sweep's uncounted ramp → `ramp_time`, one `stonewall`ed group per step.
+//! - The span: random offsets are uniform over the whole blocks of the span, with replacement
+//!   (`norandommap`, a 64-bit generator), so every job gets `offset=0`, `size=` the span.
+//! - Sequential stripes: each thread walks its own stripe and wraps at its end
+//!   (`engine::pattern`). The stripes come from `OffsetGen` itself; when they are equal and
+//!   back to back, one job with `offset_increment` = `size` = the stripe; otherwise one job
+//!   per thread with its exact `offset` and `size`. (`filesize` is not set: with it fio 3.33
+//!   lets each job run to the end of the file instead of its stripe.)
+//! - The page cache: fio drops the file's cache before a job (`invalidate=1`) and advises the
+//!   kernel of the pattern (`fadvise_hint`); diskscope does neither unless `--drop-cache`.
+//! - The file name: fio splits `filename` at `:` unless escaped as `\:` (HOWTO, "filename"),
+//!   cuts a value at `;` or `#` and trims blanks at its ends (parse.c, `strip_blank_end`),
+//!   and in job files replaces `${VAR}`, `$pagesize`, `$mb_memory` and `$ncpus`
+//!   (options.c). A path fio cannot name is reached through a symlink the export creates.
+//!
+//! What fio cannot express is said in `#` comments of the job file, never hidden.
+
+use std::time::Duration;
 
 use super::ConfigReport;
+use crate::engine::pattern::OffsetGen;
+use crate::settings::Settings;
+use crate::sweep::{RAMP, SweepSpec};
+
+/// Where a path fio cannot name is linked from.
+const LINK: &str = "/tmp/diskscope-fio-target";
+
+type Options = Vec<(&'static str, String)>;
+
+/// One `[name]` job section.
+#[derive(Debug, Clone)]
+struct Section {
+    name: String,
+    options: Options,
+}
+
+/// A fio job equivalent to a diskscope run or sweep.
+#[derive(Debug, Clone)]
+pub struct FioJob {
+    global: Options,
+    sections: Vec<Section>,
+    /// What differs from diskscope, or what to do first; `#` lines of the job file.
+    notes: Vec<String>,
+    /// The target path, when fio needs it linked under `LINK` first.
+    link_from: Option<String>,
+}
+
+impl FioJob {
+    /// The run `c` describes, for `c.duration_s` (60 s when unbounded).
+    pub fn run(c: &ConfigReport) -> FioJob {
+        let runtime = Duration::from_secs_f64(c.duration_s.unwrap_or(60.0).max(0.001));
+        let mut job = FioJob::new(c, runtime);
+        job.add_step(c, c.settings(), "diskscope".into(), false);
+        job
+    }
+
+    /// A sweep of `spec` from `c`'s settings: one stonewalled group per step, each with
+    /// diskscope's ramp before `step_time` of measurement.
+    pub fn sweep(c: &ConfigReport, spec: &SweepSpec, step_time: Duration) -> FioJob {
+        let mut job = FioJob::new(c, step_time);
+        job.global.push(("ramp_time", fio_time(RAMP)));
+        for (i, s) in spec.steps(c.settings()).into_iter().enumerate() {
+            let v = spec.dimension.value(&s);
+            let name = format!("step{}-{}-{}", i + 1, spec.dimension.name(), v);
+            job.add_step(c, s, name, true);
+        }
+        job
+    }
+
+    /// With `--drop-cache` the target's cached pages are evicted before the run, as fio's
+    /// `invalidate=1` does; without it neither tool drops them.
+    pub fn drop_cache(mut self, drop: bool) -> FioJob {
+        for (k, v) in &mut self.global {
+            if *k == "invalidate" {
+                *v = u8::from(drop).to_string();
+            }
+        }
+        self
+    }
+
+    fn new(c: &ConfigReport, runtime: Duration) -> FioJob {
+        let path = std::path::absolute(&c.target)
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| c.target.clone());
+        let mut notes = Vec::new();
+        let (filename, link_from) = match fio_cannot_name(&path) {
+            None => (escape_colons(&path), None),
+            Some(why) => {
+                notes.push(format!(
+                    "fio cannot name {path:?} ({why}); link it first: ln -sfn {} {LINK}",
+                    shell_quote(&path)
+                ));
+                (LINK.to_string(), Some(path.clone()))
+            }
+        };
+        if c.target_kind == "scratch_file" {
+            notes.push(
+                "the scratch file is diskscope's (random data; keep it with --keep); \
+                 if it is missing, fio lays out its own"
+                    .into(),
+            );
+        }
+        let global = vec![
+            ("ioengine", "psync".to_string()),
+            ("direct", u8::from(c.direct).to_string()),
+            ("thread", String::new()),
+            ("group_reporting", String::new()),
+            ("time_based", String::new()),
+            ("runtime", fio_time(runtime)),
+            ("invalidate", "0".into()),
+            ("fadvise_hint", "0".into()),
+            ("norandommap", String::new()),
+            ("random_generator", "tausworthe64".into()),
+            ("filename", filename),
+        ];
+        FioJob {
+            global,
+            sections: Vec::new(),
+            notes,
+            link_from,
+        }
+    }
+
+    /// The sections running `s` over `c`'s span, named `name` (`-tN` per thread if needed).
+    fn add_step(&mut self, c: &ConfigReport, s: Settings, name: String, stonewall: bool) {
+        let mut common: Options = vec![
+            ("rw", rw_mode(s.read_pct, s.random_pct).into()),
+            ("bs", s.bs.to_string()),
+        ];
+        if s.read_pct > 0 && s.read_pct < 100 {
+            common.push(("rwmixread", s.read_pct.to_string()));
+        }
+        if s.random_pct > 0 && s.random_pct < 100 {
+            common.push(("percentage_random", s.random_pct.to_string()));
+        }
+        self.note_mix_differences(s);
+        let first = self.sections.len();
+        for (suffix, extra) in placements(c.span_bytes, s) {
+            let mut options = common.clone();
+            options.extend(extra);
+            self.sections.push(Section {
+                name: format!("{name}{suffix}"),
+                options,
+            });
+        }
+        if stonewall {
+            let opts = &mut self.sections[first].options;
+            opts.insert(0, ("new_group", String::new()));
+            opts.insert(0, ("stonewall", String::new()));
+        }
+    }
+
+    /// Says where fio's mixed patterns walk differently (fio's io_u.c keeps one sequential
+    /// position per direction and moves it after every I/O, random ones included).
+    fn note_mix_differences(&mut self, s: Settings) {
+        let mut add = |n: &str| {
+            if !self.notes.iter().any(|x| x == n) {
+                self.notes.push(n.to_string());
+            }
+        };
+        if s.random_pct > 0 && s.random_pct < 100 {
+            add(
+                "fio continues a sequential run from the previous I/O, random ones included; diskscope continues each thread's own stream",
+            );
+            if s.threads > 1 {
+                add(
+                    "fio keeps each job's random I/Os inside its stripe; diskscope's cover the whole span",
+                );
+            }
+        }
+        if s.random_pct < 100 && s.read_pct > 0 && s.read_pct < 100 {
+            add(
+                "fio keeps separate sequential positions for reads and writes; diskscope's share one stream per thread",
+            );
+        }
+    }
+
+    /// The job file: notes as comments, `[global]`, then the job sections.
+    pub fn job_file(&self) -> String {
+        let mut out = String::new();
+        for n in &self.notes {
+            out.push_str(&format!("# {n}\n"));
+        }
+        let line = |(k, v): &(&str, String)| {
+            if v.is_empty() {
+                format!("{k}\n")
+            } else {
+                format!("{k}={v}\n")
+            }
+        };
+        out.push_str("[global]\n");
+        self.global.iter().for_each(|o| out.push_str(&line(o)));
+        for s in &self.sections {
+            out.push_str(&format!("\n[{}]\n", s.name));
+            s.options.iter().for_each(|o| out.push_str(&line(o)));
+        }
+        out
+    }
+
+    /// The same job as one shell command line: global options first (fio reads options
+    /// before the first `--name` as the global section), then each job; quoted for sh.
+    pub fn command_line(&self) -> String {
+        let arg = |(k, v): &(&str, String)| {
+            shell_quote(&if v.is_empty() {
+                format!("--{k}")
+            } else {
+                format!("--{k}={v}")
+            })
+        };
+        let mut args: Vec<String> = vec!["fio".into()];
+        args.extend(self.global.iter().map(arg));
+        for s in &self.sections {
+            args.push(shell_quote(&format!("--name={}", s.name)));
+            args.extend(s.options.iter().map(arg));
+        }
+        let fio = args.join(" ");
+        match &self.link_from {
+            Some(p) => format!("ln -sfn {} {LINK} && {fio}", shell_quote(p)),
+            None => fio,
+        }
+    }
+}
+
+/// The job file of the run `c` describes.
+pub fn job_file(c: &ConfigReport) -> String {
+    FioJob::run(c).job_file()
+}
+
+/// The command line of the run `c` describes.
+pub fn command_line(c: &ConfigReport) -> String {
+    FioJob::run(c).command_line()
+}
 
 /// The fio `rw=` mode for a read % and random %.
 fn rw_mode(read_pct: u8, random_pct: u8) -> &'static str {
@@ -17,100 +249,93 @@ fn rw_mode(read_pct: u8, random_pct: u8) -> &'static str {
     }
 }
 
-/// The job file.
-pub fn job_file(c: &ConfigReport) -> String {
-    let mut lines = vec![
-        "[global]".to_string(),
-        "ioengine=psync".into(),
-        format!("direct={}", u8::from(c.direct)),
-        "thread".into(),
-        "group_reporting".into(),
-        "time_based".into(),
-        format!(
-            "runtime={}s",
-            c.duration_s.map_or(60, |s| s.round().max(1.0) as u64)
-        ),
-        String::new(),
-        "[diskscope]".into(),
-        format!("filename={}", c.target),
-        format!("rw={}", rw_mode(c.read_pct, c.random_pct)),
-        format!("bs={}", c.bs),
-        format!("numjobs={}", c.threads),
-        "offset=0".into(),
-        format!("size={}", c.span_bytes),
-    ];
-    if c.read_pct > 0 && c.read_pct < 100 {
-        lines.push(format!("rwmixread={}", c.read_pct));
+/// Where each job runs: (section name suffix, numjobs/offset/size options). Random-only or
+/// single-thread runs use the whole span; sequential stripes mirror `OffsetGen`'s.
+fn placements(span: u64, s: Settings) -> Vec<(String, Options)> {
+    let bs = s.bs;
+    let blocks = span / bs.max(1);
+    let whole = |n: usize, size: u64| -> Options {
+        vec![
+            ("numjobs", n.to_string()),
+            ("offset", "0".into()),
+            ("size", size.to_string()),
+        ]
+    };
+    if s.random_pct == 100 || s.threads == 1 || blocks == 0 {
+        return vec![(String::new(), whole(s.threads, (blocks * bs).max(bs)))];
     }
-    if c.random_pct > 0 && c.random_pct < 100 {
-        lines.push(format!("percentage_random={}", c.random_pct));
+    let stripes: Vec<(u64, u64)> = (0..s.threads)
+        .map(|i| OffsetGen::new(span, bs, s.random_pct, i, s.threads).stripe())
+        .collect();
+    let len = stripes[0].1;
+    if stripes
+        .iter()
+        .enumerate()
+        .all(|(i, &st)| st == (i as u64 * len, len))
+    {
+        let mut o = whole(s.threads, len * bs);
+        o.push(("offset_increment", (len * bs).to_string()));
+        return vec![(String::new(), o)];
     }
-    lines.join("\n") + "\n"
+    stripes
+        .iter()
+        .enumerate()
+        .map(|(i, &(start, len))| {
+            let o = vec![
+                ("numjobs", "1".to_string()),
+                ("offset", (start * bs).to_string()),
+                ("size", (len * bs).to_string()),
+            ];
+            (format!("-t{i}"), o)
+        })
+        .collect()
 }
 
-/// The same job as one command line.
-pub fn command_line(c: &ConfigReport) -> String {
-    let mut args = vec!["fio".to_string(), "--name=diskscope".into()];
-    for line in job_file(c).lines() {
-        if line.is_empty() || line.starts_with('[') {
-            continue;
-        }
-        let arg = format!("--{line}");
-        args.push(if arg.contains(' ') {
-            format!("'{arg}'")
-        } else {
-            arg
-        });
+/// "3s", or "1500ms" when not whole seconds.
+fn fio_time(d: Duration) -> String {
+    let ms = d.as_millis().max(1);
+    if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
     }
-    args.join(" ")
+}
+
+/// Why fio cannot take `path` as a file name in a job file or on its command line, if so.
+fn fio_cannot_name(path: &str) -> Option<&'static str> {
+    let trimmed = path.trim_matches(|c: char| c.is_whitespace() || c.is_control());
+    if path.contains(';') || path.contains('#') {
+        Some("fio reads ';' and '#' as the start of a comment")
+    } else if trimmed != path || path.chars().any(|c| c.is_control()) {
+        Some("fio trims blanks at its ends, and a job file line cannot hold control characters")
+    } else if ["$pagesize", "$mb_memory", "$ncpus"]
+        .iter()
+        .any(|k| path.contains(k))
+        || path
+            .find("${")
+            .is_some_and(|i| path[i + 2..].find('}').is_some_and(|j| j > 0))
+    {
+        Some("fio replaces ${VAR} and $pagesize, $mb_memory, $ncpus in job files")
+    } else {
+        None
+    }
+}
+
+/// fio's escape for a `:` inside one file name (HOWTO, "filename").
+fn escape_colons(path: &str) -> String {
+    path.replace(':', "\\:")
+}
+
+/// `s` as one sh word: unchanged when it holds only safe characters, else single-quoted.
+pub fn shell_quote(s: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
+    if !s.is_empty() && s.chars().all(safe) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::settings::Settings;
-
-    fn config(read_pct: u8, random_pct: u8) -> ConfigReport {
-        ConfigReport {
-            write_allowed: read_pct < 100,
-            duration_s: Some(30.0),
-            ..ConfigReport::example()
-        }
-        .with_settings(Settings {
-            threads: 16,
-            bs: 4096,
-            read_pct,
-            random_pct,
-        })
-    }
-
-    #[test]
-    fn settings_map_to_fio_options() {
-        let job = job_file(&config(100, 100));
-        for l in [
-            "ioengine=psync",
-            "direct=1",
-            "numjobs=16",
-            "rw=randread",
-            "bs=4096",
-            "size=1073741824",
-            "runtime=30s",
-            "filename=/dev/sdb",
-        ] {
-            assert!(job.lines().any(|x| x == l), "{l} missing in\n{job}");
-        }
-        let mixed = job_file(&config(70, 30));
-        assert!(
-            mixed.contains("rw=randrw")
-                && mixed.contains("rwmixread=70")
-                && mixed.contains("percentage_random=30")
-        );
-        assert!(job_file(&config(100, 0)).contains("rw=read\n"));
-        let cmd = command_line(&config(100, 100));
-        assert!(
-            cmd.starts_with("fio --name=diskscope --ioengine=psync --direct=1"),
-            "{cmd}"
-        );
-        assert!(cmd.contains("--numjobs=16") && !cmd.contains("--[") && !cmd.contains("-- "));
-    }
-}
+#[path = "fio_tests.rs"]
+mod tests;

@@ -15,7 +15,7 @@ use crate::stats::snapshot::per_second;
 use crate::stats::{
     Counts, IntervalFigures, IoErrorRecord, LatencySummary, Snapshot, ThreadSample,
 };
-use crate::sweep::{Dimension, Saturation};
+use crate::sweep::{Dimension, PartialStep, Saturation};
 
 /// What was tested and how.
 #[derive(Debug, Clone, Serialize)]
@@ -174,6 +174,9 @@ pub struct SweepReport {
     pub step_time_s: f64,
     pub steps: Vec<IntervalFigures>,
     pub saturation: Option<Saturation>,
+    /// The step a stop cut short, with what it did (not part of `steps` or the finding).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial_step: Option<PartialStep>,
     pub errors: Vec<IoErrorRecord>,
     pub interrupted_by: Option<String>,
 }

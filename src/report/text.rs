@@ -244,27 +244,68 @@ pub fn step_line(d: Dimension, r: &IntervalFigures) -> String {
     )
 }
 
-/// The end of a sweep: the saturation finding and any errors (the table was printed step by
-/// step).
+/// The end of a sweep: the step a stop cut short (with its figures), the saturation finding
+/// and any errors (the table was printed step by step).
 pub fn sweep_summary(r: &SweepReport) -> String {
     let mut out = String::new();
     if let Some(sig) = &r.interrupted_by {
+        let of = r
+            .partial_step
+            .as_ref()
+            .map(|p| format!(" of {}", p.of_steps))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "(stopped early by {sig} after {} steps)",
+            "(stopped early by {sig} after {}{of} steps)",
             r.steps.len()
         );
     }
-    match &r.saturation {
-        Some(s) => {
-            let _ = writeln!(out, "{}", s.summary);
-        }
-        None => {
-            let _ = writeln!(out, "no saturation found: no step did any I/O");
-        }
+    if let Some(p) = &r.partial_step {
+        let _ = writeln!(out, "{}", partial_step_line(r, p));
     }
+    let finding = match (&r.saturation, &r.partial_step) {
+        (Some(s), _) => s.summary.clone(),
+        (None, Some(_)) if r.steps.is_empty() => {
+            "no saturation finding: no step ran to the end".to_string()
+        }
+        (None, _) => "no saturation found: no step did any I/O".to_string(),
+    };
+    let _ = writeln!(out, "{finding}");
     error_lines(&mut out, &r.errors);
     out
+}
+
+/// "step 1 of 2 (1 thread) cut short after 1.5 s of 5.0 s measured: 1234 ops, …".
+fn partial_step_line(r: &SweepReport, p: &crate::sweep::PartialStep) -> String {
+    let f = &p.figures;
+    let when = if p.ramp_only {
+        format!(
+            "during its {:.1} s ramp, after {:.1} s",
+            crate::sweep::RAMP.as_secs_f64(),
+            f.elapsed_s
+        )
+    } else {
+        format!(
+            "after {:.1} s of {:.1} s measured",
+            f.elapsed_s, r.step_time_s
+        )
+    };
+    let problems = if f.counts.errors + f.counts.short_ios > 0 {
+        format!(", errors {} short {}", f.counts.errors, f.counts.short_ios)
+    } else {
+        String::new()
+    };
+    format!(
+        "step {} of {} ({}) cut short {when}: {} ops, {} IOPS, {}/s, p50 {}, p99 {}{problems}",
+        p.step + 1,
+        p.of_steps,
+        r.dimension.describe(r.dimension.value(&f.settings)),
+        f.counts.ops,
+        format_count_rate(f.iops),
+        format_bytes(f.bw_bytes_per_s as u64),
+        format_latency_ns(f.latency_ns.p50 as f64),
+        format_latency_ns(f.latency_ns.p99 as f64),
+    )
 }
 
 #[cfg(test)]

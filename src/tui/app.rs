@@ -511,6 +511,7 @@ impl Run {
             step_time_s: sweep.step_time.as_secs_f64(),
             steps: sweep.results().to_vec(),
             saturation: sweep.saturation.clone(),
+            partial_step: None,
             errors: self
                 .last
                 .as_ref()

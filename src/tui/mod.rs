@@ -796,6 +796,7 @@ mod tests {
             step_time_s: 3.0,
             steps: vec![],
             saturation: None,
+            partial_step: None,
             errors: vec![],
             interrupted_by: None,
         }));

@@ -1,0 +1,172 @@
+//! Unit tests of the fio export: each knob's option, stripes, names fio would misread.
+
+use super::*;
+use crate::settings::Settings;
+
+fn config(threads: usize, read_pct: u8, random_pct: u8) -> ConfigReport {
+    ConfigReport {
+        write_allowed: read_pct < 100,
+        duration_s: Some(30.0),
+        ..ConfigReport::example()
+    }
+    .with_settings(Settings {
+        threads,
+        bs: 4096,
+        read_pct,
+        random_pct,
+    })
+}
+
+fn has(job: &str, line: &str) -> bool {
+    job.lines().any(|x| x == line)
+}
+
+#[test]
+fn settings_map_to_fio_options() {
+    let job = job_file(&config(16, 100, 100));
+    for l in [
+        "ioengine=psync",
+        "direct=1",
+        "numjobs=16",
+        "rw=randread",
+        "bs=4096",
+        "offset=0",
+        "size=1073741824",
+        "runtime=30s",
+        "time_based",
+        "invalidate=0",
+        "fadvise_hint=0",
+        "norandommap",
+        "filename=/dev/sdb",
+    ] {
+        assert!(has(&job, l), "{l} missing in\n{job}");
+    }
+    // Random I/O covers the whole span for every job: no stripes.
+    assert!(!job.contains("offset_increment"), "{job}");
+    let mixed = job_file(&config(1, 70, 30));
+    for l in ["rw=randrw", "rwmixread=70", "percentage_random=30"] {
+        assert!(has(&mixed, l), "{l} missing in\n{mixed}");
+    }
+    assert!(
+        mixed.contains("# fio continues a sequential run"),
+        "{mixed}"
+    );
+    assert!(has(&job_file(&config(1, 100, 0)), "rw=read"));
+    let buffered = ConfigReport {
+        direct: false,
+        duration_s: Some(1.5),
+        ..config(1, 100, 100)
+    };
+    let job = job_file(&buffered);
+    assert!(
+        has(&job, "direct=0") && has(&job, "runtime=1500ms"),
+        "{job}"
+    );
+    let dropped = FioJob::run(&buffered).drop_cache(true).job_file();
+    assert!(has(&dropped, "invalidate=1"), "{dropped}");
+    let cmd = command_line(&config(16, 100, 100));
+    assert!(
+        cmd.starts_with("fio --ioengine=psync --direct=1 --thread"),
+        "{cmd}"
+    );
+    assert!(
+        cmd.contains(" --name=diskscope --rw=randread --bs=4096 --numjobs=16"),
+        "{cmd}"
+    );
+}
+
+#[test]
+fn sequential_threads_get_the_engines_stripes() {
+    // 1 GiB / 4k = 262144 blocks: 4 equal stripes, back to back.
+    let job = job_file(&config(4, 100, 0));
+    for l in [
+        "numjobs=4",
+        "offset=0",
+        "size=268435456",
+        "offset_increment=268435456",
+    ] {
+        assert!(has(&job, l), "{l} missing in\n{job}");
+    }
+    // 3 threads: the stripes differ by a block, so one job per thread with OffsetGen's own.
+    let job = job_file(&config(3, 100, 0));
+    assert!(!job.contains("offset_increment"), "{job}");
+    for i in 0..3 {
+        let (start, len) = OffsetGen::new(1 << 30, 4096, 0, i, 3).stripe();
+        let section = format!(
+            "[diskscope-t{i}]\nrw=read\nbs=4096\nnumjobs=1\noffset={}\nsize={}\n",
+            start * 4096,
+            len * 4096
+        );
+        assert!(job.contains(&section), "{section} missing in\n{job}");
+    }
+    // A mix with stripes says what fio cannot copy.
+    let mixed = job_file(&config(4, 100, 50));
+    assert!(mixed.contains("offset_increment=268435456"), "{mixed}");
+    assert!(
+        mixed.contains("# fio keeps each job's random I/Os inside its stripe"),
+        "{mixed}"
+    );
+}
+
+#[test]
+fn file_names_are_escaped_for_fio_and_quoted_for_the_shell() {
+    let c = ConfigReport {
+        target: "/dev/disk/by-path/pci-0000:00:1f.2-ata-1".into(),
+        ..config(1, 100, 100)
+    };
+    let job = job_file(&c);
+    assert!(
+        has(&job, r"filename=/dev/disk/by-path/pci-0000\:00\:1f.2-ata-1"),
+        "{job}"
+    );
+    let cmd = command_line(&c);
+    assert!(
+        cmd.contains(r"'--filename=/dev/disk/by-path/pci-0000\:00\:1f.2-ata-1'"),
+        "{cmd}"
+    );
+    let spaced = ConfigReport {
+        target: "/data/it's here".into(),
+        ..config(1, 100, 100)
+    };
+    assert!(command_line(&spaced).contains(r"'--filename=/data/it'\''s here'"));
+    assert!(has(&job_file(&spaced), "filename=/data/it's here"));
+    // Names fio cannot take at all are linked under a plain name first.
+    for bad in ["/data/run#2.img", "/data/a;b", "/data/${HOME}x", "/data/x "] {
+        let c = ConfigReport {
+            target: bad.into(),
+            ..config(1, 100, 100)
+        };
+        let job = job_file(&c);
+        assert!(has(&job, &format!("filename={LINK}")), "{bad}: {job}");
+        assert!(job.starts_with("# fio cannot name"), "{bad}: {job}");
+        let cmd = command_line(&c);
+        assert!(
+            cmd.starts_with(&format!("ln -sfn {} {LINK} && fio ", shell_quote(bad))),
+            "{cmd}"
+        );
+    }
+    assert_eq!(fio_cannot_name("/data/$x{y}"), None);
+    assert_eq!(shell_quote("--bs=4096"), "--bs=4096");
+}
+
+#[test]
+fn a_sweep_is_one_stonewalled_group_per_step_with_the_ramp() {
+    let spec = SweepSpec::parse("threads=1,2,4").unwrap();
+    let job = FioJob::sweep(&config(1, 100, 0), &spec, Duration::from_secs(3)).job_file();
+    for l in [
+        "ramp_time=500ms",
+        "runtime=3s",
+        "[step1-threads-1]",
+        "[step3-threads-4]",
+        "offset_increment=268435456",
+    ] {
+        assert!(has(&job, l), "{l} missing in\n{job}");
+    }
+    assert_eq!(job.matches("stonewall\nnew_group\n").count(), 3, "{job}");
+    let bs = SweepSpec::parse("bs=4k,64k").unwrap();
+    let job = FioJob::sweep(&config(2, 100, 100), &bs, Duration::from_secs(2)).job_file();
+    assert!(
+        has(&job, "bs=65536") && has(&job, "[step2-bs-65536]"),
+        "{job}"
+    );
+}
