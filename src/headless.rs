@@ -118,7 +118,7 @@ pub fn run(
     let mut report = RunReport::new(config, &last, intervals);
     let written = report.total.counts.write_bytes + report.left_out.counts.write_bytes;
     if written > 0 {
-        report.writeback = Some(writeback(engine, durability.end_fsync, &report));
+        report.writeback = Some(writeback(engine, durability.end_fsync));
     } else {
         engine.join();
     }
@@ -128,13 +128,12 @@ pub fn run(
 
 /// Stops the engine, then measures what the page cache still holds of the written data and,
 /// when asked, times one fdatasync of the target (fio's `end_fsync`).
-fn writeback(engine: Engine, end_fsync: bool, report: &RunReport) -> WritebackReport {
+fn writeback(engine: Engine, end_fsync: bool) -> WritebackReport {
+    let io = engine.join_with_handle();
     let mut w = WritebackReport {
-        system_dirty_bytes: None,
+        system_dirty_bytes: system_dirty_bytes(),
         ..WritebackReport::default()
     };
-    let io = engine.join_with_handle();
-    w.system_dirty_bytes = system_dirty_bytes();
     let mut io = match io {
         Ok(io) => io,
         Err(e) => {
@@ -148,13 +147,7 @@ fn writeback(engine: Engine, end_fsync: bool, report: &RunReport) -> WritebackRe
     if end_fsync {
         let start = std::time::Instant::now();
         match io.sync_data() {
-            Ok(()) => {
-                let sync_s = start.elapsed().as_secs_f64();
-                w.end_fsync_s = Some(sync_s);
-                let t = &report.total;
-                w.durable_write_bytes_per_s =
-                    Some(t.counts.write_bytes as f64 / (t.elapsed_s + sync_s));
-            }
+            Ok(()) => w.end_fsync_s = Some(start.elapsed().as_secs_f64()),
             Err(e) => w.end_fsync_error = Some(format!("fdatasync: {e}")),
         }
     }

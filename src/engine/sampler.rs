@@ -39,6 +39,7 @@ struct Cut {
     generation: u64,
     settings: Settings,
     paused: bool,
+    /// For a stop: how late the sampler woke past its tick.
     stopped: Option<Duration>,
 }
 
@@ -72,6 +73,7 @@ pub(super) fn spawn(
         workers: Vec::new(),
         next_id: 0,
         seq: 0,
+        tick,
         start: now,
         last: now,
         settings: Settings {
@@ -89,7 +91,7 @@ pub(super) fn spawn(
     };
     thread::Builder::new()
         .name("sampler".into())
-        .spawn(move || sampler.run(tick, commands))
+        .spawn(move || sampler.run(commands))
         .map_err(|e| format!("starting the sampler thread: {e}"))
 }
 
@@ -112,6 +114,7 @@ struct Sampler {
     workers: Vec<WorkerRec>,
     next_id: usize,
     seq: u64,
+    tick: Duration,
     start: Instant,
     last: Instant,
     settings: Settings,
@@ -129,7 +132,8 @@ struct Sampler {
 }
 
 impl Sampler {
-    fn run(mut self, tick: Duration, commands: Receiver<Command>) {
+    fn run(mut self, commands: Receiver<Command>) {
+        let tick = self.tick;
         let mut next_tick = Instant::now() + tick;
         loop {
             let wait = next_tick.saturating_duration_since(Instant::now());
@@ -386,6 +390,9 @@ impl Sampler {
             .max(self.last);
         let elapsed = now.duration_since(self.last);
         self.last = now;
+        // The stop lasted at least as long as the sampler woke late, and as the interval ran
+        // beyond its tick (the sampler may have been stopped mid-emit rather than asleep).
+        let stopped = stopped.map(|late| late.max(elapsed.saturating_sub(self.tick)));
         let mut interval = Counts::default();
         let mut total = Counts::default();
         let mut threads = Vec::with_capacity(self.workers.len());

@@ -7,8 +7,8 @@
 //! not prove one (a starved sampler wakes late too, while the workers keep doing I/O). But
 //! every job-control stop ends with SIGCONT (or with SIGKILL, after which nothing matters), and
 //! SIGCONT is delivered to a handler even though its default action is only "continue". So a
-//! SIGCONT counter is exact evidence that a stop may have happened; the sampler's lateness
-//! says how long it was. The process CPU clock does not help (I/O-bound threads use none), and
+//! SIGCONT counter is exact evidence that a stop may have happened; how far the sampler's
+//! interval ran past its tick says, to within a tick, how long it was. The process CPU clock does not help (I/O-bound threads use none), and
 //! `/proc/self/stat` cannot be read by a process while it is stopped.
 //!
 //! The counter is process-wide and readable by anyone (a UI that wants to pause on Ctrl-Z can

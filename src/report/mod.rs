@@ -175,7 +175,8 @@ pub struct RunReport {
     pub interrupted_by: Option<String>,
 }
 
-/// What became of the written data when the I/O stopped.
+/// What became of the written data when the I/O stopped. No "durable bandwidth" is derived:
+/// rewrites of a cached page coalesce, so bytes written over sync time would overstate it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct WritebackReport {
     /// Bytes of the target the page cache held dirty or under writeback (not yet on the
@@ -186,9 +187,6 @@ pub struct WritebackReport {
     /// How long the `--end-fsync` took; `None` when not asked or when it failed.
     pub end_fsync_s: Option<f64>,
     pub end_fsync_error: Option<String>,
-    /// Written bytes over run time plus the end fsync: the rate at which writes reached
-    /// stable storage. Only after a successful end fsync.
-    pub durable_write_bytes_per_s: Option<f64>,
 }
 
 impl RunReport {

@@ -274,13 +274,10 @@ fn writeback_lines(out: &mut String, w: &super::WritebackReport) {
         (Some(s), _) => {
             let _ = writeln!(
                 out,
-                "end fsync: {}{}",
+                "end fsync: {} to bring the target's pending writes to the device{}",
                 format_latency_ns(s * 1e9),
-                w.durable_write_bytes_per_s
-                    .map(|bw| format!(
-                        "; counting it, writes reached stable storage at {}/s",
-                        format_bytes(bw as u64)
-                    ))
+                w.target_pending_bytes
+                    .map(|b| format!(" ({} were pending)", format_bytes(b)))
                     .unwrap_or_default()
             );
         }

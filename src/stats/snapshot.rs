@@ -88,7 +88,7 @@ pub fn per_second(count: u64, elapsed: Duration) -> f64 {
 pub struct LeftOut {
     /// How many stops (each ended by a SIGCONT).
     pub stops: u64,
-    /// How long the process was stopped, at least: how late the sampler woke.
+    /// How long the process was stopped, at least: how far its intervals ran past the tick.
     #[serde(rename = "stopped_s", serialize_with = "as_secs")]
     pub stopped: Duration,
     /// Real time of the intervals left out: the stops plus the running time they covered.
@@ -171,7 +171,7 @@ pub struct Snapshot {
     /// True when the workers were paused for this interval.
     pub paused: bool,
     /// Set when the process was stopped (SIGSTOP, Ctrl-Z) during this interval: at least how
-    /// long. Such an interval is not part of `total`, `total_elapsed` or `total_latency`; a UI
+    /// long (the interval's excess over the tick). Such an interval is not part of `total`, `total_elapsed` or `total_latency`; a UI
     /// should not plot it as a rate.
     pub stopped: Option<Duration>,
     /// Counts of this interval only.
