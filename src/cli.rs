@@ -68,8 +68,8 @@ pub struct Args {
     pub buffered: bool,
 
     /// Durable writes: fdatasync after every N writes of each thread (fio's fsync=N). The
-    /// sync's time counts in the latency of the write that triggered it, so IOPS and latency
-    /// are those of writes that reached the device
+    /// sync's time counts in the latency of the write that triggered it; with 1, IOPS and
+    /// latency are those of writes that reached the device
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub fsync: u32,
 
@@ -291,6 +291,12 @@ impl Args {
             }
         }
         let sweep = self.sweep.as_deref().map(SweepSpec::parse).transpose()?;
+        if self.end_fsync && sweep.is_some() {
+            return Err(
+                "--end-fsync times the flush after one run, not after a --sweep; drop one of them"
+                    .into(),
+            );
+        }
         Ok(Config {
             target: self.target,
             settings: Settings {

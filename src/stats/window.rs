@@ -79,7 +79,7 @@ impl Window {
 /// The figures of one window: a reporting interval or a sweep step. Interval values only.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IntervalFigures {
-    /// Run time at the end of the window.
+    /// Engine time at the end of the window: wall clock since the start, stops included.
     pub t_s: f64,
     /// The window's real length.
     pub elapsed_s: f64,
