@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 
 use crate::cli::{Config, DEFAULT_SCRATCH_SIZE, Output, SCRATCH_NAME};
-use crate::engine::{DEFAULT_TICK, Engine};
+use crate::engine::{DEFAULT_TICK, Engine, Options};
 use crate::report::ConfigReport;
 use crate::report::baseline::Baseline;
 use crate::signals;
@@ -106,7 +106,7 @@ pub fn config_report(config: &Config, p: &Prepared) -> ConfigReport {
         let cached = cache::cached_bytes(t.main_fd(), t.span_bytes)
             .map(|b| {
                 format!(
-                    "; {} of the span ({:.0}%) is cached now",
+                    "; {} of the span ({:.0}%) was cached at the start",
                     format_bytes(b),
                     b as f64 * 100.0 / t.span_bytes as f64
                 )
@@ -132,8 +132,10 @@ pub fn config_report(config: &Config, p: &Prepared) -> ConfigReport {
         read_pct: config.settings.read_pct,
         random_pct: config.settings.random_pct,
         duration_s: config.duration.map(|d| d.as_secs_f64()),
+        durability: Default::default(),
         warnings,
     }
+    .with_durability(config.durability)
 }
 
 /// Runs diskscope as configured; returns the exit status.
@@ -162,6 +164,9 @@ pub fn run(config: Config) -> Result<u8> {
     // The UI, the sampler and their helper threads inherit this; workers lower their own.
     favour_this_thread();
     if !config.no_tui && config.output == Output::Text && terminal {
+        if config.durability != Default::default() {
+            anyhow::bail!("--fsync and --end-fsync work in text runs only for now; add --no-tui");
+        }
         return crate::tui::run(config);
     }
     signals::install();
@@ -190,7 +195,11 @@ pub fn run(config: Config) -> Result<u8> {
     let target = prepared.target.clone();
     let mut info = config_report(&config, &prepared);
     let start = |settings| {
-        Engine::start(target.clone(), target.geometry(), settings, DEFAULT_TICK)
+        let options = Options {
+            tick: DEFAULT_TICK,
+            fsync_every: config.durability.fsync_every,
+        };
+        Engine::start_with(target.clone(), target.geometry(), settings, options)
             .map_err(|e| anyhow::anyhow!("{}: {e}", target.path.display()))
     };
     let had_io_errors = match &config.sweep {
@@ -351,6 +360,7 @@ fn print_fio(config: &Config) -> Result<u8> {
                 .unwrap_or(DEFAULT_HEADLESS_TIME)
                 .as_secs_f64(),
         ),
+        durability: config.durability,
         warnings: vec![],
     };
     let job = match &config.sweep {

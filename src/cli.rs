@@ -8,6 +8,7 @@ use std::time::Duration;
 use clap::Parser;
 
 use crate::report::result_file;
+use crate::report::Durability;
 use crate::settings::{MAX_BS, MAX_THREADS, Settings};
 use crate::sweep::SweepSpec;
 use crate::units::{parse_duration, parse_size};
@@ -66,6 +67,17 @@ pub struct Args {
     /// Use the page cache (no O_DIRECT): measures memory, not the disk, once data is cached
     #[arg(long)]
     pub buffered: bool,
+
+    /// Durable writes: fdatasync after every N writes of each thread (fio's fsync=N). The
+    /// sync's time counts in the latency of the write that triggered it; with 1, IOPS and
+    /// latency are those of writes that reached the device
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub fsync: u32,
+
+    /// After the run, one fdatasync of the target, timed (fio's end_fsync): how long the
+    /// data still in the page cache took to reach the device
+    #[arg(long)]
+    pub end_fsync: bool,
 
     /// Allow writes (destroys data on TARGET). On a block device name it: --allow-write=/dev/sdX
     #[arg(long, value_name = "DEVICE", num_args = 0..=1, require_equals = true, default_missing_value = "")]
@@ -168,6 +180,8 @@ pub struct Config {
     pub drop_cache: bool,
     pub list: bool,
     pub all: bool,
+    /// `--fsync N`, `--end-fsync`.
+    pub durability: Durability,
 }
 
 /// A result file must not exist yet (its directory writable), or hold an earlier diskscope
@@ -290,6 +304,12 @@ impl Args {
                 })?;
             }
         }
+        if self.end_fsync && sweep.is_some() {
+            return Err(
+                "--end-fsync times the flush after one run, not after a --sweep; drop one of them"
+                    .into(),
+            );
+        }
         Ok(Config {
             target: self.target,
             settings,
@@ -309,6 +329,10 @@ impl Args {
             drop_cache: self.drop_cache,
             list: self.list,
             all: self.all,
+            durability: Durability {
+                fsync_every: self.fsync,
+                end_fsync: self.end_fsync,
+            },
         })
     }
 }

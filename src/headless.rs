@@ -1,5 +1,8 @@
 //! The headless run: consume the engine's snapshots until the time is up or a signal arrives,
-//! print a line per second (unless quiet or machine output), and build the `RunReport`.
+//! print a line per second (unless quiet or machine output), and build the `RunReport`. Time
+//! here is run time: an interval in which the process was stopped (SIGSTOP, Ctrl-Z) does not
+//! count toward `-T` or the one-second rows. After a run that wrote, it looks at what the page
+//! cache still holds of the target and, with `--end-fsync`, times the final sync.
 
 use std::io::Write;
 use std::sync::mpsc::RecvTimeoutError;
@@ -8,7 +11,7 @@ use std::time::Duration;
 use crate::cli::Output;
 use crate::engine::Engine;
 use crate::report::baseline::{Baseline, compare_step};
-use crate::report::{ConfigReport, RunReport, SweepReport, csv, text};
+use crate::report::{ConfigReport, RunReport, SweepReport, WritebackReport, csv, text};
 use crate::stats::{Snapshot, Window};
 use crate::sweep::{Next, SweepRunner, saturation};
 use crate::{output, signals};
@@ -73,6 +76,8 @@ pub fn run(
     let mut window = Window::default();
     let mut intervals = Vec::new();
     let mut next_row = REPORT_EVERY;
+    // Real time of the intervals the process was stopped in: not run time.
+    let mut stopped = Duration::ZERO;
     let mut emit = |window: &mut Window, out: &mut output::Stdout| {
         let row = window.take().figures();
         match output {
@@ -89,11 +94,15 @@ pub fn run(
     };
     let last = drive(&mut engine, |_, s, stopping| {
         window.push(s);
-        let stop = s.at >= duration;
+        if s.stopped.is_some() {
+            stopped += s.interval_elapsed;
+        }
+        let run_time = s.at.saturating_sub(stopped);
+        let stop = run_time >= duration;
         // A row per second of run time; half a tick of slack absorbs timer jitter. Once
         // stopping, the last row waits for the final snapshot so the rows add up to the
         // totals without a sliver of a row at the end.
-        if !stopping && !stop && s.at + Duration::from_millis(50) >= next_row {
+        if !stopping && !stop && run_time + Duration::from_millis(50) >= next_row {
             emit(&mut window, &mut out);
             next_row += REPORT_EVERY;
         }
@@ -103,11 +112,61 @@ pub fn run(
     if window.snapshots > 0 {
         emit(&mut window, &mut out);
     }
-    engine.join();
     let last = last.expect("the engine always sends a final snapshot");
+    let durability = config.durability;
     let mut report = RunReport::new(config, &last, intervals);
+    let written = report.total.counts.write_bytes + report.left_out.counts.write_bytes;
+    if written > 0 {
+        report.writeback = Some(writeback(engine, durability.end_fsync));
+    } else {
+        engine.join();
+    }
     report.interrupted_by = signals::received().map(|s| s.as_str().to_string());
     report
+}
+
+/// Stops the engine, then measures what the page cache still holds of the written data and,
+/// when asked, times one fdatasync of the target (fio's `end_fsync`).
+fn writeback(engine: Engine, end_fsync: bool) -> WritebackReport {
+    let io = engine.join_with_handle();
+    let mut w = WritebackReport {
+        system_dirty_bytes: system_dirty_bytes(),
+        ..WritebackReport::default()
+    };
+    let mut io = match io {
+        Ok(io) => io,
+        Err(e) => {
+            if end_fsync {
+                w.end_fsync_error = Some(e);
+            }
+            return w;
+        }
+    };
+    w.target_pending_bytes = io.pending_writeback_bytes();
+    if end_fsync {
+        let start = std::time::Instant::now();
+        match io.sync_data() {
+            Ok(()) => w.end_fsync_s = Some(start.elapsed().as_secs_f64()),
+            Err(e) => w.end_fsync_error = Some(format!("fdatasync: {e}")),
+        }
+    }
+    w
+}
+
+/// Dirty + Writeback of /proc/meminfo in bytes: written data of every file on the system not
+/// yet on its device.
+fn system_dirty_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib = |key: &str| -> Option<u64> {
+        let line = text.lines().find(|l| l.starts_with(key))?;
+        line[key.len()..]
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()
+    };
+    Some((kib("Dirty:")? + kib("Writeback:")?) * 1024)
 }
 
 /// Runs a sweep: each step's settings applied live when the previous step has been measured.

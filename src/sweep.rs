@@ -227,6 +227,8 @@ mod tests {
             total_latency: LatencySummary::default(),
             threads: vec![],
             first_errors: vec![],
+            stopped: None,
+            total_left_out: Default::default(),
         }
     }
 

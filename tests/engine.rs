@@ -179,7 +179,11 @@ fn a_file_that_shrinks_under_the_run_gives_counted_short_reads() {
     .unwrap();
     wait_for(&engine, "I/O", |s| s.interval.ops > 0);
     f.as_file().set_len(1 << 20).unwrap();
-    let s = wait_for(&engine, "short reads", |s| s.total.short_ios > 100);
+    let s = wait_for(&engine, "short reads", |s| {
+        // Short and zero-byte reads are not ops: every interval's bytes are ops × bs.
+        assert_adds_up(s);
+        s.total.short_ios > 100
+    });
     // The run goes on: reads inside the first MiB still complete in later intervals.
     let seen = s.seq;
     let later = wait_for(&engine, "I/O after shrinking", |x| {
@@ -194,6 +198,66 @@ fn a_file_that_shrinks_under_the_run_gives_counted_short_reads() {
             && e.message.starts_with("short read"))
     );
     engine.join();
+}
+
+/// The invariants of complete-I/O accounting, for one snapshot: bytes are ops × bs, one
+/// latency per op, the threads add up to the interval.
+fn assert_adds_up(s: &Snapshot) {
+    let i = &s.interval;
+    assert_eq!(i.bytes, i.ops * s.settings.bs, "interval {}: {i:?}", s.seq);
+    assert_eq!(i.read_ops + i.write_ops, i.ops, "{i:?}");
+    assert_eq!(
+        s.interval_latency.count(),
+        i.ops,
+        "interval {}: latency count vs ops ({:?})",
+        s.seq,
+        s.settings
+    );
+    let thread_ops: u64 = s.threads.iter().map(|t| t.interval_ops).sum();
+    assert_eq!(thread_ops, i.ops, "interval {}", s.seq);
+    assert_eq!(s.total_latency.count, s.total.ops, "totals at {}", s.seq);
+}
+
+#[test]
+fn every_interval_has_one_latency_per_op_across_settings_changes() {
+    let f = temp_file(16 << 20);
+    let t = open(f.path(), true);
+    let mut engine = Engine::start(t.clone(), t.geometry(), Settings::default(), TICK).unwrap();
+    // Many intervals: ticks, and cuts at settings changes in every dimension, with writes.
+    let steps = [
+        (1, 4096, 100, 100),
+        (4, 4096, 70, 100),
+        (2, 16384, 70, 0),
+        (3, 8192, 100, 50),
+        (1, 65536, 0, 0),
+        (4, 4096, 50, 100),
+    ];
+    let mut seen = 0;
+    for round in 0..4 {
+        for &(threads, bs, read_pct, random_pct) in &steps {
+            let settings = Settings {
+                threads,
+                bs,
+                read_pct,
+                random_pct,
+            };
+            engine.apply(settings).unwrap();
+            // A few ticks under these settings; the change itself cut an interval.
+            let deadline = Instant::now() + Duration::from_millis(60 + 20 * round);
+            while Instant::now() < deadline {
+                if let Ok(s) = engine.snapshots().recv_timeout(Duration::from_millis(200)) {
+                    assert_adds_up(&s);
+                    seen += 1;
+                }
+            }
+        }
+    }
+    engine.request_stop();
+    while let Ok(s) = engine.snapshots().recv_timeout(Duration::from_secs(5)) {
+        assert_adds_up(&s);
+        seen += 1;
+    }
+    assert!(seen > 50, "only {seen} intervals");
 }
 
 /// A target whose every `fail_every`-th read fails with EIO.

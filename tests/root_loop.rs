@@ -9,11 +9,69 @@ use std::process::Command;
 use common::{LoopDev, Mounted, diskscope, json, stderr, workdir};
 use diskscope::diskstats::parse_stat_file;
 
-fn kernel_reads(dev: &LoopDev) -> u64 {
+fn kernel_counters(dev: &LoopDev) -> diskscope::diskstats::DiskCounters {
     let text = std::fs::read_to_string(format!("/sys/block/{}/stat", dev.name())).unwrap();
-    parse_stat_file(&text)
-        .expect("a parsable stat file")
-        .reads_completed
+    parse_stat_file(&text).expect("a parsable stat file")
+}
+
+fn kernel_reads(dev: &LoopDev) -> u64 {
+    kernel_counters(dev).reads_completed
+}
+
+/// Buffered 4k random writes to `dev` for 2 s with `extra` flags: diskscope's completed writes
+/// and fdatasyncs, and the writes the kernel completed on the device meanwhile.
+fn buffered_writes(dir: &std::path::Path, dev: &LoopDev, extra: &[&str]) -> (u64, u64, u64) {
+    let before = kernel_counters(dev).writes_completed;
+    let allow = format!("--allow-write={}", dev.path);
+    let mut args = vec![
+        dev.path.as_str(),
+        "--buffered",
+        "--read",
+        "0",
+        &allow,
+        "--no-tui",
+        "--json",
+        "-T",
+        "2s",
+    ];
+    args.extend_from_slice(extra);
+    let v = json(&diskscope(dir, &args));
+    let after = kernel_counters(dev).writes_completed;
+    let t = &v["total"];
+    (
+        t["write_ops"].as_u64().unwrap(),
+        t["syncs"].as_u64().unwrap(),
+        after - before,
+    )
+}
+
+#[test]
+#[ignore = "needs root: attaches a loop device"]
+fn fsync_after_every_write_makes_every_write_reach_the_device() {
+    let dir = workdir();
+    let dev = LoopDev::on_new_file(dir.path(), 64 << 20, &[]);
+    let (plain_writes, plain_syncs, plain_kernel) = buffered_writes(dir.path(), &dev, &[]);
+    let (writes, syncs, kernel) = buffered_writes(dir.path(), &dev, &["--fsync", "1"]);
+    eprintln!(
+        "plain: {plain_writes} writes, {plain_kernel} reached the device; \
+         --fsync 1: {writes} writes, {syncs} syncs, {kernel} reached the device"
+    );
+    assert_eq!(plain_syncs, 0);
+    // Without syncs the page cache absorbs the writes: far fewer reach the device in the run.
+    assert!(
+        plain_kernel * 10 < plain_writes,
+        "{plain_kernel} of {plain_writes}"
+    );
+    // With one, each write is on the device before the next one starts.
+    assert_eq!(syncs, writes);
+    assert!(
+        kernel >= writes,
+        "{kernel} device writes for {writes} synced writes"
+    );
+    assert!(
+        writes * 5 < plain_writes,
+        "syncing costs: {writes} vs {plain_writes}"
+    );
 }
 
 #[test]
@@ -176,6 +234,13 @@ fn a_loop_device_whose_backing_file_shrinks_gives_counted_failed_reads() {
     let total = &v["total"];
     let failed = total["errors"].as_u64().unwrap() + total["short_ios"].as_u64().unwrap();
     assert!(failed > 100, "{total}");
+    // Failed reads are not ops: in every interval and in the totals, bytes are ops × bs and
+    // there is one latency per op.
+    for r in v["intervals"].as_array().unwrap().iter().chain([total]) {
+        let ops = r["ops"].as_u64().unwrap();
+        assert_eq!(r["bytes"].as_u64().unwrap(), ops * 4096, "{r}");
+        assert_eq!(r["latency_ns"]["count"].as_u64().unwrap(), ops, "{r}");
+    }
     // Reads inside the first 4 MiB went on succeeding after the shrink.
     let last = v["intervals"].as_array().unwrap().last().unwrap().clone();
     assert!(last["ops"].as_u64().unwrap() > 0, "{last}");

@@ -41,6 +41,7 @@ fn info(write_allowed: bool) -> ConfigReport {
         read_pct: 100,
         random_pct: 100,
         duration_s: None,
+        durability: Default::default(),
         warnings: vec![],
     }
 }
@@ -79,6 +80,7 @@ fn snapshot(i: u64, total: &mut Counts) -> Snapshot {
         interval_elapsed: Duration::from_millis(100),
         settings: settings(),
         paused: false,
+        stopped: None,
         interval,
         interval_latency: h,
         total: *total,
@@ -93,6 +95,7 @@ fn snapshot(i: u64, total: &mut Counts) -> Snapshot {
             p999: 2_039_000,
             max: 2_039_000,
         },
+        total_left_out: Default::default(),
         threads,
         first_errors: vec![],
     }
@@ -527,6 +530,7 @@ fn step_snapshot(
         interval_elapsed: Duration::from_millis(100),
         settings,
         paused: false,
+        stopped: None,
         interval,
         interval_latency: h,
         total: *total,
@@ -535,6 +539,7 @@ fn step_snapshot(
             count: total.ops,
             ..LatencySummary::default()
         },
+        total_left_out: Default::default(),
         threads: vec![],
         first_errors: vec![],
     }

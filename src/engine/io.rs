@@ -1,6 +1,8 @@
 //! The seam between the workers and the target: positional reads and writes on one worker's
-//! own descriptor. The real implementation is a `File` (pread/pwrite through std's `FileExt`);
-//! tests plug in targets that fail with chosen errnos, which a healthy disk cannot produce.
+//! own descriptor, the fdatasync of `--fsync`, and how much written data the page cache still
+//! holds for it. The real implementation is a `File` (pread/pwrite through std's `FileExt`,
+//! fdatasync, cachestat); tests plug in targets that fail with chosen errnos, which a healthy
+//! disk cannot produce.
 
 use std::fs::File;
 use std::io;
@@ -12,6 +14,16 @@ pub trait BlockIo: Send {
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize>;
     /// Writes `buf` at byte `offset`; returns the bytes written.
     fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<usize>;
+    /// Forces written data to stable storage (fdatasync). A target with no cache of its own
+    /// (a test double) has nothing to do.
+    fn sync_data(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    /// Bytes of the target the page cache holds dirty or under writeback: written, not yet on
+    /// the device. `None` when it cannot be known (no cachestat before Linux 6.5).
+    fn pending_writeback_bytes(&self) -> Option<u64> {
+        None
+    }
 }
 
 impl BlockIo for File {
@@ -23,6 +35,57 @@ impl BlockIo for File {
     fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<usize> {
         FileExt::write_at(self, buf, offset)
     }
+    fn sync_data(&mut self) -> io::Result<()> {
+        File::sync_data(self)
+    }
+    fn pending_writeback_bytes(&self) -> Option<u64> {
+        cachestat_pending(self)
+    }
+}
+
+/// cachestat(2)'s number. Every syscall added since Linux 5.1 (number 424) has one number
+/// on all architectures but alpha, which is not a target here; the libc crate does not name
+/// it for every architecture yet.
+const SYS_CACHESTAT: nix::libc::c_long = 451;
+
+/// `struct cachestat_range` of cachestat(2): off 0, len 0 means the whole file.
+#[repr(C)]
+struct CachestatRange {
+    off: u64,
+    len: u64,
+}
+
+/// `struct cachestat` of cachestat(2), counts in pages.
+#[repr(C)]
+#[derive(Default)]
+struct Cachestat {
+    nr_cache: u64,
+    nr_dirty: u64,
+    nr_writeback: u64,
+    nr_evicted: u64,
+    nr_recently_evicted: u64,
+}
+
+/// Dirty plus under-writeback bytes of `file` in the page cache, from cachestat(2) (Linux 6.5;
+/// the same syscall number on every architecture, as all syscalls added since 5.1 have).
+fn cachestat_pending(file: &File) -> Option<u64> {
+    use std::os::fd::AsRawFd;
+    let range = CachestatRange { off: 0, len: 0 };
+    let mut stat = Cachestat::default();
+    // SAFETY: both pointers are to live, correctly laid out structs for the call's duration.
+    let rc = unsafe {
+        nix::libc::syscall(
+            SYS_CACHESTAT,
+            file.as_raw_fd(),
+            &range as *const CachestatRange,
+            &mut stat as *mut Cachestat,
+            0u32,
+        )
+    };
+    let page = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+        .ok()
+        .flatten()?;
+    (rc == 0).then(|| (stat.nr_dirty + stat.nr_writeback) * page as u64)
 }
 
 /// Opens a fresh, independent handle on the target for each new worker (no shared file

@@ -5,13 +5,15 @@
 //! The engine knows nothing of terminals, reports or the CLI: it takes an `IoOpener` (how to
 //! get a descriptor on the target), the target's `Geometry` and `Settings`, and hands out
 //! snapshots on a channel. Commands go to the sampler thread, which cuts an interval at every
-//! change so that no snapshot spans two settings.
+//! change so that no snapshot spans two settings, and at every stop of the process (`stops`),
+//! so a SIGSTOP or Ctrl-Z is left out of the figures rather than counted as run time.
 
 pub mod buffer;
 pub mod io;
 pub mod memory;
 pub mod pattern;
 mod sampler;
+pub mod stops;
 mod worker;
 
 use std::sync::Arc;
@@ -25,6 +27,25 @@ use io::{BlockIo, IoOpener};
 
 /// The default sampling interval.
 pub const DEFAULT_TICK: Duration = Duration::from_millis(100);
+
+/// How the engine runs, beyond the live `Settings`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// The sampling interval.
+    pub tick: Duration,
+    /// fdatasync after every this many writes of each worker (`--fsync`); 0: never. The
+    /// sync's time counts in the latency of the write that triggered it.
+    pub fsync_every: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            tick: DEFAULT_TICK,
+            fsync_every: 0,
+        }
+    }
+}
 
 /// What the engine needs to know of the target to validate settings and align buffers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,12 +147,26 @@ impl Engine {
         settings: Settings,
         tick: Duration,
     ) -> Result<Engine, String> {
+        let options = Options {
+            tick,
+            ..Options::default()
+        };
+        Self::start_with(opener, geometry, settings, options)
+    }
+
+    /// Like `start`, with all the options.
+    pub fn start_with(
+        opener: Arc<dyn IoOpener>,
+        geometry: Geometry,
+        settings: Settings,
+        options: Options,
+    ) -> Result<Engine, String> {
         let (snapshot_tx, snapshots) = mpsc::channel();
         Self::start_inner(
             opener,
             geometry,
             settings,
-            tick,
+            options,
             Box::new(snapshot_tx),
             snapshots,
         )
@@ -148,22 +183,34 @@ impl Engine {
         sink: Box<dyn SnapshotSink>,
     ) -> Result<Engine, String> {
         let (_, closed) = mpsc::channel();
-        Self::start_inner(opener, geometry, settings, tick, sink, closed)
+        let options = Options {
+            tick,
+            ..Options::default()
+        };
+        Self::start_inner(opener, geometry, settings, options, sink, closed)
     }
 
     fn start_inner(
         opener: Arc<dyn IoOpener>,
         geometry: Geometry,
         settings: Settings,
-        tick: Duration,
+        options: Options,
         sink: Box<dyn SnapshotSink>,
         snapshots: Receiver<Snapshot>,
     ) -> Result<Engine, String> {
         geometry.validate(&settings)?;
         raise_open_file_limit();
+        stops::install();
         let ios = open_many(&*opener, settings.threads)?;
         let (commands, command_rx) = mpsc::channel();
-        let sampler = sampler::spawn(geometry, settings, tick, command_rx, sink)?;
+        let sampler = sampler::spawn(
+            geometry,
+            settings,
+            options.tick,
+            options.fsync_every,
+            command_rx,
+            sink,
+        )?;
         let mut engine = Engine {
             opener,
             geometry,
@@ -260,6 +307,15 @@ impl Engine {
     /// Stops (if not yet asked) and waits for the sampler to finish.
     pub fn join(mut self) {
         self.finish();
+    }
+
+    /// Stops and waits like `join`, then opens a fresh handle on the target for what comes
+    /// after the I/O: how much written data the page cache still holds, the final sync.
+    pub fn join_with_handle(mut self) -> Result<Box<dyn BlockIo>, String> {
+        self.finish();
+        self.opener
+            .open_io()
+            .map_err(|e| format!("opening the target after the run: {e}"))
     }
 
     fn finish(&mut self) {

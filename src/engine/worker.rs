@@ -1,9 +1,11 @@
 //! The hot loop of one worker thread: pick an offset, read or write one block, time it, count
-//! it. Per I/O it touches only its own memory plus one load of the shared control generation:
-//! no lock, no allocation, no channel send. Counters are published with plain atomic stores
-//! (each has a single writer). Latencies are appended to a small preallocated local batch,
-//! moved into the worker's mailbox when the batch is full or `FLUSH_EVERY` has passed, and
-//! recorded into the interval's HdrHistogram by the sampler. A batch rather than a
+//! it. Per I/O it touches only its own memory plus one load of the shared control generation
+//! (and of the process's SIGCONT count): no lock, no allocation, no channel send. Only I/Os
+//! that transferred the whole block count as ops, with their bytes and latency; short and
+//! failed ones are counted apart, and so is an I/O the process was stopped during (its latency
+//! would be the stop). Counters and latencies are appended to a small preallocated local batch,
+//! moved into the worker's mailbox together when the batch is full or `FLUSH_EVERY` has
+//! passed, and recorded into the interval's HdrHistogram by the sampler. A batch rather than a
 //! per-thread histogram: merging a histogram costs its whole counts array (some 16k entries
 //! at millisecond latencies), and 1024 workers doing that every 10 ms starved the sampler for
 //! seconds on two cores; a batch costs what was recorded. Batches are transport (at most
@@ -19,6 +21,7 @@ use rand::{Rng, RngExt, SeedableRng};
 use super::buffer::AlignedBuf;
 use super::io::BlockIo;
 use super::pattern::OffsetGen;
+use super::stops;
 use crate::settings::Settings;
 use crate::stats::{Counts, IoErrorRecord};
 
@@ -41,6 +44,8 @@ pub struct Control {
     pub align: usize,
     /// Bytes of the target in use.
     pub span: u64,
+    /// fdatasync after every this many writes of a worker; 0: never.
+    pub fsync_every: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -67,23 +72,14 @@ impl Control {
 }
 
 /// A worker's published state; written by the worker, read by the sampler. Aligned so two
-/// workers' counters never share a cache line.
+/// workers' slots never share a cache line.
 #[repr(align(128))]
 pub struct WorkerSlot {
     pub id: usize,
     /// Position among active workers: which sequential stripe this worker walks.
     pub index: usize,
-    pub ops: AtomicU64,
-    pub bytes: AtomicU64,
-    pub read_ops: AtomicU64,
-    pub read_bytes: AtomicU64,
-    pub write_ops: AtomicU64,
-    pub write_bytes: AtomicU64,
-    pub errors: AtomicU64,
-    pub short_ios: AtomicU64,
-    pub latency_sum_ns: AtomicU64,
-    /// Latencies handed over since the sampler last emptied it, and where the worker switched
-    /// to a new control generation.
+    /// Counters and latencies handed over since the sampler last emptied it, and where the
+    /// worker switched to a new control generation.
     pub mailbox: Mutex<Mailbox>,
     /// The last control generation this worker has switched to (see `Boundary`).
     pub acked_generation: AtomicU64,
@@ -98,17 +94,10 @@ impl WorkerSlot {
         WorkerSlot {
             id,
             index,
-            ops: AtomicU64::new(0),
-            bytes: AtomicU64::new(0),
-            read_ops: AtomicU64::new(0),
-            read_bytes: AtomicU64::new(0),
-            write_ops: AtomicU64::new(0),
-            write_bytes: AtomicU64::new(0),
-            errors: AtomicU64::new(0),
-            short_ios: AtomicU64::new(0),
-            latency_sum_ns: AtomicU64::new(0),
             mailbox: Mutex::new(Mailbox {
                 latencies: Vec::with_capacity(BATCH),
+                counts: Counts::default(),
+                latency_sum_ns: 0,
                 boundary: None,
             }),
             acked_generation: AtomicU64::new(0),
@@ -116,29 +105,17 @@ impl WorkerSlot {
             finished: AtomicBool::new(false),
         }
     }
-
-    /// The counters as last published, and the latency sum.
-    pub fn read_counts(&self) -> (Counts, u64) {
-        (
-            Counts {
-                ops: self.ops.load(Relaxed),
-                bytes: self.bytes.load(Relaxed),
-                read_ops: self.read_ops.load(Relaxed),
-                read_bytes: self.read_bytes.load(Relaxed),
-                write_ops: self.write_ops.load(Relaxed),
-                write_bytes: self.write_bytes.load(Relaxed),
-                errors: self.errors.load(Relaxed),
-                short_ios: self.short_ios.load(Relaxed),
-            },
-            self.latency_sum_ns.load(Relaxed),
-        )
-    }
 }
 
-/// What a worker hands the sampler: latencies in ns, and the point where it took up a new
-/// control generation, so the sampler can cut an interval exactly there.
+/// What a worker hands the sampler, always together under one lock: the latencies of its
+/// completed I/Os and its cumulative counters as of the last of them. Counters and latencies
+/// change hands in the same critical section, so an interval's latency count is exactly its
+/// op count (a counter published per I/O would run ahead of the latencies still in the
+/// worker's batch). The counters are up to `FLUSH_EVERY` (or `BATCH` I/Os) behind the I/O.
 pub struct Mailbox {
     pub latencies: Vec<u64>,
+    pub counts: Counts,
+    pub latency_sum_ns: u64,
     pub boundary: Option<Boundary>,
 }
 
@@ -154,6 +131,16 @@ pub struct Boundary {
     pub at: Instant,
 }
 
+/// How one I/O ended.
+enum Outcome {
+    /// All bytes transferred (and synced, when due).
+    Full,
+    /// Fewer bytes than asked: not an op.
+    Short(usize),
+    /// An errno, from the transfer or from the fdatasync after it.
+    Failed(std::io::Error, &'static str),
+}
+
 /// Runs one worker until its slot's stop flag is set. `io` is its own descriptor.
 pub fn run(slot: Arc<WorkerSlot>, control: Arc<Control>, mut io: Box<dyn BlockIo>) {
     yield_to_sampler();
@@ -167,10 +154,12 @@ pub fn run(slot: Arc<WorkerSlot>, control: Arc<Control>, mut io: Box<dyn BlockIo
         pattern: None,
         buf: AlignedBuf::new(0, control.align),
         next_flush: Instant::now() + FLUSH_EVERY,
+        writes_since_sync: 0,
     };
     while w.refresh(&slot, &control) {
         let read_pct = u32::from(w.settings.read_pct);
-        // A generation check per I/O: the only shared memory the loop reads.
+        // A generation check per I/O: the only shared memory the loop reads, besides the
+        // process-wide SIGCONT count, which changes only when the process was stopped.
         while control.generation.load(Acquire) == w.seen_generation {
             let is_read =
                 read_pct == 100 || (read_pct > 0 && w.rng.random_range(0..100u32) < read_pct);
@@ -181,44 +170,29 @@ pub fn run(slot: Arc<WorkerSlot>, control: Arc<Control>, mut io: Box<dyn BlockIo
             if !is_read {
                 scramble(&mut w.buf, &mut w.rng);
             }
+            let continued = stops::continued();
             let start = Instant::now();
-            let result = if is_read {
-                io.read_at(&mut w.buf, offset)
-            } else {
-                io.write_at(&w.buf, offset)
-            };
+            let outcome = w.io_once(&mut *io, is_read, offset, control.fsync_every);
             let end = Instant::now();
-            let want = w.buf.len();
-            match result {
-                Ok(n) => {
-                    let ns = end.duration_since(start).as_nanos() as u64;
-                    w.batch.push(ns);
-                    w.latency_sum_ns += ns;
-                    w.local.ops += 1;
-                    w.local.bytes += n as u64;
-                    if is_read {
-                        w.local.read_ops += 1;
-                        w.local.read_bytes += n as u64;
-                    } else {
-                        w.local.write_ops += 1;
-                        w.local.write_bytes += n as u64;
-                    }
-                    if n < want {
-                        w.local.short_ios += 1;
-                        keep_error(&control, slot.id, is_read, offset, None, || {
-                            let what = if is_read { "read" } else { "write" };
-                            format!("short {what}: {n} of {want} bytes")
-                        });
-                    }
+            match outcome {
+                // The process was stopped while this I/O ran: its latency is mostly the stop.
+                Outcome::Full if stops::continued() != continued => w.local.spanning_stop += 1,
+                Outcome::Full => w.count_full(is_read, end.duration_since(start)),
+                Outcome::Short(n) => {
+                    w.local.short_ios += 1;
+                    let want = w.buf.len();
+                    let op = if is_read { "read" } else { "write" };
+                    keep_error(&control, slot.id, op, offset, None, || {
+                        format!("short {op}: {n} of {want} bytes")
+                    });
                 }
-                Err(e) => {
+                Outcome::Failed(e, op) => {
                     w.local.errors += 1;
-                    keep_error(&control, slot.id, is_read, offset, e.raw_os_error(), || {
+                    keep_error(&control, slot.id, op, offset, e.raw_os_error(), || {
                         describe_io_error(&e)
                     });
                 }
             }
-            w.publish(&slot);
             if w.batch.len() == BATCH || end >= w.next_flush {
                 w.flush(&slot);
                 w.next_flush = end + FLUSH_EVERY;
@@ -240,9 +214,67 @@ struct Worker {
     pattern: Option<OffsetGen>,
     buf: AlignedBuf,
     next_flush: Instant,
+    /// Full writes since the last fdatasync (`--fsync`).
+    writes_since_sync: u32,
 }
 
 impl Worker {
+    /// One read or write of the whole buffer at `offset`; after every `fsync_every`-th full
+    /// write, an fdatasync whose time belongs to that write (like fio's `fsync=N`, the I/O
+    /// that triggers the sync waits for it).
+    #[inline]
+    fn io_once(
+        &mut self,
+        io: &mut dyn BlockIo,
+        is_read: bool,
+        offset: u64,
+        fsync_every: u32,
+    ) -> Outcome {
+        let want = self.buf.len();
+        let done = if is_read {
+            io.read_at(&mut self.buf, offset)
+        } else {
+            io.write_at(&self.buf, offset)
+        };
+        match done {
+            Err(e) => Outcome::Failed(e, if is_read { "read" } else { "write" }),
+            Ok(n) if n < want => Outcome::Short(n),
+            Ok(_) if is_read || fsync_every == 0 => Outcome::Full,
+            Ok(_) => {
+                self.writes_since_sync += 1;
+                if self.writes_since_sync < fsync_every {
+                    return Outcome::Full;
+                }
+                self.writes_since_sync = 0;
+                match io.sync_data() {
+                    Ok(()) => {
+                        self.local.syncs += 1;
+                        Outcome::Full
+                    }
+                    Err(e) => Outcome::Failed(e, "fdatasync"),
+                }
+            }
+        }
+    }
+
+    /// Counts one complete I/O: an op, its bytes, its latency.
+    #[inline]
+    fn count_full(&mut self, is_read: bool, latency: Duration) {
+        let ns = latency.as_nanos() as u64;
+        let n = self.buf.len() as u64;
+        self.batch.push(ns);
+        self.latency_sum_ns += ns;
+        self.local.ops += 1;
+        self.local.bytes += n;
+        if is_read {
+            self.local.read_ops += 1;
+            self.local.read_bytes += n;
+        } else {
+            self.local.write_ops += 1;
+            self.local.write_bytes += n;
+        }
+    }
+
     /// Takes up the current control state: waits while paused, rebuilds the offset generator
     /// and buffer for new settings. Returns false when the worker must exit.
     fn refresh(&mut self, slot: &WorkerSlot, control: &Control) -> bool {
@@ -280,10 +312,7 @@ impl Worker {
 
     /// Hands over everything done so far and marks it as done before `seen_generation`.
     fn mark_boundary(&mut self, slot: &WorkerSlot) {
-        self.publish(slot);
-        let mut mailbox = slot.mailbox.lock().unwrap_or_else(|e| e.into_inner());
-        mailbox.latencies.extend_from_slice(&self.batch);
-        self.batch.clear();
+        let mut mailbox = self.hand_over(slot);
         mailbox.boundary = Some(Boundary {
             generation: self.seen_generation,
             counts: self.local,
@@ -295,30 +324,19 @@ impl Worker {
         slot.acked_generation.store(self.seen_generation, Release);
     }
 
-    /// Publishes the counters: plain stores, since this thread is their only writer.
-    #[inline]
-    fn publish(&self, slot: &WorkerSlot) {
-        let c = &self.local;
-        slot.ops.store(c.ops, Relaxed);
-        slot.bytes.store(c.bytes, Relaxed);
-        slot.read_ops.store(c.read_ops, Relaxed);
-        slot.read_bytes.store(c.read_bytes, Relaxed);
-        slot.write_ops.store(c.write_ops, Relaxed);
-        slot.write_bytes.store(c.write_bytes, Relaxed);
-        slot.errors.store(c.errors, Relaxed);
-        slot.short_ios.store(c.short_ios, Relaxed);
-        slot.latency_sum_ns.store(self.latency_sum_ns, Relaxed);
+    /// Moves the latency batch and the counters into the mailbox.
+    fn flush(&mut self, slot: &WorkerSlot) {
+        drop(self.hand_over(slot));
     }
 
-    /// Moves the latency batch into the mailbox.
-    fn flush(&mut self, slot: &WorkerSlot) {
-        if self.batch.is_empty() {
-            return;
-        }
+    /// Moves the batch and the counters into the mailbox, and returns it still locked.
+    fn hand_over<'a>(&mut self, slot: &'a WorkerSlot) -> std::sync::MutexGuard<'a, Mailbox> {
         let mut mailbox = slot.mailbox.lock().unwrap_or_else(|e| e.into_inner());
         mailbox.latencies.extend_from_slice(&self.batch);
-        drop(mailbox);
+        mailbox.counts = self.local;
+        mailbox.latency_sum_ns = self.latency_sum_ns;
         self.batch.clear();
+        mailbox
     }
 }
 
@@ -331,12 +349,12 @@ fn scramble(buf: &mut [u8], rng: &mut SmallRng) {
     }
 }
 
-/// Keeps the details of a failed or short I/O while fewer than `KEPT_ERRORS` are kept.
+/// Keeps the details of a failed or short I/O (`op`: "read", "write" or "fdatasync") while fewer than `KEPT_ERRORS` are kept.
 #[cold]
 fn keep_error(
     control: &Control,
     thread: usize,
-    is_read: bool,
+    op: &'static str,
     offset: u64,
     errno: Option<i32>,
     message: impl FnOnce() -> String,
@@ -348,7 +366,7 @@ fn keep_error(
     if kept.len() < KEPT_ERRORS {
         kept.push(IoErrorRecord {
             thread,
-            op: if is_read { "read" } else { "write" },
+            op,
             offset,
             errno,
             message: message(),

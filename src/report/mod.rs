@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::settings::Settings;
 use crate::stats::snapshot::per_second;
 use crate::stats::{
-    Counts, IntervalFigures, IoErrorRecord, LatencySummary, Snapshot, ThreadSample,
+    Counts, IntervalFigures, IoErrorRecord, LatencySummary, LeftOut, Snapshot, ThreadSample,
 };
 use crate::sweep::{Dimension, PartialStep, Saturation};
 
@@ -37,7 +37,19 @@ pub struct ConfigReport {
     pub random_pct: u8,
     /// The requested run length, if any.
     pub duration_s: Option<f64>,
+    /// `--fsync` and `--end-fsync`.
+    #[serde(flatten)]
+    pub durability: Durability,
     pub warnings: Vec<String>,
+}
+
+/// How writes are made durable, like fio's `fsync=N` and `end_fsync=1`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Durability {
+    /// fdatasync after every this many writes of each thread; 0: never.
+    pub fsync_every: u32,
+    /// One fdatasync of the target after the run, timed and reported.
+    pub end_fsync: bool,
 }
 
 impl ConfigReport {
@@ -50,6 +62,25 @@ impl ConfigReport {
             random_pct: s.random_pct,
             ..self
         }
+    }
+
+    /// Sets the durability options and says plainly what buffered writes measure.
+    pub fn with_durability(mut self, d: Durability) -> Self {
+        self.durability = d;
+        let writes = self.read_pct < 100;
+        if !self.direct && writes && d.fsync_every == 0 {
+            self.warnings.push(format!(
+                "buffered writes go to the page cache: the write figures measure memory, not the disk (nothing here waits for the device); add --fsync N to sync every N writes per thread{}, or drop --buffered",
+                if d.end_fsync { "" } else { " and --end-fsync to time the final flush" }
+            ));
+        }
+        if !writes && (d.fsync_every > 0 || d.end_fsync) {
+            self.warnings.push(format!(
+                "--fsync and --end-fsync do nothing here: --read {} writes nothing",
+                self.read_pct
+            ));
+        }
+        self
     }
 
     /// A 1 GiB block device at default settings, for unit tests.
@@ -69,6 +100,7 @@ impl ConfigReport {
             read_pct: 100,
             random_pct: 100,
             duration_s: None,
+            durability: Durability::default(),
             warnings: vec![],
         }
     }
@@ -86,7 +118,7 @@ impl ConfigReport {
 /// Cumulative figures of the whole run.
 #[derive(Debug, Clone, Serialize)]
 pub struct TotalReport {
-    /// Unpaused run time the rates divide by.
+    /// Run time the rates divide by: paused and stopped intervals excluded.
     pub elapsed_s: f64,
     #[serde(flatten)]
     pub counts: Counts,
@@ -135,8 +167,27 @@ pub struct RunReport {
     pub final_settings: Settings,
     /// The first few failed or short I/Os, with offset and errno.
     pub errors: Vec<IoErrorRecord>,
+    /// Intervals in which the process was stopped (SIGSTOP, Ctrl-Z): not in `total`.
+    pub left_out: LeftOut,
+    /// Written data still in the page cache at the end, and the `--end-fsync`; only for runs
+    /// that wrote.
+    pub writeback: Option<WritebackReport>,
     /// Set when the run was ended by a signal (e.g. "SIGINT").
     pub interrupted_by: Option<String>,
+}
+
+/// What became of the written data when the I/O stopped. No "durable bandwidth" is derived:
+/// rewrites of a cached page coalesce, so bytes written over sync time would overstate it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct WritebackReport {
+    /// Bytes of the target the page cache held dirty or under writeback (not yet on the
+    /// device) when the workers stopped; `None` where the kernel cannot say (before 6.5).
+    pub target_pending_bytes: Option<u64>,
+    /// Dirty + Writeback of /proc/meminfo at the same moment: all files of the whole system.
+    pub system_dirty_bytes: Option<u64>,
+    /// How long the `--end-fsync` took; `None` when not asked or when it failed.
+    pub end_fsync_s: Option<f64>,
+    pub end_fsync_error: Option<String>,
 }
 
 impl RunReport {
@@ -155,6 +206,8 @@ impl RunReport {
             intervals,
             final_settings: last.settings,
             errors: last.first_errors.clone(),
+            left_out: last.total_left_out,
+            writeback: None,
             interrupted_by: None,
         }
     }

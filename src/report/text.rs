@@ -7,8 +7,7 @@ use std::fmt::Write;
 
 use super::{ConfigReport, RunReport, SweepReport};
 use crate::settings::Settings;
-use crate::stats::IntervalFigures;
-use crate::stats::IoErrorRecord;
+use crate::stats::{Counts, IntervalFigures, IoErrorRecord, LeftOut};
 use crate::sweep::Dimension;
 use crate::units::{format_block_size, format_bytes, format_count_rate, format_latency_ns};
 
@@ -83,20 +82,62 @@ fn thread_spread(threads: &[super::ThreadReport]) -> String {
     )
 }
 
-/// One progress line: interval figures only.
+/// One progress line: interval figures only, with the I/Os that are not in them beside.
 pub fn interval_line(r: &IntervalFigures) -> String {
     format!(
-        "{:>7.1}s  {:>8} IOPS  {:>10}/s  lat mean {:>9}  p99 {:>9}{}",
+        "{:>7.1}s  {:>8} IOPS  {:>10}/s  lat mean {:>9}  p99 {:>9}{}{}",
         r.t_s,
         format_count_rate(r.iops),
         format_bytes(r.bw_bytes_per_s as u64),
         format_latency_ns(r.latency_ns.mean),
         format_latency_ns(r.latency_ns.p99 as f64),
-        if r.counts.errors + r.counts.short_ios > 0 {
-            format!("  errors {} short {}", r.counts.errors, r.counts.short_ios)
-        } else {
+        not_ops(&r.counts, r.elapsed_s),
+        if r.left_out.is_empty() {
             String::new()
+        } else {
+            format!(
+                "  [stopped {:.1}s: {:.1}s left out]",
+                r.left_out.stopped.as_secs_f64(),
+                r.left_out.elapsed.as_secs_f64()
+            )
         }
+    )
+}
+
+/// "  + 1234 short/s, 5 failed/s (not in IOPS)" when any I/O was short, failed or spanned a
+/// stop; empty otherwise.
+fn not_ops(c: &Counts, elapsed_s: f64) -> String {
+    if c.not_ops() == 0 {
+        return String::new();
+    }
+    let rate = |n: u64| {
+        if elapsed_s > 0.0 {
+            format!("{}/s", format_count_rate(n as f64 / elapsed_s))
+        } else {
+            n.to_string()
+        }
+    };
+    let mut parts = vec![];
+    if c.short_ios > 0 {
+        parts.push(format!("{} short", rate(c.short_ios)));
+    }
+    if c.errors > 0 {
+        parts.push(format!("{} failed", rate(c.errors)));
+    }
+    if c.spanning_stop > 0 {
+        parts.push(format!("{} across a stop", c.spanning_stop));
+    }
+    format!("  + {} (not in IOPS)", parts.join(", "))
+}
+
+/// "stopped 1× for 8.0s (SIGSTOP or Ctrl-Z, resumed by SIGCONT); …" — the stops of a run.
+pub fn left_out_line(l: &LeftOut) -> String {
+    format!(
+        "stopped {}× for {:.1}s in all (SIGSTOP or Ctrl-Z, resumed by SIGCONT); {:.1}s of run with {} ops left out of rates and latency",
+        l.stops,
+        l.stopped.as_secs_f64(),
+        l.elapsed.as_secs_f64(),
+        l.counts.ops
     )
 }
 
@@ -139,6 +180,16 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
             out,
             "  reads {}  writes {}",
             t.counts.read_ops, t.counts.write_ops
+        );
+    }
+    if !r.left_out.is_empty() {
+        let _ = writeln!(out, "{}", left_out_line(&r.left_out));
+    }
+    if t.counts.syncs > 0 {
+        let _ = writeln!(
+            out,
+            "  {} fdatasync calls (one every {} writes per thread), their time counted in the write latency",
+            t.counts.syncs, r.config.durability.fsync_every
         );
     }
     if l.count > 0 {
@@ -187,11 +238,54 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
     }
     let _ = writeln!(
         out,
-        "errors: {}  short I/Os: {}",
-        t.counts.errors, t.counts.short_ios
+        "not counted as ops: {} failed, {} short{}",
+        t.counts.errors,
+        t.counts.short_ios,
+        if t.counts.spanning_stop > 0 {
+            format!(", {} in flight across a stop", t.counts.spanning_stop)
+        } else {
+            String::new()
+        }
     );
     error_lines(&mut out, &r.errors);
+    if let Some(w) = &r.writeback {
+        writeback_lines(&mut out, w);
+    }
     out
+}
+
+/// Where the written data was when the I/O ended, and the final sync.
+fn writeback_lines(out: &mut String, w: &super::WritebackReport) {
+    let target = w
+        .target_pending_bytes
+        .map(|b| format!("{} of the target", format_bytes(b)));
+    let system = w
+        .system_dirty_bytes
+        .map(|b| format!("{} system-wide (all files)", format_bytes(b)));
+    let known: Vec<String> = [target, system].into_iter().flatten().collect();
+    if !known.is_empty() {
+        let _ = writeln!(
+            out,
+            "written but not yet on the device when the I/O ended (dirty + writeback): {}",
+            known.join("; ")
+        );
+    }
+    match (&w.end_fsync_s, &w.end_fsync_error) {
+        (Some(s), _) => {
+            let _ = writeln!(
+                out,
+                "end fsync: {} to bring the target's pending writes to the device{}",
+                format_latency_ns(s * 1e9),
+                w.target_pending_bytes
+                    .map(|b| format!(" ({} were pending)", format_bytes(b)))
+                    .unwrap_or_default()
+            );
+        }
+        (None, Some(e)) => {
+            let _ = writeln!(out, "end fsync failed: {e}");
+        }
+        (None, None) => {}
+    }
 }
 
 /// The kept failed or short I/Os, one line each with offset and errno.
@@ -236,11 +330,7 @@ pub fn step_line(d: Dimension, r: &IntervalFigures) -> String {
         r.bw_bytes_per_s * 8.0 / 1e6,
         format_latency_ns(r.latency_ns.p50 as f64),
         format_latency_ns(r.latency_ns.p99 as f64),
-        if r.counts.errors + r.counts.short_ios > 0 {
-            format!("  errors {} short {}", r.counts.errors, r.counts.short_ios)
-        } else {
-            String::new()
-        }
+        not_ops(&r.counts, r.elapsed_s)
     )
 }
 
@@ -345,6 +435,8 @@ mod tests {
             intervals: vec![],
             final_settings,
             errors: vec![],
+            left_out: LeftOut::default(),
+            writeback: None,
             interrupted_by: None,
         }
     }

@@ -8,5 +8,5 @@ pub mod snapshot;
 pub mod window;
 
 pub use latency::{Latency, LatencySummary};
-pub use snapshot::{Counts, IoErrorRecord, Snapshot, ThreadSample};
+pub use snapshot::{Counts, IoErrorRecord, LeftOut, Snapshot, ThreadSample};
 pub use window::{IntervalFigures, Window};

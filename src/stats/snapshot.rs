@@ -4,6 +4,12 @@
 //! `interval_elapsed`, measured on the monotonic clock; cumulative values (`total`,
 //! `total_latency`) cover the run since its start or the last reset. The two are kept in
 //! separate fields so they can never be mistaken for each other.
+//!
+//! Only complete I/Os are ops: `ops`, `bytes` and the latencies count I/Os that transferred
+//! the whole block, so `bytes == ops × bs` and the latency count equals `ops` in every
+//! interval. Short, failed and stop-spanning I/Os are counted beside them. An interval in which
+//! the process was stopped (`stopped`) is left out of the cumulative figures and added to
+//! `total_left_out` instead.
 
 use std::time::Duration;
 
@@ -12,8 +18,8 @@ use serde::Serialize;
 use super::latency::{Latency, LatencySummary};
 use crate::settings::Settings;
 
-/// Operation counters. `ops` counts I/Os that transferred data (full or short); errors are
-/// counted apart and are not ops.
+/// Operation counters. `ops` counts I/Os that transferred the whole block; short, failed and
+/// stop-spanning I/Os are counted apart and are not ops (nor bytes, nor latencies).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Counts {
     pub ops: u64,
@@ -26,6 +32,11 @@ pub struct Counts {
     pub errors: u64,
     /// I/Os that transferred fewer bytes than asked (e.g. past the end of a shrunken file).
     pub short_ios: u64,
+    /// Complete I/Os during which the process was stopped (SIGSTOP, Ctrl-Z): their latency
+    /// would be the stop's length, so they are not ops.
+    pub spanning_stop: u64,
+    /// fdatasync calls made for `--fsync` (their time is in the triggering write's latency).
+    pub syncs: u64,
 }
 
 impl Counts {
@@ -40,6 +51,8 @@ impl Counts {
             write_bytes: self.write_bytes.saturating_sub(earlier.write_bytes),
             errors: self.errors.saturating_sub(earlier.errors),
             short_ios: self.short_ios.saturating_sub(earlier.short_ios),
+            spanning_stop: self.spanning_stop.saturating_sub(earlier.spanning_stop),
+            syncs: self.syncs.saturating_sub(earlier.syncs),
         }
     }
 
@@ -53,6 +66,13 @@ impl Counts {
         self.write_bytes += other.write_bytes;
         self.errors += other.errors;
         self.short_ios += other.short_ios;
+        self.spanning_stop += other.spanning_stop;
+        self.syncs += other.syncs;
+    }
+
+    /// I/Os that were issued but are not ops: short, failed or spanning a stop.
+    pub fn not_ops(&self) -> u64 {
+        self.short_ios + self.errors + self.spanning_stop
     }
 }
 
@@ -62,11 +82,53 @@ pub fn per_second(count: u64, elapsed: Duration) -> f64 {
     if secs > 0.0 { count as f64 / secs } else { 0.0 }
 }
 
+/// Intervals in which the process was stopped (SIGSTOP, Ctrl-Z), left out of the rates and
+/// latency figures and counted here instead.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct LeftOut {
+    /// How many stops (each ended by a SIGCONT).
+    pub stops: u64,
+    /// How long the process was stopped, at least: how far its intervals ran past the tick.
+    #[serde(rename = "stopped_s", serialize_with = "as_secs")]
+    pub stopped: Duration,
+    /// Real time of the intervals left out: the stops plus the running time they covered.
+    #[serde(rename = "elapsed_s", serialize_with = "as_secs")]
+    pub elapsed: Duration,
+    /// What completed in those intervals (their latencies are left out too).
+    pub counts: Counts,
+}
+
+impl LeftOut {
+    /// Adds one stopped interval.
+    pub fn add(&mut self, stopped: Duration, elapsed: Duration, counts: &Counts) {
+        self.stops += 1;
+        self.stopped += stopped;
+        self.elapsed += elapsed;
+        self.counts.add(counts);
+    }
+
+    /// Adds another tally.
+    pub fn merge(&mut self, other: &LeftOut) {
+        self.stops += other.stops;
+        self.stopped += other.stopped;
+        self.elapsed += other.elapsed;
+        self.counts.add(&other.counts);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.stops == 0
+    }
+}
+
+fn as_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
 /// One failed or short I/O, kept for the report (only the first few of a run are kept).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct IoErrorRecord {
     pub thread: usize,
-    /// "read" or "write".
+    /// "read", "write" or "fdatasync".
     pub op: &'static str,
     pub offset: u64,
     /// The errno, or `None` for a short transfer.
@@ -108,16 +170,22 @@ pub struct Snapshot {
     pub settings: Settings,
     /// True when the workers were paused for this interval.
     pub paused: bool,
+    /// Set when the process was stopped (SIGSTOP, Ctrl-Z) during this interval: at least how
+    /// long (the interval's excess over the tick). Such an interval is not part of `total`, `total_elapsed` or `total_latency`; a UI
+    /// should not plot it as a rate.
+    pub stopped: Option<Duration>,
     /// Counts of this interval only.
     pub interval: Counts,
     /// Latencies of the I/Os completed in this interval.
     pub interval_latency: Latency,
     /// Counts since the start or the last reset.
     pub total: Counts,
-    /// Unpaused time since the start or the last reset.
+    /// Time since the start or the last reset, paused and stopped intervals excluded.
     pub total_elapsed: Duration,
     /// Latency since the start or the last reset.
     pub total_latency: LatencySummary,
+    /// Stopped intervals since the start or the last reset, left out of the totals above.
+    pub total_left_out: LeftOut,
     /// Every worker that ran since the start or reset, active ones first in id order.
     pub threads: Vec<ThreadSample>,
     /// The first few failed or short I/Os since the start or reset.

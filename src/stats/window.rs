@@ -1,13 +1,14 @@
 //! A `Window` merges consecutive snapshots into one longer interval — the one-second lines of
 //! the headless report, a sweep step, the TUI's recent-latency histogram. Rates divide by the
-//! sum of the snapshots' real elapsed times.
+//! sum of the snapshots' real elapsed times. A snapshot in which the process was stopped adds
+//! nothing to the rates or latencies; it is tallied in `left_out`.
 
 use std::time::Duration;
 
 use serde::Serialize;
 
 use super::latency::{Latency, LatencySummary};
-use super::snapshot::{Counts, Snapshot, per_second};
+use super::snapshot::{Counts, LeftOut, Snapshot, per_second};
 use crate::settings::Settings;
 
 /// Interval data merged from consecutive snapshots.
@@ -15,10 +16,12 @@ use crate::settings::Settings;
 pub struct Window {
     /// Engine time at the end of the last merged snapshot.
     pub end: Duration,
-    /// Sum of the merged intervals' real lengths.
+    /// Sum of the merged intervals' real lengths, stopped ones excluded.
     pub elapsed: Duration,
     pub counts: Counts,
     pub latency: Latency,
+    /// The merged snapshots in which the process was stopped.
+    pub left_out: LeftOut,
     /// Settings of the last merged snapshot.
     pub settings: Option<Settings>,
     /// How many snapshots were merged.
@@ -32,6 +35,7 @@ impl Default for Window {
             elapsed: Duration::ZERO,
             counts: Counts::default(),
             latency: Latency::default(),
+            left_out: LeftOut::default(),
             settings: None,
             snapshots: 0,
         }
@@ -42,12 +46,16 @@ impl Window {
     /// Adds one snapshot's interval.
     pub fn push(&mut self, s: &Snapshot) {
         self.end = s.at;
+        self.settings = Some(s.settings);
+        self.snapshots += 1;
+        if let Some(stopped) = s.stopped {
+            self.left_out.add(stopped, s.interval_elapsed, &s.interval);
+            return;
+        }
         self.elapsed += s.interval_elapsed;
         self.counts.add(&s.interval);
         // Both histograms auto-resize, so adding cannot fail on range.
         self.latency.add(&s.interval_latency);
-        self.settings = Some(s.settings);
-        self.snapshots += 1;
     }
 
     /// Returns the merged window and starts an empty one.
@@ -71,7 +79,7 @@ impl Window {
 /// The figures of one window: a reporting interval or a sweep step. Interval values only.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IntervalFigures {
-    /// Run time at the end of the window.
+    /// Engine time at the end of the window: wall clock since the start, stops included.
     pub t_s: f64,
     /// The window's real length.
     pub elapsed_s: f64,
@@ -82,6 +90,8 @@ pub struct IntervalFigures {
     pub iops: f64,
     pub bw_bytes_per_s: f64,
     pub latency_ns: LatencySummary,
+    /// Stopped intervals inside the window, not in the figures above.
+    pub left_out: LeftOut,
 }
 
 impl Window {
@@ -95,6 +105,7 @@ impl Window {
             iops: self.iops(),
             bw_bytes_per_s: self.bw(),
             latency_ns: self.latency_summary(),
+            left_out: self.left_out,
         }
     }
 }

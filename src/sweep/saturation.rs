@@ -239,6 +239,7 @@ mod tests {
                 p99,
                 ..LatencySummary::default()
             },
+            left_out: Default::default(),
         }
     }
 

@@ -1,7 +1,12 @@
 //! The sampler thread: the only reader of worker state and the only one that starts and stops
-//! workers. Every tick (and at every command, so an interval never spans two settings) it reads
-//! each worker's counters, empties its latency mailbox, divides the deltas by the real elapsed
-//! time, and sends a `Snapshot`.
+//! workers. Every tick (and at every command, so an interval never spans two settings) it
+//! empties each worker's mailbox (counters and latencies), takes the deltas over the real
+//! elapsed time, and sends a `Snapshot`.
+//!
+//! When the process was stopped (SIGSTOP, Ctrl-Z; see `stops`), the interval is cut where every
+//! worker has finished the I/O it was in when the stop came, and marked `stopped`: its time,
+//! counts and latencies are left out of the run's totals and counted apart, so a stop neither
+//! dilutes the rates nor becomes a latency.
 
 use std::sync::atomic::Ordering::*;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
@@ -10,11 +15,14 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+mod emit;
+
 use super::io::BlockIo;
+use super::stops;
 use super::worker::{self, Control, ControlState, WorkerSlot};
 use super::{Command, Geometry, SnapshotSink};
 use crate::settings::Settings;
-use crate::stats::{Counts, Latency, Snapshot, ThreadSample};
+use crate::stats::{Counts, Latency, LeftOut};
 
 /// Stack for worker threads: the hot loop needs little, and 1024 threads of the default 2 MiB
 /// would reserve 2 GiB of address space.
@@ -23,11 +31,25 @@ const WORKER_STACK: usize = 256 << 10;
 const SWITCH_WAIT: Duration = Duration::from_millis(200);
 /// How long a stop waits for workers stuck in an I/O before leaving them behind.
 const STOP_GRACE: Duration = Duration::from_secs(1);
+/// How long to wait for a pending SIGCONT's handler to run on whichever thread takes it.
+const SIGCONT_WAIT: Duration = Duration::from_millis(100);
+
+/// Where an interval ends other than at a tick: the generation each worker switches to, what
+/// the interval ran under, and for a stop of the process, how long it lasted at least.
+#[derive(Clone, Copy)]
+struct Cut {
+    generation: u64,
+    settings: Settings,
+    paused: bool,
+    /// For a stop: how late the sampler woke past its tick.
+    stopped: Option<Duration>,
+}
 
 pub(super) fn spawn(
     geometry: Geometry,
     settings: Settings,
     tick: Duration,
+    fsync_every: u32,
     commands: Receiver<Command>,
     out: Box<dyn SnapshotSink>,
 ) -> Result<JoinHandle<()>, String> {
@@ -45,6 +67,7 @@ pub(super) fn spawn(
         errors_kept: AtomicUsize::new(0),
         align: geometry.logical_block_size.max(4096) as usize,
         span: geometry.span,
+        fsync_every,
     });
     let now = Instant::now();
     let sampler = Sampler {
@@ -52,6 +75,7 @@ pub(super) fn spawn(
         workers: Vec::new(),
         next_id: 0,
         seq: 0,
+        tick,
         start: now,
         last: now,
         settings: Settings {
@@ -63,11 +87,13 @@ pub(super) fn spawn(
         total_latency: Latency::default(),
         spare: Vec::new(),
         total_elapsed: Duration::ZERO,
+        left_out: LeftOut::default(),
+        continued_seen: stops::continued(),
         out,
     };
     thread::Builder::new()
         .name("sampler".into())
-        .spawn(move || sampler.run(tick, commands))
+        .spawn(move || sampler.run(commands))
         .map_err(|e| format!("starting the sampler thread: {e}"))
 }
 
@@ -80,6 +106,8 @@ struct WorkerRec {
     /// Counters and latency sum at the last sample, and at the last reset.
     prev: (Counts, u64),
     base: (Counts, u64),
+    /// Counters and latency sum of stopped intervals since the last reset.
+    left_out: (Counts, u64),
     active_time: Duration,
 }
 
@@ -88,6 +116,7 @@ struct Sampler {
     workers: Vec<WorkerRec>,
     next_id: usize,
     seq: u64,
+    tick: Duration,
     start: Instant,
     last: Instant,
     settings: Settings,
@@ -97,15 +126,30 @@ struct Sampler {
     /// An empty batch to swap with a worker's mailbox.
     spare: Vec<u64>,
     total_elapsed: Duration,
+    /// Stopped intervals since the start or reset.
+    left_out: LeftOut,
+    /// The SIGCONT count already accounted for.
+    continued_seen: u64,
     out: Box<dyn SnapshotSink>,
 }
 
 impl Sampler {
-    fn run(mut self, tick: Duration, commands: Receiver<Command>) {
+    fn run(mut self, commands: Receiver<Command>) {
+        let tick = self.tick;
         let mut next_tick = Instant::now() + tick;
         loop {
             let wait = next_tick.saturating_duration_since(Instant::now());
-            match commands.recv_timeout(wait) {
+            let received = commands.recv_timeout(wait);
+            // Woken this late past the tick: at least that long stopped, if it was a stop.
+            let late = Instant::now().saturating_duration_since(next_tick);
+            if self.was_stopped() {
+                self.cut_stop(late);
+                next_tick = Instant::now() + tick;
+                if matches!(received, Err(RecvTimeoutError::Timeout)) {
+                    continue;
+                }
+            }
+            match received {
                 Err(RecvTimeoutError::Timeout) => {
                     self.emit(None);
                     next_tick += tick;
@@ -129,7 +173,12 @@ impl Sampler {
                         // Cut exactly where each worker switched: what ran before ran under
                         // the old settings, and is labelled so.
                         self.await_switch(generation);
-                        self.emit(Some((generation, settings, paused)));
+                        self.emit(Some(Cut {
+                            generation,
+                            settings,
+                            paused,
+                            stopped: None,
+                        }));
                     } else {
                         self.last = Instant::now();
                     }
@@ -140,6 +189,36 @@ impl Sampler {
         self.stop_workers();
         self.emit(None);
         self.out.done();
+    }
+
+    /// Whether the process was continued after a stop since the last look: a SIGCONT was
+    /// counted, or is pending and about to be (its handler waits for a thread to run it).
+    fn was_stopped(&mut self) -> bool {
+        let mut count = stops::continued();
+        if count == self.continued_seen && stops::sigcont_pending() {
+            let deadline = Instant::now() + SIGCONT_WAIT;
+            while count == self.continued_seen && Instant::now() < deadline {
+                thread::sleep(Duration::from_millis(1));
+                count = stops::continued();
+            }
+        }
+        let stopped = count != self.continued_seen;
+        self.continued_seen = count;
+        stopped
+    }
+
+    /// Ends the interval the stop fell in where every worker has finished the I/O it was in
+    /// when the process stopped (those I/Os carry the stop in their latency), and marks it.
+    fn cut_stop(&mut self, at_least: Duration) {
+        self.control.update(|_| {});
+        let generation = self.control.generation.load(Acquire);
+        self.await_switch(generation);
+        self.emit(Some(Cut {
+            generation,
+            settings: self.settings,
+            paused: self.paused,
+            stopped: Some(at_least),
+        }));
     }
 
     /// Waits until every live worker has switched to `generation`, or `SWITCH_WAIT` passed (a
@@ -214,6 +293,7 @@ impl Sampler {
                         just_stopped: false,
                         prev: (Counts::default(), 0),
                         base: (Counts::default(), 0),
+                        left_out: (Counts::default(), 0),
                         active_time: Duration::ZERO,
                     });
                 }
@@ -252,8 +332,12 @@ impl Sampler {
             w.base = w.prev;
             w.active_time = Duration::ZERO;
         }
+        for w in &mut self.workers {
+            w.left_out = (Counts::default(), 0);
+        }
         self.total_latency.reset();
         self.total_elapsed = Duration::ZERO;
+        self.left_out = LeftOut::default();
         let mut kept = self
             .control
             .errors
@@ -277,115 +361,5 @@ impl Sampler {
             thread::sleep(Duration::from_millis(2));
         }
         self.reap();
-    }
-
-    /// Samples every worker and sends the snapshot of the interval since the last one. A
-    /// `cut` (generation, settings, paused) ends the interval where each worker switched to
-    /// that generation, and labels it with the settings it ran under.
-    fn emit(&mut self, cut: Option<(u64, Settings, bool)>) {
-        let (settings, paused) = cut.map_or((self.settings, self.paused), |(_, s, p)| (s, p));
-        // Counters first, in one tight pass, then the clock: the interval they describe ends
-        // now, however long draining the latency mailboxes takes afterwards. At a cut, each
-        // worker's counters at its switch, and the interval ends at the last switch.
-        let mut end = None;
-        let mut counters = Vec::with_capacity(self.workers.len());
-        for w in &self.workers {
-            let switched = cut.and_then(|(generation, ..)| {
-                let mut mailbox = w.slot.mailbox.lock().unwrap_or_else(|e| e.into_inner());
-                let b = mailbox
-                    .boundary
-                    .take()
-                    .filter(|b| b.generation >= generation)?;
-                self.spare.extend(mailbox.latencies.drain(..b.latencies));
-                Some(b)
-            });
-            counters.push(match switched {
-                Some(b) => {
-                    end = end.max(Some(b.at));
-                    (b.counts, b.latency_sum_ns)
-                }
-                None => w.slot.read_counts(),
-            });
-        }
-        let now = Instant::now()
-            .min(end.unwrap_or_else(Instant::now))
-            .max(self.last);
-        let elapsed = now.duration_since(self.last);
-        self.last = now;
-        let mut interval = Counts::default();
-        let mut total = Counts::default();
-        let mut threads = Vec::with_capacity(self.workers.len());
-        for (w, (counts, latency_sum)) in self.workers.iter_mut().zip(counters) {
-            // Outside a cut: swap the mailbox for the spare batch and record outside the
-            // worker's lock. If the worker holds it right now (it may have been preempted
-            // mid-flush), take its batch next tick rather than wait on a lower-priority thread.
-            if cut.is_none()
-                && let Ok(mut mailbox) = w.slot.mailbox.try_lock()
-            {
-                std::mem::swap(&mut mailbox.latencies, &mut self.spare);
-                mailbox.boundary = None;
-            }
-            for &ns in &self.spare {
-                self.interval_latency.record(ns);
-            }
-            self.spare.clear();
-            let delta = counts.since(&w.prev.0);
-            let delta_latency = latency_sum.saturating_sub(w.prev.1);
-            w.prev = (counts, latency_sum);
-            let since_base = counts.since(&w.base.0);
-            let latency_since_base = latency_sum.saturating_sub(w.base.1);
-            if (w.active || w.just_stopped) && !paused {
-                w.active_time += elapsed;
-            }
-            w.just_stopped = false;
-            interval.add(&delta);
-            total.add(&since_base);
-            threads.push(ThreadSample {
-                id: w.slot.id,
-                active: w.active,
-                total: since_base,
-                active_time: w.active_time,
-                interval_ops: delta.ops,
-                interval_latency_mean_ns: mean(delta_latency, delta.ops),
-                latency_mean_ns: mean(latency_since_base, since_base.ops),
-            });
-        }
-        threads.sort_by_key(|t| (!t.active, t.id));
-        if !paused {
-            self.total_elapsed += elapsed;
-        }
-        self.total_latency.add(&self.interval_latency);
-        let interval_latency = std::mem::take(&mut self.interval_latency);
-        let first_errors = self
-            .control
-            .errors
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        let snapshot = Snapshot {
-            seq: self.seq,
-            at: now.duration_since(self.start),
-            interval_elapsed: elapsed,
-            settings,
-            paused,
-            interval,
-            interval_latency,
-            total,
-            total_elapsed: self.total_elapsed,
-            total_latency: self.total_latency.summary(),
-            threads,
-            first_errors,
-        };
-        self.seq += 1;
-        // A consumer that went away is not an error: the run is being torn down.
-        self.out.send(snapshot);
-    }
-}
-
-fn mean(sum: u64, count: u64) -> f64 {
-    if count == 0 {
-        0.0
-    } else {
-        sum as f64 / count as f64
     }
 }

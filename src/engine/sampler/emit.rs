@@ -1,0 +1,155 @@
+//! Cutting an interval: each worker's hand-over (counters and latencies together) taken into
+//! the interval, the deltas per worker and in all, stopped intervals set apart from the run's
+//! totals, and the `Snapshot` sent.
+
+use std::time::Instant;
+
+use super::{Cut, Sampler};
+use crate::engine::worker::WorkerSlot;
+use crate::stats::{Counts, Snapshot, ThreadSample};
+
+impl Sampler {
+    /// Samples every worker and sends the snapshot of the interval since the last one. A
+    /// `cut` ends the interval where each worker switched to its generation, and labels it
+    /// with the settings it ran under, and as stopped when the process was stopped in it.
+    pub(super) fn emit(&mut self, cut: Option<Cut>) {
+        let (settings, paused, stopped) = match cut {
+            Some(c) => (c.settings, c.paused, c.stopped),
+            None => (self.settings, self.paused, None),
+        };
+        // Each worker's hand-over, counters and latencies together, so the interval's latency
+        // count is its op count; then the clock. At a cut, what came before each worker's
+        // switch, and the interval ends at the last switch.
+        let mut end = None;
+        let mut taken = Vec::with_capacity(self.workers.len());
+        for w in &self.workers {
+            let t = take_handover(&w.slot, cut.map(|c| c.generation), &mut self.spare);
+            for &ns in &self.spare {
+                self.interval_latency.record(ns);
+            }
+            self.spare.clear();
+            if let Some((_, _, Some(at))) = t {
+                end = end.max(Some(at));
+            }
+            taken.push(t.map(|(counts, sum, _)| (counts, sum)));
+        }
+        let now = Instant::now()
+            .min(end.unwrap_or_else(Instant::now))
+            .max(self.last);
+        let elapsed = now.duration_since(self.last);
+        self.last = now;
+        // The stop lasted at least as long as the sampler woke late, and as the interval ran
+        // beyond its tick (the sampler may have been stopped mid-emit rather than asleep).
+        let stopped = stopped.map(|late| late.max(elapsed.saturating_sub(self.tick)));
+        let mut interval = Counts::default();
+        let mut total = Counts::default();
+        let mut threads = Vec::with_capacity(self.workers.len());
+        for (w, t) in self.workers.iter_mut().zip(taken) {
+            let (counts, latency_sum) = t.unwrap_or(w.prev);
+            let delta = counts.since(&w.prev.0);
+            let delta_latency = latency_sum.saturating_sub(w.prev.1);
+            w.prev = (counts, latency_sum);
+            if stopped.is_some() {
+                w.left_out.0.add(&delta);
+                w.left_out.1 += delta_latency;
+            } else if (w.active || w.just_stopped) && !paused {
+                w.active_time += elapsed;
+            }
+            w.just_stopped = false;
+            let since_base = counts.since(&w.base.0).since(&w.left_out.0);
+            let latency_since_base = latency_sum
+                .saturating_sub(w.base.1)
+                .saturating_sub(w.left_out.1);
+            interval.add(&delta);
+            total.add(&since_base);
+            threads.push(ThreadSample {
+                id: w.slot.id,
+                active: w.active,
+                total: since_base,
+                active_time: w.active_time,
+                interval_ops: delta.ops,
+                interval_latency_mean_ns: mean(delta_latency, delta.ops),
+                latency_mean_ns: mean(latency_since_base, since_base.ops),
+            });
+        }
+        threads.sort_by_key(|t| (!t.active, t.id));
+        match stopped {
+            // Left out of the run's time, counts and latency, and counted apart.
+            Some(stop) => self.left_out.add(stop, elapsed, &interval),
+            None => {
+                if !paused {
+                    self.total_elapsed += elapsed;
+                }
+                self.total_latency.add(&self.interval_latency);
+            }
+        }
+        let interval_latency = std::mem::take(&mut self.interval_latency);
+        let first_errors = self
+            .control
+            .errors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let snapshot = Snapshot {
+            seq: self.seq,
+            at: now.duration_since(self.start),
+            interval_elapsed: elapsed,
+            settings,
+            paused,
+            stopped,
+            interval,
+            interval_latency,
+            total,
+            total_elapsed: self.total_elapsed,
+            total_latency: self.total_latency.summary(),
+            total_left_out: self.left_out,
+            threads,
+            first_errors,
+        };
+        self.seq += 1;
+        // A consumer that went away is not an error: the run is being torn down.
+        self.out.send(snapshot);
+    }
+}
+
+/// Takes what a worker handed over into `into` (latencies) and returns its cumulative
+/// counters and latency sum, and at a cut (`generation`) the moment it switched.
+fn take_handover(
+    slot: &WorkerSlot,
+    generation: Option<u64>,
+    into: &mut Vec<u64>,
+) -> Option<(Counts, u64, Option<Instant>)> {
+    let Some(generation) = generation else {
+        // Between cuts, swap the batch out in O(1). If the worker holds the lock right now (it
+        // may have been preempted mid-flush), take its hand-over next tick rather than wait
+        // on a lower-priority thread: counters and latencies then both wait.
+        let mut mailbox = slot.mailbox.try_lock().ok()?;
+        std::mem::swap(&mut mailbox.latencies, into);
+        mailbox.boundary = None;
+        return Some((mailbox.counts, mailbox.latency_sum_ns, None));
+    };
+    let mut mailbox = slot.mailbox.lock().unwrap_or_else(|e| e.into_inner());
+    match mailbox
+        .boundary
+        .take()
+        .filter(|b| b.generation >= generation)
+    {
+        Some(b) => {
+            into.extend(mailbox.latencies.drain(..b.latencies));
+            Some((b.counts, b.latency_sum_ns, Some(b.at)))
+        }
+        // Still in an I/O under the old settings (see `await_switch`): all it handed over.
+        None => {
+            into.append(&mut mailbox.latencies);
+            Some((mailbox.counts, mailbox.latency_sum_ns, None))
+        }
+    }
+}
+
+fn mean(sum: u64, count: u64) -> f64 {
+    if count == 0 {
+        0.0
+    } else {
+        sum as f64 / count as f64
+    }
+}
