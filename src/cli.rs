@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use clap::Parser;
 
-use crate::report::result_file;
 use crate::report::Durability;
+use crate::report::result_file;
 use crate::settings::{MAX_BS, MAX_THREADS, Settings};
 use crate::sweep::SweepSpec;
 use crate::units::{parse_duration, parse_size};

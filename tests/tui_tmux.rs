@@ -306,3 +306,83 @@ fn tui_sweeps_export_and_quit_to_the_sweep_summary() {
         "the alternate screen is gone:\n{end}"
     );
 }
+
+/// The process state letter of `pid` (R, S, T for stopped …).
+fn state_of(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit(')').next()?.trim_start().chars().next()
+}
+
+#[test]
+fn tui_ctrl_z_pauses_the_run_and_fg_resumes_it_without_a_stop_in_the_figures() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("note: tmux is not installed; skipping the TUI end-to-end test");
+        return;
+    }
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+    let bin = env!("CARGO_BIN_EXE_diskscope");
+    // An interactive shell with job control, as over ssh: Ctrl-Z stops, `fg` continues.
+    let tmux = Tmux::start(
+        format!("diskscope-ctrlz-{}", std::process::id()),
+        ("100", "30"),
+        "bash --norc --noprofile -i",
+    );
+    tmux.keys(&[
+        &format!(
+            "cd '{}' && '{bin}' --size 64M --buffered --json=run.json",
+            dir.path().display()
+        ),
+        "Enter",
+    ]);
+    tmux.wait_for("the picker", Duration::from_secs(15), |s| {
+        s.contains("scratch file here")
+    });
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the run screen", Duration::from_secs(60), |s| {
+        s.contains("IOPS now")
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    let pid = child_of_pane(&tmux).expect("the diskscope process");
+    let wall = Instant::now();
+    tmux.keys(&["C-z"]);
+    let stopped = Instant::now();
+    while state_of(pid) != Some('T') {
+        assert!(
+            stopped.elapsed() < Duration::from_secs(10),
+            "Ctrl-Z did not stop it"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    tmux.keys(&["fg; echo fg-exit=$?", "Enter"]);
+    tmux.wait_for(
+        "the run screen again, running",
+        Duration::from_secs(10),
+        |s| s.contains("IOPS now") && !s.contains("PAUSED"),
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    tmux.keys(&["q"]);
+    let end = tmux.wait_for("the summary", Duration::from_secs(20), |s| {
+        s.contains("fg-exit=")
+    });
+    let wall = wall.elapsed().as_secs_f64();
+    assert!(end.contains("fg-exit=0"), "{end}");
+    assert!(
+        end.contains("with 0 ops left out"),
+        "paused before the stop:\n{end}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("run.json")).unwrap())
+            .unwrap();
+    let max_ns = v["total"]["latency_ns"]["max"].as_f64().unwrap();
+    assert!(
+        max_ns < 1e9,
+        "a latency of {max_ns} ns: the stop was timed as I/O"
+    );
+    // The 3 s spent stopped are not run time.
+    let run_s = v["total"]["elapsed_s"].as_f64().unwrap();
+    assert!(
+        run_s < 2.0 + wall - 2.5,
+        "run time {run_s:.1}s of {wall:.1}s wall includes the stop"
+    );
+}

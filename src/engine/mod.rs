@@ -123,6 +123,8 @@ enum Command {
     ),
     Pause(bool),
     Reset,
+    /// Answered once every command sent before it has taken effect.
+    Sync(Sender<()>),
     Stop,
 }
 
@@ -280,6 +282,15 @@ impl Engine {
     pub fn set_paused(&mut self, paused: bool) {
         if paused != self.paused && self.commands.send(Command::Pause(paused)).is_ok() {
             self.paused = paused;
+        }
+    }
+
+    /// Waits (at most `timeout`) until every command sent so far has taken effect: after
+    /// `set_paused(true)`, until the workers are parked and the interval before is cut.
+    pub fn settle(&self, timeout: Duration) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        if self.commands.send(Command::Sync(tx)).is_ok() {
+            let _ = rx.recv_timeout(timeout);
         }
     }
 

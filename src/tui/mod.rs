@@ -686,7 +686,19 @@ impl Session {
         match event {
             Event::Key(k) => match app.on_key(k) {
                 Action::Suspend => {
-                    suspend()?;
+                    // A suspended run is a paused one: no I/O waits out the stop and comes
+                    // back as a latency of seconds. It resumes on `fg` unless paused before.
+                    let engine = self.engine.as_mut().filter(|e| !e.paused());
+                    let resume = engine.is_some();
+                    if let Some(e) = engine {
+                        e.set_paused(true);
+                        e.settle(Duration::from_millis(500));
+                    }
+                    let result = suspend();
+                    if let Some(e) = self.engine.as_mut().filter(|_| resume) {
+                        e.set_paused(false);
+                    }
+                    result?;
                     full_redraw = true;
                 }
                 action => self.act(app, action),

@@ -160,6 +160,9 @@ impl Sampler {
                     continue;
                 }
                 Ok(Command::Stop) | Err(RecvTimeoutError::Disconnected) => break,
+                Ok(Command::Sync(reply)) => {
+                    let _ = reply.send(());
+                }
                 Ok(Command::Reset) => {
                     self.emit(None);
                     self.reset();
@@ -247,7 +250,7 @@ impl Sampler {
                 self.paused = paused;
                 self.control.update(|st| st.paused = paused);
             }
-            Command::Reset | Command::Stop => {}
+            Command::Reset | Command::Sync(_) | Command::Stop => {}
         }
         self.control.generation.load(Acquire)
     }
