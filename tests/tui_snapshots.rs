@@ -444,8 +444,8 @@ fn thread_table_scrolls() {
         "clamped to the last thread"
     );
     let text = screen_text(&draw(&app, 80, 24));
-    assert!(!text.contains("│   0    3100"), "{text}");
-    assert!(text.contains("│   3    3100"), "{text}");
+    assert!(!text.contains("│   0    2917"), "{text}");
+    assert!(text.contains("│   3    2917"), "{text}");
     app.on_key(key(KeyCode::PageUp));
     assert_eq!(app.run().unwrap().thread_scroll, 0);
 }
@@ -993,6 +993,46 @@ fn new_screens_draw_at_any_size_without_panicking() {
         ] {
             let buf = draw(&app, w, h);
             assert_eq!(buf.area.width, w);
+        }
+    }
+}
+
+#[test]
+fn now_peak_average_and_thread_rows_come_from_the_same_windows() {
+    use diskscope::stats::seconds::Seconds;
+    let mut seconds = Seconds::default();
+    let mut total = Counts::default();
+    for i in 0..45 {
+        let before = total;
+        let mut s = snapshot(i, &mut total);
+        // A burst in a window that is not complete yet must not lift the average above
+        // the peak; a paused snapshot (no I/O) is not running time.
+        if i >= 42 {
+            s.interval.ops *= 10;
+        }
+        if i == 20 {
+            total = before;
+            s.paused = true;
+            s.interval = Counts::default();
+            for t in &mut s.threads {
+                t.total.ops = before.ops / 4;
+            }
+        }
+        seconds.push(&s);
+        if let (Some(avg), Some(now)) = (seconds.avg_iops(), &seconds.now) {
+            assert!(
+                avg <= seconds.peak_iops * (1.0 + 1e-9),
+                "avg {avg} > peak {}",
+                seconds.peak_iops
+            );
+            let rows: f64 = now.threads.iter().map(|t| t.ops_per_s).sum();
+            assert!(
+                (rows - now.iops).abs() <= now.iops * 0.01,
+                "threads add up to {rows}, IOPS now {}",
+                now.iops
+            );
+        } else {
+            assert!(i < 9, "no complete window after {} snapshots", i + 1);
         }
     }
 }

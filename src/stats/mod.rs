@@ -4,6 +4,7 @@
 //! in `engine`, consumers (headless report, TUI) only read these types.
 
 pub mod latency;
+pub mod seconds;
 pub mod snapshot;
 pub mod window;
 

@@ -17,7 +17,8 @@ use crate::diskstats::KernelRates;
 use crate::report::baseline::Baseline;
 use crate::report::{ConfigReport, RunReport, SweepReport, fio};
 use crate::settings::{MAX_BS, MAX_THREADS, Settings};
-use crate::stats::{IntervalFigures, Latency, LatencySummary, Snapshot, Window};
+use crate::stats::seconds::Seconds;
+use crate::stats::{IntervalFigures, Latency, Snapshot, Window};
 use crate::sweep::{
     DEFAULT_STEP_TIME, Dimension, Next, Saturation, SweepRunner, SweepSpec, saturation,
 };
@@ -27,8 +28,6 @@ use crate::target::discover::DeviceInfo;
 pub const HISTORY_LEN: usize = 600;
 /// Snapshots merged into the latency histogram: about 2 s at 10 Hz.
 pub const RECENT_LATENCY_LEN: usize = 20;
-/// Length of the window behind the "now" figures.
-pub const NOW_WINDOW: Duration = Duration::from_secs(1);
 /// Smallest block size the slider offers.
 pub const MIN_BS: u64 = 512;
 /// Log2 latency buckets: bucket `i` holds latencies in `[2^i, 2^(i+1))` ns.
@@ -213,11 +212,8 @@ pub struct Run {
     pub bw: VecDeque<u64>,
     pub p50: VecDeque<u64>,
     pub p99: VecDeque<u64>,
-    /// Highest one-second IOPS since the start or reset.
-    pub peak_iops: f64,
-    /// The last full second: IOPS, bytes/s and latency.
-    pub now: Option<(f64, f64, LatencySummary)>,
-    now_window: Window,
+    /// One-second windows of running time: "now", peak, average and the thread rows.
+    pub seconds: Seconds,
     /// Log2 histograms of the most recent snapshots.
     recent: VecDeque<Log2Histogram>,
     /// `recent` merged: what the histogram pane shows.
@@ -341,9 +337,7 @@ impl Run {
             bw: VecDeque::with_capacity(HISTORY_LEN),
             p50: VecDeque::with_capacity(HISTORY_LEN),
             p99: VecDeque::with_capacity(HISTORY_LEN),
-            peak_iops: 0.0,
-            now: None,
-            now_window: Window::default(),
+            seconds: Seconds::default(),
             recent: VecDeque::with_capacity(RECENT_LATENCY_LEN),
             latency: Log2Histogram::default(),
             kernel_window: Window::default(),
@@ -386,15 +380,7 @@ impl Run {
             merged.add(h);
         }
         self.latency = merged;
-        self.now_window.push(&s);
-        if self.now_window.elapsed >= NOW_WINDOW {
-            let w = self.now_window.take();
-            let iops = w.iops();
-            if !s.paused {
-                self.peak_iops = self.peak_iops.max(iops);
-            }
-            self.now = Some((iops, w.bw(), w.latency_summary()));
-        }
+        self.seconds.push(&s);
         self.kernel_window.push(&s);
         // A row per second of run time, with headless's half-tick of slack for timer jitter.
         self.interval_window.push(&s);
@@ -560,9 +546,7 @@ impl Run {
         self.p99.clear();
         self.recent.clear();
         self.latency = Log2Histogram::default();
-        self.peak_iops = 0.0;
-        self.now = None;
-        self.now_window = Window::default();
+        self.seconds = Seconds::default();
         // The engine's totals restart, so the saved intervals do too.
         self.intervals.clear();
         self.interval_window = Window::default();

@@ -497,16 +497,14 @@ fn draw_iops(
     area: Rect,
     buf: &mut Buffer,
 ) {
-    let now = run
-        .now
-        .map_or_else(|| "-".into(), |(iops, _, _)| format_count_rate(iops));
-    let avg = run
-        .last
-        .as_ref()
-        .map_or_else(|| "-".into(), |s| format_count_rate(s.total_iops()));
+    // Now, peak and average all come from the same one-second windows of running time.
+    let seconds = &run.seconds;
+    let rate = |v: Option<f64>| v.map_or_else(|| "-".into(), format_count_rate);
     let title = format!(
-        " IOPS now {now} · peak {} · avg {avg} ",
-        format_count_rate(run.peak_iops)
+        " IOPS now {} · peak {} · avg {} ",
+        rate(seconds.now.as_ref().map(|n| n.iops)),
+        rate(seconds.now.as_ref().map(|_| seconds.peak_iops)),
+        rate(seconds.avg_iops())
     );
     let mut block = graph_block(title, theme);
     if let Some(t) = baseline_title(
@@ -524,15 +522,17 @@ fn draw_iops(
 }
 
 fn draw_bw(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
-    let now = run.now.map_or_else(
-        || "-".into(),
-        |(_, bw, _)| format!("{}/s", format_bytes(bw as u64)),
+    let seconds = &run.seconds;
+    let rate =
+        |v: Option<f64>| v.map_or_else(|| "-".into(), |b| format!("{}/s", format_bytes(b as u64)));
+    let block = graph_block(
+        format!(
+            " bandwidth now {} · avg {} ",
+            rate(seconds.now.as_ref().map(|n| n.bw_bytes_per_s)),
+            rate(seconds.avg_bw())
+        ),
+        theme,
     );
-    let avg = run.last.as_ref().map_or_else(
-        || "-".into(),
-        |s| format!("{}/s", format_bytes(s.total_bw() as u64)),
-    );
-    let block = graph_block(format!(" bandwidth now {now} · avg {avg} "), theme);
     let inner = block.inner(area);
     block.render(area, buf);
     Sparkline::default()
@@ -548,8 +548,8 @@ fn draw_latency(
     area: Rect,
     buf: &mut Buffer,
 ) {
-    let (p50, p99) = match run.now {
-        Some((_, _, l)) if l.count > 0 => (
+    let (p50, p99) = match run.seconds.now.as_ref().map(|n| n.latency) {
+        Some(l) if l.count > 0 => (
             format_latency_ns(l.p50 as f64),
             format_latency_ns(l.p99 as f64),
         ),
@@ -612,7 +612,7 @@ fn draw_threads(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
     let inner = block.inner(area);
     block.render(area, buf);
     ThreadTable {
-        snapshot: run.last.as_ref(),
+        rows: run.seconds.now.as_ref().map(|n| n.threads.as_slice()),
         scroll: run.thread_scroll,
         theme,
     }

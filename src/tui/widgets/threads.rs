@@ -1,18 +1,18 @@
-//! The per-thread table: ops/s and mean latency of each worker in the last interval, plus its
-//! total, starting at a scroll offset so hundreds of workers stay readable.
+//! The per-thread table: ops/s and mean latency of each worker over the same one-second
+//! window as "IOPS now" (so the rows add up to it), plus its total, starting at a scroll
+//! offset so hundreds of workers stay readable.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
 
 use super::Theme;
-use crate::stats::Snapshot;
-use crate::stats::snapshot::per_second;
+use crate::stats::seconds::ThreadRow;
 use crate::units::{format_count_rate, format_latency_ns};
 
 /// The table's content.
 pub struct ThreadTable<'a> {
-    pub snapshot: Option<&'a Snapshot>,
+    pub rows: Option<&'a [ThreadRow]>,
     pub scroll: usize,
     pub theme: Theme,
 }
@@ -28,20 +28,17 @@ impl Widget for ThreadTable<'_> {
             "#", "ops/s", "mean lat", "total ops"
         );
         buf.set_stringn(area.x, area.y, &header, w, self.theme.dim());
-        let Some(s) = self.snapshot else { return };
+        let Some(threads) = self.rows else { return };
         let rows = area.height.saturating_sub(1) as usize;
-        let start = self.scroll.min(s.threads.len().saturating_sub(1));
-        for (row, t) in s.threads.iter().skip(start).take(rows).enumerate() {
+        let start = self.scroll.min(threads.len().saturating_sub(1));
+        for (row, t) in threads.iter().skip(start).take(rows).enumerate() {
             let line = format!(
                 "{:>4} {:>7} {:>9} {:>10}",
                 t.id,
-                format_count_rate(per_second(t.interval_ops, s.interval_elapsed)),
-                if t.interval_ops > 0 {
-                    format_latency_ns(t.interval_latency_mean_ns)
-                } else {
-                    "-".into()
-                },
-                t.total.ops
+                format_count_rate(t.ops_per_s),
+                t.latency_mean_ns
+                    .map_or_else(|| "-".into(), format_latency_ns),
+                t.total_ops
             );
             let style = if t.active {
                 ratatui::style::Style::new()
