@@ -1036,3 +1036,36 @@ fn now_peak_average_and_thread_rows_come_from_the_same_windows() {
         }
     }
 }
+
+#[test]
+fn a_long_path_gives_way_to_the_state_at_80_columns() {
+    let mut app = run_app();
+    let long = "/dev/disk/by-id/nvme-SAMSUNG_MZQL23T8HCLS-00A07_S64HNE0T123456-part1";
+    {
+        let run = app.run_mut().unwrap();
+        run.info.target = long.into();
+        run.info.warnings = vec!["small span".into()];
+        run.paused = true;
+    }
+    for width in [80, 60] {
+        let text = screen_text(&draw(&app, width, 24));
+        let top = text.lines().next().unwrap();
+        for needle in ["4.0s", "errors 0", "warnings 1", "PAUSED", "…", "part1"] {
+            assert!(
+                top.contains(needle),
+                "{width} columns, no {needle:?}: {top}"
+            );
+        }
+        assert!(
+            top.starts_with("/dev/d") || top.starts_with("diskscope /dev/"),
+            "{top}"
+        );
+    }
+    // Wide enough: nothing is cut.
+    let top = screen_text(&draw(&app, 200, 40))
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(top.contains(long) && top.contains("? help"), "{top}");
+}

@@ -386,3 +386,28 @@ fn tui_ctrl_z_pauses_the_run_and_fg_resumes_it_without_a_stop_in_the_figures() {
         "run time {run_s:.1}s of {wall:.1}s wall includes the stop"
     );
 }
+
+#[test]
+fn term_dumb_gets_text_like_a_non_terminal() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("note: tmux is not installed; skipping the TUI end-to-end test");
+        return;
+    }
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+    let bin = env!("CARGO_BIN_EXE_diskscope");
+    let shell = format!(
+        "cd '{}' && TERM=dumb '{bin}' --size 8M -T 2s; echo diskscope-exit=$?; sleep 60",
+        dir.path().display()
+    );
+    let tmux = Tmux::start(
+        format!("diskscope-dumb-{}", std::process::id()),
+        ("100", "30"),
+        &shell,
+    );
+    let end = tmux.wait_for("the text summary", Duration::from_secs(60), |s| {
+        s.contains("diskscope-exit=")
+    });
+    assert!(end.contains("diskscope-exit=0"), "{end}");
+    assert!(end.contains("total over"), "{end}");
+    assert!(!end.contains("IOPS now"), "{end}");
+}

@@ -216,50 +216,99 @@ fn draw_help(theme: Theme, area: Rect, buf: &mut Buffer) {
         .render(r, buf);
 }
 
-/// The status line: target, span, mode, elapsed, errors, paused.
-fn status_line(run: &Run, theme: Theme) -> Line<'static> {
+/// The status line: target, span, mode, elapsed, errors, paused — fitted to `width`. The
+/// state (elapsed, errors, warnings, PAUSED/STOPPING) always shows; what does not fit goes
+/// first ("? help", the name, the span, the mode), then the path loses its middle. `extra`
+/// (the sweep's description) comes before the path.
+fn status_line(run: &Run, theme: Theme, width: u16, extra: Option<Span<'static>>) -> Line<'static> {
     let i = &run.info;
-    let mut spans = vec![
-        Span::styled("diskscope ", theme.accent()),
-        Span::raw(format!("{} ", i.target)),
-        Span::styled("│ ", theme.dim()),
-        Span::raw(format!("span {} ", format_bytes(i.span_bytes))),
-        Span::styled("│ ", theme.dim()),
-        Span::raw(if i.direct { "direct " } else { "buffered " }),
-        Span::styled("│ ", theme.dim()),
-    ];
+    let sep = || Span::styled("│ ", theme.dim());
     let (elapsed, errors) = run
         .last
         .as_ref()
         .map_or((std::time::Duration::ZERO, 0), |s| {
             (s.at, s.total.errors + s.total.short_ios)
         });
-    spans.push(Span::raw(format!("{} ", format_duration(elapsed))));
-    spans.push(Span::styled("│ ", theme.dim()));
     let err_style = if errors > 0 {
         theme.error()
     } else {
         Style::new()
     };
-    spans.push(Span::styled(format!("errors {errors} "), err_style));
+    // (drop order: 1 goes first, then 2 …; 0 and PATH stay; spans)
+    const PATH: u8 = u8::MAX;
+    let mut parts: Vec<(u8, Vec<Span<'static>>)> = vec![
+        (2, vec![Span::styled("diskscope ", theme.accent())]),
+        (0, extra.into_iter().collect()),
+        (PATH, vec![]), // fitted last, into the room left
+        (
+            3,
+            vec![
+                sep(),
+                Span::raw(format!("span {} ", format_bytes(i.span_bytes))),
+            ],
+        ),
+        (
+            4,
+            vec![
+                sep(),
+                Span::raw(if i.direct { "direct " } else { "buffered " }),
+            ],
+        ),
+        (
+            0,
+            vec![sep(), Span::raw(format!("{} ", format_duration(elapsed)))],
+        ),
+        (
+            0,
+            vec![sep(), Span::styled(format!("errors {errors} "), err_style)],
+        ),
+    ];
     if !i.warnings.is_empty() {
-        spans.push(Span::styled(
-            format!("│ warnings {} ", i.warnings.len()),
-            theme.warn(),
-        ));
+        let text = format!("│ warnings {} ", i.warnings.len());
+        parts.push((0, vec![Span::styled(text, theme.warn())]));
     }
     if run.stopping {
-        spans.push(Span::styled("│ STOPPING ", theme.warn()));
+        parts.push((0, vec![Span::styled("│ STOPPING ", theme.warn())]));
     } else if run.paused {
-        spans.push(Span::styled(
-            "│ PAUSED ",
-            theme
-                .warn()
-                .add_modifier(ratatui::style::Modifier::REVERSED),
-        ));
+        let style = theme
+            .warn()
+            .add_modifier(ratatui::style::Modifier::REVERSED);
+        parts.push((0, vec![Span::styled("│ PAUSED ", style)]));
     }
-    spans.push(Span::styled("│ ? help", theme.dim()));
-    Line::from(spans)
+    parts.push((1, vec![Span::styled("│ ? help", theme.dim())]));
+    let used = |parts: &[(u8, Vec<Span>)]| -> usize {
+        parts.iter().flat_map(|(_, s)| s).map(Span::width).sum()
+    };
+    let path = format!("{} ", i.target);
+    let room = |parts: &[(u8, Vec<Span>)]| (width as usize).saturating_sub(used(parts));
+    for level in 1..=4 {
+        if room(&parts) >= path.chars().count().min(16) {
+            break;
+        }
+        parts.retain(|(p, _)| *p != level);
+    }
+    let fitted = shorten_middle(&path, room(&parts));
+    if let Some(slot) = parts.iter_mut().find(|(p, _)| *p == PATH) {
+        slot.1 = vec![Span::raw(fitted)];
+    }
+    Line::from(parts.into_iter().flat_map(|(_, s)| s).collect::<Vec<_>>())
+}
+
+/// `text` cut to `max` characters by replacing its middle with "…" (a path keeps its start
+/// and its file name).
+fn shorten_middle(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_string();
+    }
+    if max < 2 {
+        return "…".chars().take(max).collect();
+    }
+    let head = (max - 1) / 2;
+    let tail = max - 1 - head;
+    let start: String = text.chars().take(head).collect();
+    let end: String = text.chars().skip(n - tail).collect();
+    format!("{start}…{end}")
 }
 
 /// "sweep threads: step 3/7 (4 threads), measuring · Esc cancels" while a sweep runs.
@@ -317,7 +366,7 @@ fn draw_run(run: &Run, baseline: Option<&Baseline>, theme: Theme, area: Rect, bu
         return;
     }
     if area.height < 3 {
-        status_line(run, theme).render(Rect { height: 1, ..area }, buf);
+        status_line(run, theme, area.width, None).render(Rect { height: 1, ..area }, buf);
         return;
     }
     let [status, body, message] = Layout::vertical([
@@ -326,7 +375,7 @@ fn draw_run(run: &Run, baseline: Option<&Baseline>, theme: Theme, area: Rect, bu
         Constraint::Length(1),
     ])
     .areas(area);
-    status_line(run, theme).render(status, buf);
+    status_line(run, theme, status.width, None).render(status, buf);
     message_line(run, theme).render(message, buf);
     if body.width >= 80 && body.height >= 20 {
         let [top, bottom] =
@@ -736,10 +785,11 @@ fn draw_sweep(run: &Run, baseline: Option<&Baseline>, theme: Theme, area: Rect, 
         Constraint::Length(1),
     ])
     .areas(area);
-    let mut head = status_line(run, theme);
-    head.spans.insert(
-        1,
-        Span::styled(
+    let head = status_line(
+        run,
+        theme,
+        status.width,
+        Some(Span::styled(
             format!(
                 "sweep of {} ({} × {:.1}s) ",
                 d.name(),
@@ -747,7 +797,7 @@ fn draw_sweep(run: &Run, baseline: Option<&Baseline>, theme: Theme, area: Rect, 
                 sweep.step_time.as_secs_f64()
             ),
             theme.accent(),
-        ),
+        )),
     );
     head.render(status, buf);
     let mut legend_line = chart.legend();
