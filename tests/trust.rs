@@ -222,3 +222,29 @@ fn a_closed_stdout_stops_the_run_quietly_and_still_saves_the_result() {
         assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
     }
 }
+
+#[test]
+fn the_engine_refuses_settings_over_the_buffer_limit_so_a_live_slider_stops_there() {
+    use diskscope::engine::Geometry;
+    use diskscope::engine::memory::buffer_limit;
+    use diskscope::settings::Settings;
+    let g = Geometry {
+        span: 1 << 40,
+        logical_block_size: 512,
+        direct: true,
+        write_allowed: false,
+    };
+    let limit = buffer_limit().bytes;
+    let bs = 16u64 << 20;
+    let fits = (limit / bs).clamp(1, 1024) as usize;
+    let s = |threads| Settings {
+        threads,
+        bs,
+        ..Settings::default()
+    };
+    assert!(g.validate(&s(fits)).is_ok());
+    if fits < 1024 {
+        let e = g.validate(&s(fits + 1)).unwrap_err();
+        assert!(e.contains("limit of") && e.contains("fewer threads"), "{e}");
+    }
+}

@@ -106,7 +106,7 @@ impl FioJob {
                     .into(),
             );
         }
-        let global = vec![
+        let mut global = vec![
             ("ioengine", "psync".to_string()),
             ("direct", u8::from(c.direct).to_string()),
             ("thread", String::new()),
@@ -119,6 +119,13 @@ impl FioJob {
             ("random_generator", "tausworthe64".into()),
             ("filename", filename),
         ];
+        // diskscope syncs with fdatasync, like fio's fdatasync=N (fsync=N would be fsync).
+        if c.durability.fsync_every > 0 {
+            global.push(("fdatasync", c.durability.fsync_every.to_string()));
+        }
+        if c.durability.end_fsync {
+            global.push(("end_fsync", "1".into()));
+        }
         FioJob {
             global,
             sections: Vec::new(),

@@ -1,6 +1,7 @@
 //! Unit tests of the fio export: each knob's option, stripes, names fio would misread.
 
 use super::*;
+use crate::report::Durability;
 use crate::settings::Settings;
 
 fn config(threads: usize, read_pct: u8, random_pct: u8) -> ConfigReport {
@@ -167,6 +168,27 @@ fn a_sweep_is_one_stonewalled_group_per_step_with_the_ramp() {
     let job = FioJob::sweep(&config(2, 100, 100), &bs, Duration::from_secs(2)).job_file();
     assert!(
         has(&job, "bs=65536") && has(&job, "[step2-bs-65536]"),
+        "{job}"
+    );
+}
+
+#[test]
+fn durability_maps_to_fdatasync_and_end_fsync() {
+    let plain = job_file(&config(1, 0, 100));
+    assert!(
+        !plain.contains("fdatasync") && !plain.contains("end_fsync"),
+        "{plain}"
+    );
+    let c = ConfigReport {
+        durability: Durability {
+            fsync_every: 8,
+            end_fsync: true,
+        },
+        ..config(1, 0, 100)
+    };
+    let job = job_file(&c);
+    assert!(
+        has(&job, "fdatasync=8") && has(&job, "end_fsync=1"),
         "{job}"
     );
 }
