@@ -361,20 +361,23 @@ impl Run {
 
     /// Takes in one snapshot from the engine.
     pub fn push(&mut self, s: Snapshot) {
-        let lat = s.interval_latency.summary();
-        push_bounded(
-            &mut self.iops,
-            s.interval_iops().round() as u64,
-            HISTORY_LEN,
-        );
-        push_bounded(&mut self.bw, s.interval_bw().round() as u64, HISTORY_LEN);
-        push_bounded(&mut self.p50, lat.p50, HISTORY_LEN);
-        push_bounded(&mut self.p99, lat.p99, HISTORY_LEN);
-        push_bounded(
-            &mut self.recent,
-            Log2Histogram::of(&s.interval_latency),
-            RECENT_LATENCY_LEN,
-        );
+        // An interval the process was stopped in is not a rate (the engine leaves it out).
+        if s.stopped.is_none() {
+            let lat = s.interval_latency.summary();
+            push_bounded(
+                &mut self.iops,
+                s.interval_iops().round() as u64,
+                HISTORY_LEN,
+            );
+            push_bounded(&mut self.bw, s.interval_bw().round() as u64, HISTORY_LEN);
+            push_bounded(&mut self.p50, lat.p50, HISTORY_LEN);
+            push_bounded(&mut self.p99, lat.p99, HISTORY_LEN);
+            push_bounded(
+                &mut self.recent,
+                Log2Histogram::of(&s.interval_latency),
+                RECENT_LATENCY_LEN,
+            );
+        }
         let mut merged = Log2Histogram::default();
         for h in &self.recent {
             merged.add(h);
