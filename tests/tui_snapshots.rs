@@ -29,7 +29,7 @@ fn settings() -> Settings {
 fn info(write_allowed: bool) -> ConfigReport {
     ConfigReport {
         target: "/dev/sdb".into(),
-        target_kind: "block_device",
+        target_kind: diskscope::report::TargetKind::BlockDevice,
         size_bytes: 500 << 30,
         device_bytes: Some(500 << 30),
         span_bytes: 500 << 30,

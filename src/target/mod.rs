@@ -9,6 +9,7 @@ pub mod discover;
 pub mod extents;
 pub mod list;
 pub mod open;
+pub mod prepare;
 pub mod safety;
 pub mod scratch;
 pub mod scratch_mark;

@@ -32,16 +32,17 @@ use ratatui::Terminal;
 use ratatui::backend::{Backend, ClearType};
 use ratatui::crossterm::event::{self as ct, KeyEvent};
 
-use crate::app::{EXIT_IO_ERRORS, Prepared, config_report};
 use crate::cli::{Config, DEFAULT_SCRATCH_SIZE, SCRATCH_NAME};
 use crate::diskstats::{self, DiskCounters};
 use crate::engine::{DEFAULT_TICK, Engine, SnapshotSink};
+use crate::exit::ExitStatus;
 use crate::report::baseline::{Baseline, compare_run, compare_step};
 use crate::report::{ConfigReport, RunReport, SweepReport, text};
 use crate::signals;
 use crate::stats::Snapshot;
 use crate::sweep::DEFAULT_STEP_TIME;
 use crate::target::discover::{Roots, discover, visible};
+use crate::target::prepare::{Prepared, config_report};
 use crate::target::safety;
 use crate::units::format_bytes;
 use app::{Action, App, Confirm, Picker, Preparing, Run, Screen};
@@ -83,7 +84,7 @@ impl SnapshotSink for EventSink {
 /// How a session ended.
 pub enum Outcome {
     /// Left from the picker (or before a run started): nothing to print.
-    Left(u8),
+    Left(ExitStatus),
     /// A run ended: print its summary (the sweep's, when a sweep ran last).
     Finished {
         report: Box<RunReport>,
@@ -92,7 +93,7 @@ pub enum Outcome {
 }
 
 /// Runs the TUI until the user quits; prints the summary on the normal screen afterwards.
-pub fn run(config: Config) -> Result<u8> {
+pub fn run(config: Config) -> Result<ExitStatus> {
     signals::install();
     // Before the screen is taken, so a wrong path fails as a plain message.
     let baseline = config.baseline.as_deref().map(Baseline::load).transpose()?;
@@ -119,13 +120,13 @@ pub fn run(config: Config) -> Result<u8> {
             );
             let _ = out.flush();
             let saved = match &sweep {
-                Some(s) => crate::app::save_sweep(&config, s),
-                None => crate::app::save_run(&config, &report),
+                Some(s) => crate::report::save::save_sweep(&config, s),
+                None => crate::report::save::save_run(&config, &report),
             };
             if let Err(e) = saved {
                 let _ = writeln!(std::io::stderr(), "diskscope: {e:#}");
             }
-            exit_code(&report)
+            ExitStatus::after_run(report.had_io_errors())
         }
     };
     drop(session);
@@ -225,16 +226,6 @@ pub fn write_export(dir: &Path, export: &app::Export, now: SystemTime) -> Result
         }
     }
     unreachable!("the loop returns")
-}
-
-fn exit_code(report: &RunReport) -> u8 {
-    if let Some(sig) = signals::received() {
-        signals::exit_status(sig)
-    } else if report.had_io_errors() {
-        EXIT_IO_ERRORS
-    } else {
-        0
-    }
 }
 
 /// Reads terminal input on its own thread and forwards keys and resizes.
@@ -449,7 +440,7 @@ impl Session {
                         let _ = progress_tx.send(Event::Progress(done, total));
                     }
                 };
-                let result = crate::app::prepare(&config, &mut progress);
+                let result = crate::target::prepare::prepare(&config, &mut progress);
                 let _ = tx.send(Event::Prepared(result));
             });
         if let Err(e) = spawned {
@@ -479,9 +470,7 @@ impl Session {
                 app.screen = Screen::Picker(p);
             }
             _ if self.cancelled || signals::received().is_some() => {
-                self.outcome = Some(Ok(Outcome::Left(
-                    signals::received().map_or(0, signals::exit_status),
-                )));
+                self.outcome = Some(Ok(Outcome::Left(ExitStatus::left())));
             }
             _ => self.outcome = Some(Err(error)),
         }
@@ -492,9 +481,7 @@ impl Session {
         let prepared = match result {
             Ok(p) if !self.cancelled && signals::received().is_none() => p,
             Ok(_) => {
-                self.outcome = Some(Ok(Outcome::Left(
-                    signals::received().map_or(0, signals::exit_status),
-                )));
+                self.outcome = Some(Ok(Outcome::Left(ExitStatus::left())));
                 return;
             }
             Err(e) => return self.fail(app, e),
@@ -529,21 +516,10 @@ impl Session {
         let sweep = self.config.sweep.take();
         let mut first = Action::None;
         if let Some(spec) = sweep {
-            let geometry = target.geometry();
-            for (i, s) in spec.steps(self.config.settings).iter().enumerate() {
-                if let Err(e) = geometry.validate(s) {
-                    engine.request_stop();
-                    engine.join();
-                    return self.fail(
-                        app,
-                        anyhow!(
-                            "{}: sweep step {} ({}): {e}",
-                            target.path.display(),
-                            i + 1,
-                            spec.dimension.describe(spec.dimension.value(s))
-                        ),
-                    );
-                }
+            if let Err(e) = spec.check_steps(self.config.settings, &target.geometry()) {
+                engine.request_stop();
+                engine.join();
+                return self.fail(app, anyhow!("{}: {e}", target.path.display()));
             }
             first = run.start_sweep(spec);
         }
@@ -559,7 +535,7 @@ impl Session {
     /// a layout, or leaves the picker at once.
     fn quit(&mut self, app: &mut App) {
         match &mut app.screen {
-            Screen::Picker(_) => self.outcome = Some(Ok(Outcome::Left(0))),
+            Screen::Picker(_) => self.outcome = Some(Ok(Outcome::Left(ExitStatus::Success))),
             Screen::Preparing(_) => {
                 if !self.cancelled {
                     self.cancelled = true;
@@ -568,7 +544,7 @@ impl Session {
                     let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGINT);
                 }
             }
-            Screen::Confirm(_) => self.outcome = Some(Ok(Outcome::Left(0))),
+            Screen::Confirm(_) => self.outcome = Some(Ok(Outcome::Left(ExitStatus::Success))),
             Screen::Run(run) => {
                 run.stopping = true;
                 if let Some(engine) = &self.engine {
