@@ -8,10 +8,12 @@ use std::time::Duration;
 
 use diskscope::diskstats::KernelRates;
 use diskscope::report::ConfigReport;
+use diskscope::settings::Knob;
 use diskscope::settings::Settings;
 use diskscope::stats::{Counts, Latency, LatencySummary, Snapshot, ThreadSample};
 use diskscope::target::discover::{Access, DeviceInfo, DeviceKind};
-use diskscope::tui::app::{Action, App, Knob, Picker, PickerRow, Run, Screen};
+use diskscope::tui::action::Action;
+use diskscope::tui::state::{App, Picker, PickerRow, Run, Screen};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -499,8 +501,9 @@ fn picker_keys() {
 // ---- sweeps, exports, fio, write confirmation ----
 
 use diskscope::report::baseline::{Baseline, Figures};
+use diskscope::report::export::Export;
 use diskscope::sweep::{Dimension, SweepSpec};
-use diskscope::tui::app::{Confirm, Export, SweepState, View};
+use diskscope::tui::state::{Confirm, SweepState, View};
 
 /// A snapshot of 100 ms at `settings` doing `iops` with most latencies near `p99_ns / 3` and
 /// one in fifty at `p99_ns`.
@@ -809,7 +812,7 @@ fn bs_sweep_skips_sizes_the_target_cannot_take() {
     let mut small = info(false);
     small.logical_block_size = 4096;
     small.span_bytes = 1 << 20;
-    let spec = diskscope::tui::app::default_sweep(Dimension::Bs, &small).unwrap();
+    let spec = diskscope::sweep::default_sweep(Dimension::Bs, &small).unwrap();
     assert_eq!(
         spec.values,
         vec![
@@ -825,7 +828,7 @@ fn bs_sweep_skips_sizes_the_target_cannot_take() {
         ]
     );
     small.span_bytes = 4096;
-    assert!(diskscope::tui::app::default_sweep(Dimension::Bs, &small).is_err());
+    assert!(diskscope::sweep::default_sweep(Dimension::Bs, &small).is_err());
 }
 
 #[test]

@@ -4,6 +4,8 @@
 
 pub mod baseline;
 pub mod csv;
+pub mod export;
+pub mod final_text;
 pub mod fio;
 pub mod result_file;
 pub mod save;

@@ -17,7 +17,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph, Sparkline, Widget, Wrap};
 
-use super::app::{App, Confirm, FioOverlay, Knob, Preparing, Run, Screen, SweepState, View};
+use super::state::{App, Confirm, FioOverlay, Preparing, Run, Screen, SweepState, View};
 use super::widgets::Theme;
 use super::widgets::histogram::LatencyHistogramView;
 use super::widgets::kernel::KernelPanel;
@@ -28,6 +28,7 @@ use super::widgets::threads::ThreadTable;
 use crate::report::baseline::{Baseline, compare_step};
 use crate::report::text::describe_settings;
 use crate::report::text::{step_header, step_line};
+use crate::settings::Knob;
 use crate::settings::{MAX_BS, MAX_THREADS};
 use crate::units::{
     format_block_size, format_bytes, format_count_rate, format_duration, format_latency_ns,
@@ -142,7 +143,7 @@ fn draw_fio(f: &FioOverlay, theme: Theme, area: Rect, buf: &mut Buffer) {
         .render(r, buf);
 }
 
-fn draw_picker(p: &super::app::Picker, theme: Theme, area: Rect, buf: &mut Buffer) {
+fn draw_picker(p: &super::state::Picker, theme: Theme, area: Rect, buf: &mut Buffer) {
     if area.is_empty() {
         return;
     }
@@ -468,7 +469,7 @@ fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
             ),
             Knob::BlockSize => (
                 format_block_size(s.bs),
-                log_position(s.bs, super::app::MIN_BS, MAX_BS),
+                log_position(s.bs, crate::settings::MIN_BS, MAX_BS),
             ),
             Knob::ReadPct => {
                 let v = if run.info.write_allowed {
