@@ -16,13 +16,7 @@ fn main() -> ExitCode {
             return ExitStatus::Success.into();
         }
         Err(e) => {
-            let text = e.to_string();
-            let first = text
-                .lines()
-                .next()
-                .unwrap_or("bad arguments")
-                .trim_start_matches("error: ");
-            eprintln!("diskscope: {first} (diskscope --help lists the options)");
+            eprintln!("diskscope: {}", diskscope::cli::values::describe(&e));
             return ExitStatus::BadArguments.into();
         }
     };
