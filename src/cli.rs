@@ -12,6 +12,7 @@ use crate::report::result_file;
 use crate::settings::Settings;
 use crate::sweep::SweepSpec;
 
+pub mod docs;
 pub mod values;
 
 /// The scratch file used when no target is given.
@@ -140,6 +141,15 @@ pub struct Args {
     /// With --list: include empty devices (unattached loop, unconfigured zram)
     #[arg(long)]
     pub all: bool,
+
+    /// Print the shell completion script for SHELL and exit (e.g. into
+    /// /usr/share/bash-completion/completions/diskscope)
+    #[arg(long, value_name = "SHELL")]
+    pub completions: Option<clap_complete::Shell>,
+
+    /// Print the man page (roff) and exit (e.g. into /usr/share/man/man1/diskscope.1)
+    #[arg(long)]
+    pub man: bool,
 }
 
 /// How results are printed when there is no TUI.
@@ -181,6 +191,10 @@ pub struct Config {
     pub drop_cache: bool,
     pub list: bool,
     pub all: bool,
+    /// `--completions SHELL`: print the script and exit.
+    pub completions: Option<clap_complete::Shell>,
+    /// `--man`: print the man page and exit.
+    pub man: bool,
     /// `--fsync N`, `--end-fsync`.
     pub durability: Durability,
 }
@@ -284,6 +298,8 @@ impl Args {
             drop_cache: self.drop_cache,
             list: self.list,
             all: self.all,
+            completions: self.completions,
+            man: self.man,
             durability: Durability {
                 fsync_every: self.fsync,
                 end_fsync: self.end_fsync,

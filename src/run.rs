@@ -28,6 +28,10 @@ pub const DEFAULT_HEADLESS_TIME: std::time::Duration = std::time::Duration::from
 /// What this invocation does, decided once from the config and the terminal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mode {
+    /// `--completions SHELL`: the completion script.
+    Completions(clap_complete::Shell),
+    /// `--man`: the man page.
+    Man,
     /// `--list`: the block devices.
     List,
     /// `--fio`: the equivalent fio job.
@@ -43,6 +47,12 @@ pub enum Mode {
 impl Mode {
     /// The mode for `config`; refuses `--tui` without a terminal, and durability in the TUI.
     pub fn decide(config: &Config) -> Result<Mode> {
+        if let Some(shell) = config.completions {
+            return Ok(Mode::Completions(shell));
+        }
+        if config.man {
+            return Ok(Mode::Man);
+        }
         if config.list {
             return Ok(Mode::List);
         }
@@ -97,6 +107,8 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         crate::sys::set_thread_niceness(-5);
     }
     match mode {
+        Mode::Completions(shell) => print_and_exit(&crate::cli::docs::completions(shell)),
+        Mode::Man => print_and_exit(&crate::cli::docs::man_page()),
         Mode::List => list_devices(&config),
         Mode::Fio => print_fio(&config),
         Mode::Tui => crate::tui::run(config),
@@ -258,6 +270,12 @@ fn fio_config(config: &Config) -> Result<ConfigReport> {
     let mut c = ConfigReport::new(facts, config.settings, Some(duration));
     c.durability = config.durability;
     Ok(c)
+}
+
+/// `--completions`, `--man`: a text generated from the command line's definition.
+fn print_and_exit(text: &str) -> Result<ExitStatus> {
+    output::print(text);
+    Ok(ExitStatus::Success)
 }
 
 /// `--list`: every block device as a table, or a JSON array with --json.
