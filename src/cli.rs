@@ -12,7 +12,7 @@ use crate::report::result_file;
 use crate::settings::Settings;
 use crate::sweep::SweepSpec;
 
-pub mod docs;
+pub(crate) mod docs;
 pub mod values;
 
 /// The scratch file used when no target is given.

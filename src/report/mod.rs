@@ -3,13 +3,13 @@
 //! engine; it only reads snapshots and windows.
 
 pub mod baseline;
-pub mod csv;
+pub(crate) mod csv;
 pub mod export;
 pub mod final_text;
-pub mod fio;
-pub mod result_file;
-pub mod save;
-pub mod text;
+pub(crate) mod fio;
+pub(crate) mod result_file;
+pub(crate) mod save;
+pub(crate) mod text;
 
 use serde::Serialize;
 

@@ -14,14 +14,14 @@
 //! `event_loop` is generic over ratatui's `Backend`, so tests drive it with a `TestBackend`.
 
 pub mod action;
-pub mod event;
+pub(crate) mod event;
 mod kernel;
-pub mod keys;
-pub mod session;
+pub(crate) mod keys;
+pub(crate) mod session;
 pub mod state;
-pub mod terminal;
-pub mod ui;
-pub mod widgets;
+pub(crate) mod terminal;
+pub(crate) mod ui;
+pub(crate) mod widgets;
 
 pub use event::Event;
 pub use session::{Outcome, Session};

@@ -17,8 +17,6 @@ mod run;
 mod setup;
 mod sweep;
 
-pub use overlays::HELP;
-
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::{Block, Widget};
