@@ -277,21 +277,27 @@ fn picker_screens() {
     assert_snapshot("picker_120x40", &draw(&app, 120, 40));
 }
 
+/// Terminal sizes from one cell to very large, for the tests that every screen draws at any
+/// size without panicking.
+const ODD_SIZES: &[(u16, u16)] = &[
+    (1, 1),
+    (2, 1),
+    (1, 3),
+    (10, 5),
+    (17, 6),
+    (40, 12),
+    (79, 23),
+    (80, 5),
+    (200, 2),
+    (300, 80),
+];
+
 #[test]
 fn small_terminals_draw_without_panicking() {
     let mut with_help = run_app();
     with_help.help = true;
     for app in [run_app(), picker_app(), with_help] {
-        for (w, h) in [
-            (1, 1),
-            (2, 1),
-            (1, 3),
-            (10, 5),
-            (40, 12),
-            (79, 23),
-            (80, 5),
-            (200, 2),
-        ] {
+        for &(w, h) in ODD_SIZES {
             let buf = draw(&app, w, h);
             assert_eq!(buf.area.width, w);
         }
@@ -982,18 +988,7 @@ fn new_screens_draw_at_any_size_without_panicking() {
         with_fio,
         confirm_app(),
     ] {
-        for (w, h) in [
-            (1, 1),
-            (2, 1),
-            (1, 3),
-            (10, 5),
-            (17, 6),
-            (40, 12),
-            (79, 23),
-            (80, 5),
-            (200, 2),
-            (300, 80),
-        ] {
+        for &(w, h) in ODD_SIZES {
             let buf = draw(&app, w, h);
             assert_eq!(buf.area.width, w);
         }
