@@ -9,9 +9,11 @@ use clap::Parser;
 
 use crate::report::Durability;
 use crate::report::result_file;
-use crate::settings::{MAX_BS, MAX_THREADS, Settings};
+use crate::settings::Settings;
 use crate::sweep::SweepSpec;
-use crate::units::{parse_duration, parse_size};
+
+pub(crate) mod docs;
+pub mod values;
 
 /// The scratch file used when no target is given.
 pub const SCRATCH_NAME: &str = "diskscope.scratch";
@@ -45,24 +47,24 @@ pub struct Args {
     pub target: Option<PathBuf>,
 
     /// Worker threads, each with its own descriptor (1-1024)
-    #[arg(short, long, default_value = "1", value_name = "N")]
-    pub threads: String,
+    #[arg(short, long, default_value = "1", value_name = "N", value_parser = values::threads)]
+    pub threads: usize,
 
     /// Block size per I/O: 512, 4k, 64KiB, 1M ... (at most 16M)
-    #[arg(short = 'b', long = "bs", default_value = "4k", value_name = "SIZE")]
-    pub bs: String,
+    #[arg(short = 'b', long = "bs", default_value = "4k", value_name = "SIZE", value_parser = values::block_size)]
+    pub bs: u64,
 
     /// Percentage of I/Os that are reads; below 100 needs --allow-write
-    #[arg(long, default_value = "100", value_name = "PCT")]
-    pub read: String,
+    #[arg(long, default_value = "100", value_name = "PCT", value_parser = values::percentage)]
+    pub read: u8,
 
     /// Percentage of I/Os at random offsets; the rest are sequential
-    #[arg(long, default_value = "100", value_name = "PCT")]
-    pub random: String,
+    #[arg(long, default_value = "100", value_name = "PCT", value_parser = values::percentage)]
+    pub random: u8,
 
     /// How long to run: 10s, 2m, 1h [default: 10s without the TUI]
-    #[arg(short = 'T', long, value_name = "DUR")]
-    pub time: Option<String>,
+    #[arg(short = 'T', long, value_name = "DUR", value_parser = values::duration)]
+    pub time: Option<Duration>,
 
     /// Use the page cache (no O_DIRECT): measures memory, not the disk, once data is cached
     #[arg(long)]
@@ -85,8 +87,8 @@ pub struct Args {
 
     /// Bytes of the target to use from its start; the scratch file's size [default: 1G for
     /// the scratch file, else the whole target]
-    #[arg(long, value_name = "SIZE")]
-    pub size: Option<String>,
+    #[arg(long, value_name = "SIZE", value_parser = values::size)]
+    pub size: Option<u64>,
 
     /// Keep the scratch file on exit (it is reused by the next run)
     #[arg(long)]
@@ -117,8 +119,8 @@ pub struct Args {
 
     /// Run a series of steps and find where the disk saturates: threads=1,2,4,8,
     /// threads=1..64 (doubling) or bs=512..4M (doubling); -T is the time per step [3s]
-    #[arg(long, value_name = "SPEC")]
-    pub sweep: Option<String>,
+    #[arg(long, value_name = "SPEC", value_parser = values::sweep)]
+    pub sweep: Option<SweepSpec>,
 
     /// Compare with a saved run or sweep (from --json FILE)
     #[arg(long, value_name = "FILE")]
@@ -139,6 +141,15 @@ pub struct Args {
     /// With --list: include empty devices (unattached loop, unconfigured zram)
     #[arg(long)]
     pub all: bool,
+
+    /// Print the shell completion script for SHELL and exit (e.g. into
+    /// /usr/share/bash-completion/completions/diskscope)
+    #[arg(long, value_name = "SHELL")]
+    pub completions: Option<clap_complete::Shell>,
+
+    /// Print the man page (roff) and exit (e.g. into /usr/share/man/man1/diskscope.1)
+    #[arg(long)]
+    pub man: bool,
 }
 
 /// How results are printed when there is no TUI.
@@ -180,6 +191,10 @@ pub struct Config {
     pub drop_cache: bool,
     pub list: bool,
     pub all: bool,
+    /// `--completions SHELL`: print the script and exit.
+    pub completions: Option<clap_complete::Shell>,
+    /// `--man`: print the man page and exit.
+    pub man: bool,
     /// `--fsync N`, `--end-fsync`.
     pub durability: Durability,
 }
@@ -196,62 +211,16 @@ fn check_output_file(flag: &str, path: &Path) -> Result<PathBuf, String> {
     result_file::check_output(kind, path)
 }
 
-fn parse_pct(name: &str, text: &str) -> Result<u8, String> {
-    match text.trim().trim_end_matches('%').parse::<u32>() {
-        Ok(v) if v <= 100 => Ok(v as u8),
-        _ => Err(format!(
-            "--{name} '{text}': give a percentage from 0 to 100"
-        )),
-    }
-}
-
 impl Args {
     /// Checks every value; the error quotes what was typed and what would work.
     pub fn validate(self) -> Result<Config, String> {
-        let threads = match self.threads.trim().parse::<usize>() {
-            Ok(n) if (1..=MAX_THREADS).contains(&n) => n,
-            _ => {
-                return Err(format!(
-                    "--threads '{}': give a whole number from 1 to {MAX_THREADS}",
-                    self.threads
-                ));
-            }
-        };
-        let bs = parse_size(&self.bs).map_err(|e| format!("--bs {e}"))?;
-        if bs == 0 {
-            return Err("--bs 0: a block size must be at least 512 bytes (e.g. 4k)".into());
-        }
-        if bs > MAX_BS {
-            return Err(format!("--bs '{}': at most 16M", self.bs));
-        }
-        let read_pct = parse_pct("read", &self.read)?;
-        let random_pct = parse_pct("random", &self.random)?;
+        let (threads, bs, read_pct, random_pct) = (self.threads, self.bs, self.read, self.random);
         if read_pct < 100 && self.allow_write.is_none() {
             return Err(format!(
                 "--read {read_pct} writes to the target, which destroys its data; \
                  add --allow-write (for a device: --allow-write=/dev/NAME) if that is intended"
             ));
         }
-        let duration = match &self.time {
-            None => None,
-            Some(t) => {
-                let d = parse_duration(t).map_err(|e| format!("--time {e}"))?;
-                if d.is_zero() {
-                    return Err(format!("--time '{t}': must be longer than 0"));
-                }
-                Some(d)
-            }
-        };
-        let size = match &self.size {
-            None => None,
-            Some(s) => {
-                let v = parse_size(s).map_err(|e| format!("--size {e}"))?;
-                if v == 0 {
-                    return Err(format!("--size '{s}': must be larger than 0"));
-                }
-                Some(v)
-            }
-        };
         let to_stdout = |o: &Option<String>| o.as_deref() == Some("-");
         let to_file = |o: &Option<String>, flag: &str| -> Result<Option<PathBuf>, String> {
             match o.as_deref() {
@@ -286,7 +255,7 @@ impl Args {
                 ));
             }
         }
-        let sweep = self.sweep.as_deref().map(SweepSpec::parse).transpose()?;
+        let sweep = self.sweep;
         let settings = Settings {
             threads,
             bs,
@@ -313,10 +282,10 @@ impl Args {
         Ok(Config {
             target: self.target,
             settings,
-            duration,
+            duration: self.time,
             direct: !self.buffered,
             allow_write: self.allow_write,
-            size,
+            size: self.size,
             keep: self.keep,
             no_tui: self.no_tui,
             tui: self.tui,
@@ -329,6 +298,8 @@ impl Args {
             drop_cache: self.drop_cache,
             list: self.list,
             all: self.all,
+            completions: self.completions,
+            man: self.man,
             durability: Durability {
                 fsync_every: self.fsync,
                 end_fsync: self.end_fsync,
@@ -345,7 +316,7 @@ mod tests {
         let mut full = vec!["diskscope"];
         full.extend_from_slice(args);
         Args::try_parse_from(full)
-            .map_err(|e| e.to_string())?
+            .map_err(|e| values::describe(&e))?
             .validate()
     }
 

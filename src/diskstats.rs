@@ -7,6 +7,8 @@
 //! 11 fields before 4.18, 15 with the discard counters (4.18+), 17 with the flush counters
 //! (5.5+). Lines with more fields are accepted and the extra ones ignored.
 
+pub mod devmap;
+
 use std::fs;
 use std::path::Path;
 use std::time::Duration;

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use diskscope::cli::Args;
+use diskscope::exit::ExitStatus;
 
 fn main() -> ExitCode {
     let args = match Args::try_parse() {
@@ -12,35 +13,25 @@ fn main() -> ExitCode {
         Err(e) if e.exit_code() == 0 => {
             // --help and --version.
             let _ = e.print();
-            return ExitCode::SUCCESS;
+            return ExitStatus::Success.into();
         }
         Err(e) => {
-            let text = e.to_string();
-            let first = text
-                .lines()
-                .next()
-                .unwrap_or("bad arguments")
-                .trim_start_matches("error: ");
-            eprintln!("diskscope: {first} (diskscope --help lists the options)");
-            return ExitCode::from(2);
+            eprintln!("diskscope: {}", diskscope::cli::values::describe(&e));
+            return ExitStatus::BadArguments.into();
         }
     };
     let config = match args.validate() {
         Ok(c) => c,
         Err(msg) => {
             eprintln!("diskscope: {msg}");
-            return ExitCode::from(2);
+            return ExitStatus::BadArguments.into();
         }
     };
-    match diskscope::app::run(config) {
-        // A closed stdout ends --list and --fio like a run: 128 + SIGPIPE.
-        Ok(code) => ExitCode::from(match diskscope::signals::received() {
-            Some(nix::sys::signal::Signal::SIGPIPE) => 141,
-            _ => code,
-        }),
+    match diskscope::run::run(config) {
+        Ok(status) => status.unless_stdout_closed().into(),
         Err(e) => {
             eprintln!("diskscope: {e:#}");
-            ExitCode::from(1)
+            ExitStatus::Failure.into()
         }
     }
 }

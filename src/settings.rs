@@ -1,5 +1,10 @@
 //! The four knobs of a run — threads, block size, read %, random % — and their limits.
-//! Plain data shared by the CLI, the engine, the reports and the TUI.
+//! Plain data shared by the CLI, the engine, the reports and the TUI; `step` moves one knob a
+//! step, as the TUI's sliders do.
+
+mod step;
+
+pub use step::{Knob, MIN_BS, Step, stepped};
 
 use serde::Serialize;
 

@@ -38,8 +38,3 @@ pub fn received() -> Option<Signal> {
         n => Signal::try_from(n).ok(),
     }
 }
-
-/// The conventional exit status for death by `sig`: 128 + its number.
-pub fn exit_status(sig: Signal) -> u8 {
-    128u8.saturating_add(sig as i32 as u8)
-}

@@ -8,9 +8,11 @@
 //! far, so a stop in the middle of a step still reports its I/O. It never touches the engine
 //! itself. Parsing `--sweep` lives in `spec`, the saturation finder in `saturation`.
 
+mod defaults;
 mod saturation;
 mod spec;
 
+pub use defaults::{SWEEP_BS, SWEEP_THREADS, default_sweep};
 pub use saturation::{GAIN_THRESHOLD, Saturation, Verdict, saturation};
 pub use spec::SweepSpec;
 

@@ -385,3 +385,34 @@ fn sigint_during_the_scratch_layout_removes_the_partial_file() {
     );
     assert!(!scratch.exists());
 }
+
+#[test]
+fn completions_and_man_page_come_from_the_command_line_definition() {
+    let dir = workdir();
+    let out = diskscope(dir.path(), &["--completions", "bash"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let script = String::from_utf8_lossy(&out.stdout);
+    assert!(script.contains("--threads"), "{script}");
+    assert!(script.contains("--allow-write"), "{script}");
+    for shell in ["zsh", "fish"] {
+        let out = diskscope(dir.path(), &["--completions", shell]);
+        assert!(out.status.success(), "{shell}: {}", stderr(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("threads"),
+            "{shell}"
+        );
+    }
+    let out = diskscope(dir.path(), &["--man"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(page.contains(".TH diskscope 1"), "{page}");
+    // roff escapes each hyphen: this is --allow-write.
+    assert!(page.contains(r"\-\-allow\-write"), "{page}");
+    // Nothing was laid out.
+    assert!(!dir.path().join("diskscope.scratch").exists());
+    refused(
+        &diskscope(dir.path(), &["--completions", "tcsh"]),
+        2,
+        &["--completions", "tcsh"],
+    );
+}

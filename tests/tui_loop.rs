@@ -74,11 +74,11 @@ fn keys_reach_the_running_engine_and_quit_yields_the_report() {
 /// Pumps the session's events until `done(app)`, failing after `secs`.
 fn pump(
     session: &mut Session,
-    app: &mut diskscope::tui::app::App,
+    app: &mut diskscope::tui::state::App,
     rx: &mpsc::Receiver<Event>,
     secs: u64,
     what: &str,
-    done: impl Fn(&diskscope::tui::app::App) -> bool,
+    done: impl Fn(&diskscope::tui::state::App) -> bool,
 ) {
     let start = Instant::now();
     let mut no_suspend = || Ok(());
@@ -95,7 +95,7 @@ fn pump(
 
 #[test]
 fn sweep_flag_runs_every_step_live_and_quit_yields_the_sweep() {
-    use diskscope::tui::app::{SweepState, View};
+    use diskscope::tui::state::{SweepState, View};
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
     let dir_arg = dir.path().to_str().expect("utf-8 temp path");
     let config = Args::try_parse_from([
@@ -141,7 +141,7 @@ fn sweep_flag_runs_every_step_live_and_quit_yields_the_sweep() {
     assert_eq!(sweep.steps.len(), 2);
     assert_eq!(sweep.config.duration_s, Some(0.3));
     assert_eq!(report.final_settings.threads, 2);
-    let text = diskscope::tui::final_text(&report, Some(&sweep), None);
+    let text = diskscope::report::final_text::final_text(&report, Some(&sweep), None);
     assert!(
         (text.contains("saturates at") || text.contains("no saturation within this sweep"))
             && text.contains("IO/s"),
@@ -151,7 +151,7 @@ fn sweep_flag_runs_every_step_live_and_quit_yields_the_sweep() {
 
 #[test]
 fn write_confirmation_right_wrong_and_declined() {
-    use diskscope::tui::app::{App, Confirm, Screen};
+    use diskscope::tui::state::{App, Confirm, Screen};
     // The confirmation appears for block devices; its answers are checked the same way for
     // any path, so a regular file stands in for the device here.
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
@@ -227,7 +227,7 @@ fn some_block_device() -> Option<std::path::PathBuf> {
 
 #[test]
 fn bare_allow_write_asks_for_a_devices_name_and_only_for_a_device() {
-    use diskscope::tui::app::Screen;
+    use diskscope::tui::state::Screen;
     let Some(dev) = some_block_device() else {
         eprintln!("note: no block device in /dev; skipping");
         return;

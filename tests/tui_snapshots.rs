@@ -8,10 +8,12 @@ use std::time::Duration;
 
 use diskscope::diskstats::KernelRates;
 use diskscope::report::ConfigReport;
+use diskscope::settings::Knob;
 use diskscope::settings::Settings;
 use diskscope::stats::{Counts, Latency, LatencySummary, Snapshot, ThreadSample};
 use diskscope::target::discover::{Access, DeviceInfo, DeviceKind};
-use diskscope::tui::app::{Action, App, Knob, Picker, PickerRow, Run, Screen};
+use diskscope::tui::action::Action;
+use diskscope::tui::state::{App, Picker, PickerRow, Run, Screen};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -29,7 +31,7 @@ fn settings() -> Settings {
 fn info(write_allowed: bool) -> ConfigReport {
     ConfigReport {
         target: "/dev/sdb".into(),
-        target_kind: "block_device",
+        target_kind: diskscope::report::TargetKind::BlockDevice,
         size_bytes: 500 << 30,
         device_bytes: Some(500 << 30),
         span_bytes: 500 << 30,
@@ -275,21 +277,27 @@ fn picker_screens() {
     assert_snapshot("picker_120x40", &draw(&app, 120, 40));
 }
 
+/// Terminal sizes from one cell to very large, for the tests that every screen draws at any
+/// size without panicking.
+const ODD_SIZES: &[(u16, u16)] = &[
+    (1, 1),
+    (2, 1),
+    (1, 3),
+    (10, 5),
+    (17, 6),
+    (40, 12),
+    (79, 23),
+    (80, 5),
+    (200, 2),
+    (300, 80),
+];
+
 #[test]
 fn small_terminals_draw_without_panicking() {
     let mut with_help = run_app();
     with_help.help = true;
     for app in [run_app(), picker_app(), with_help] {
-        for (w, h) in [
-            (1, 1),
-            (2, 1),
-            (1, 3),
-            (10, 5),
-            (40, 12),
-            (79, 23),
-            (80, 5),
-            (200, 2),
-        ] {
+        for &(w, h) in ODD_SIZES {
             let buf = draw(&app, w, h);
             assert_eq!(buf.area.width, w);
         }
@@ -499,8 +507,9 @@ fn picker_keys() {
 // ---- sweeps, exports, fio, write confirmation ----
 
 use diskscope::report::baseline::{Baseline, Figures};
+use diskscope::report::export::Export;
 use diskscope::sweep::{Dimension, SweepSpec};
-use diskscope::tui::app::{Confirm, Export, SweepState, View};
+use diskscope::tui::state::{Confirm, SweepState, View};
 
 /// A snapshot of 100 ms at `settings` doing `iops` with most latencies near `p99_ns / 3` and
 /// one in fifty at `p99_ns`.
@@ -809,7 +818,7 @@ fn bs_sweep_skips_sizes_the_target_cannot_take() {
     let mut small = info(false);
     small.logical_block_size = 4096;
     small.span_bytes = 1 << 20;
-    let spec = diskscope::tui::app::default_sweep(Dimension::Bs, &small).unwrap();
+    let spec = diskscope::sweep::default_sweep(Dimension::Bs, &small).unwrap();
     assert_eq!(
         spec.values,
         vec![
@@ -825,7 +834,7 @@ fn bs_sweep_skips_sizes_the_target_cannot_take() {
         ]
     );
     small.span_bytes = 4096;
-    assert!(diskscope::tui::app::default_sweep(Dimension::Bs, &small).is_err());
+    assert!(diskscope::sweep::default_sweep(Dimension::Bs, &small).is_err());
 }
 
 #[test]
@@ -979,18 +988,7 @@ fn new_screens_draw_at_any_size_without_panicking() {
         with_fio,
         confirm_app(),
     ] {
-        for (w, h) in [
-            (1, 1),
-            (2, 1),
-            (1, 3),
-            (10, 5),
-            (17, 6),
-            (40, 12),
-            (79, 23),
-            (80, 5),
-            (200, 2),
-            (300, 80),
-        ] {
+        for &(w, h) in ODD_SIZES {
             let buf = draw(&app, w, h);
             assert_eq!(buf.area.width, w);
         }

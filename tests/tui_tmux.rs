@@ -8,15 +8,27 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+/// Whether tmux can run; when not, says the test is skipped.
+fn tmux_installed() -> bool {
+    let ok = Command::new("tmux").arg("-V").output().is_ok();
+    if !ok {
+        eprintln!("note: tmux is not installed; skipping the TUI end-to-end test");
+    }
+    ok
+}
+
 /// A tmux server on its own socket, killed on drop whatever happens in the test.
 struct Tmux {
     socket: String,
 }
 
 impl Tmux {
-    /// A new server on `socket` running `shell` in a session named e2e of the given size.
-    fn start(socket: String, size: (&str, &str), shell: &str) -> Tmux {
-        let tmux = Tmux { socket };
+    /// A new server on a socket named `name` and this process's id, running `shell` in a
+    /// session named e2e of the given size.
+    fn start(name: &str, size: (&str, &str), shell: &str) -> Tmux {
+        let tmux = Tmux {
+            socket: format!("{name}-{}", std::process::id()),
+        };
         let out = tmux.run(&[
             "new-session",
             "-d",
@@ -96,8 +108,7 @@ fn slider(screen: &str, label: &str) -> Option<String> {
 
 #[test]
 fn tui_raise_threads_change_block_size_pause_and_quit() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("note: tmux is not installed; skipping the TUI end-to-end test");
+    if !tmux_installed() {
         return;
     }
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
@@ -106,11 +117,7 @@ fn tui_raise_threads_change_block_size_pause_and_quit() {
         "cd '{}' && '{bin}' --size 64M; echo diskscope-exit=$?; sleep 60",
         dir.path().display()
     );
-    let tmux = Tmux::start(
-        format!("diskscope-e2e-{}", std::process::id()),
-        ("100", "30"),
-        &shell,
-    );
+    let tmux = Tmux::start("diskscope-e2e", ("100", "30"), &shell);
 
     let picker = tmux.wait_for("the picker", Duration::from_secs(15), |s| {
         s.contains("scratch file here")
@@ -172,8 +179,7 @@ fn child_of_pane(tmux: &Tmux) -> Option<u32> {
 
 #[test]
 fn tui_sigterm_sighup_and_sigint_restore_the_terminal_and_print_the_summary() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("note: tmux is not installed; skipping the TUI end-to-end test");
+    if !tmux_installed() {
         return;
     }
     use nix::sys::signal::Signal;
@@ -190,7 +196,7 @@ fn tui_sigterm_sighup_and_sigint_restore_the_terminal_and_print_the_summary() {
             dir.path().display()
         );
         let tmux = Tmux::start(
-            format!("diskscope-e2e-sig-{}-{}", sig as i32, std::process::id()),
+            &format!("diskscope-e2e-sig-{}", sig as i32),
             ("80", "24"),
             &shell,
         );
@@ -230,8 +236,7 @@ fn tui_sigterm_sighup_and_sigint_restore_the_terminal_and_print_the_summary() {
 
 #[test]
 fn tui_sweeps_export_and_quit_to_the_sweep_summary() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("note: tmux is not installed; skipping the TUI end-to-end test");
+    if !tmux_installed() {
         return;
     }
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
@@ -241,11 +246,7 @@ fn tui_sweeps_export_and_quit_to_the_sweep_summary() {
         "cd '{}' && '{bin}' . --size 32M --sweep threads=1..4 -T 1s --json=final.json; echo diskscope-exit=$?; sleep 60",
         dir.path().display()
     );
-    let tmux = Tmux::start(
-        format!("diskscope-e2e-sweep-{}", std::process::id()),
-        ("80", "24"),
-        &shell,
-    );
+    let tmux = Tmux::start("diskscope-e2e-sweep", ("80", "24"), &shell);
     tmux.wait_for("the sweep's progress", Duration::from_secs(60), |s| {
         s.contains("sweep threads: step")
     });
@@ -315,15 +316,14 @@ fn state_of(pid: u32) -> Option<char> {
 
 #[test]
 fn tui_ctrl_z_pauses_the_run_and_fg_resumes_it_without_a_stop_in_the_figures() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("note: tmux is not installed; skipping the TUI end-to-end test");
+    if !tmux_installed() {
         return;
     }
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
     let bin = env!("CARGO_BIN_EXE_diskscope");
     // An interactive shell with job control, as over ssh: Ctrl-Z stops, `fg` continues.
     let tmux = Tmux::start(
-        format!("diskscope-ctrlz-{}", std::process::id()),
+        "diskscope-ctrlz",
         ("100", "30"),
         "bash --norc --noprofile -i",
     );
@@ -389,8 +389,7 @@ fn tui_ctrl_z_pauses_the_run_and_fg_resumes_it_without_a_stop_in_the_figures() {
 
 #[test]
 fn term_dumb_gets_text_like_a_non_terminal() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("note: tmux is not installed; skipping the TUI end-to-end test");
+    if !tmux_installed() {
         return;
     }
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
@@ -399,11 +398,7 @@ fn term_dumb_gets_text_like_a_non_terminal() {
         "cd '{}' && TERM=dumb '{bin}' --size 8M -T 2s; echo diskscope-exit=$?; sleep 60",
         dir.path().display()
     );
-    let tmux = Tmux::start(
-        format!("diskscope-dumb-{}", std::process::id()),
-        ("100", "30"),
-        &shell,
-    );
+    let tmux = Tmux::start("diskscope-dumb", ("100", "30"), &shell);
     let end = tmux.wait_for("the text summary", Duration::from_secs(60), |s| {
         s.contains("diskscope-exit=")
     });

@@ -1,8 +1,10 @@
 //! The I/O buffer: a heap block aligned for O_DIRECT.
 //!
 //! O_DIRECT needs the buffer address aligned to the device's logical block size; a `Vec<u8>`
-//! only promises the alignment of `u8`. This is the crate's only `unsafe` code: one allocation
-//! with an explicit `Layout`, freed with the same layout.
+//! only promises the alignment of `u8`. The `unsafe` here is one allocation with an explicit
+//! `Layout`, freed with the same layout. The crate's other `unsafe` blocks are libc calls nix
+//! does not wrap (ioctl, mincore, preadv2/pwritev2, setpriority, sigaction), each with its
+//! SAFETY note beside it; `sys.rs` holds the one shared by the engine and the front door.
 
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::ptr::NonNull;

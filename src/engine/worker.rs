@@ -381,11 +381,7 @@ fn keep_error(
 /// scripts/bench-load at 1024 threads on 2 cores: frame interval p99 834 ms with workers at
 /// nice 5 and the UI at 0; 245 ms at nice 10 with the UI at -5; 191 ms at nice 19.
 fn yield_to_sampler() {
-    // SAFETY: setpriority on this thread's own tid with a valid niceness has no memory effects.
-    unsafe {
-        let tid = nix::libc::gettid();
-        let _ = nix::libc::setpriority(nix::libc::PRIO_PROCESS, tid as nix::libc::id_t, 19);
-    }
+    crate::sys::set_thread_niceness(19);
 }
 
 /// "I/O error" rather than std's "Input/output error (os error 5)": the errno is kept apart.

@@ -99,7 +99,7 @@ impl FioJob {
                 (LINK.to_string(), Some(path.clone()))
             }
         };
-        if c.target_kind == "scratch_file" {
+        if c.target_kind == super::TargetKind::ScratchFile {
             notes.push(
                 "the scratch file is diskscope's (random data; keep it with --keep); \
                  if it is missing, fio lays out its own"

@@ -3,10 +3,13 @@
 //! engine; it only reads snapshots and windows.
 
 pub mod baseline;
-pub mod csv;
-pub mod fio;
-pub mod result_file;
-pub mod text;
+pub(crate) mod csv;
+pub mod export;
+pub mod final_text;
+pub(crate) mod fio;
+pub(crate) mod result_file;
+pub(crate) mod save;
+pub(crate) mod text;
 
 use serde::Serialize;
 
@@ -21,8 +24,7 @@ use crate::sweep::{Dimension, PartialStep, Saturation};
 #[derive(Debug, Clone, Serialize)]
 pub struct ConfigReport {
     pub target: String,
-    /// "block_device", "regular_file" or "scratch_file".
-    pub target_kind: &'static str,
+    pub target_kind: TargetKind,
     pub size_bytes: u64,
     /// Size of the block device the target is or lives on, when known.
     pub device_bytes: Option<u64>,
@@ -43,6 +45,30 @@ pub struct ConfigReport {
     pub warnings: Vec<String>,
 }
 
+/// What kind of target a run measured; JSON says "block_device", "regular_file" or
+/// "scratch_file".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    ScratchFile,
+    BlockDevice,
+    RegularFile,
+}
+
+/// The target's side of a `ConfigReport`: measured after opening it, or (for `--fio`) what
+/// fio will lay out.
+#[derive(Debug, Clone)]
+pub struct TargetFacts {
+    pub path: String,
+    pub kind: TargetKind,
+    pub size_bytes: u64,
+    pub device_bytes: Option<u64>,
+    pub span_bytes: u64,
+    pub logical_block_size: u32,
+    pub direct: bool,
+    pub write_allowed: bool,
+}
+
 /// How writes are made durable, like fio's `fsync=N` and `end_fsync=1`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Durability {
@@ -53,6 +79,28 @@ pub struct Durability {
 }
 
 impl ConfigReport {
+    /// A target run with `s` for `duration` (`None`: until quit), no durability asked and no
+    /// warnings yet.
+    pub fn new(t: TargetFacts, s: Settings, duration: Option<std::time::Duration>) -> Self {
+        ConfigReport {
+            target: t.path,
+            target_kind: t.kind,
+            size_bytes: t.size_bytes,
+            device_bytes: t.device_bytes,
+            span_bytes: t.span_bytes,
+            logical_block_size: t.logical_block_size,
+            direct: t.direct,
+            write_allowed: t.write_allowed,
+            threads: s.threads,
+            bs: s.bs,
+            read_pct: s.read_pct,
+            random_pct: s.random_pct,
+            duration_s: duration.map(|d| d.as_secs_f64()),
+            durability: Durability::default(),
+            warnings: Vec::new(),
+        }
+    }
+
     /// The same description with other settings (the ones in force now, a sweep's base).
     pub fn with_settings(self, s: Settings) -> Self {
         ConfigReport {
@@ -88,7 +136,7 @@ impl ConfigReport {
     pub(crate) fn example() -> Self {
         ConfigReport {
             target: "/dev/sdb".into(),
-            target_kind: "block_device",
+            target_kind: TargetKind::BlockDevice,
             size_bytes: 1 << 30,
             device_bytes: Some(1 << 30),
             span_bytes: 1 << 30,

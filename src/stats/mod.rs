@@ -4,10 +4,12 @@
 //! in `engine`, consumers (headless report, TUI) only read these types.
 
 pub mod latency;
+pub mod log2;
 pub mod seconds;
 pub mod snapshot;
 pub mod window;
 
 pub use latency::{Latency, LatencySummary};
+pub use log2::{BUCKETS, Log2Histogram};
 pub use snapshot::{Counts, IoErrorRecord, LeftOut, Snapshot, ThreadSample};
 pub use window::{IntervalFigures, Window};

@@ -55,6 +55,22 @@ impl SweepSpec {
             .collect()
     }
 
+    /// Checks every step from `base` against the target's `geometry`; the error names the
+    /// first step that does not fit.
+    pub fn check_steps(
+        &self,
+        base: crate::settings::Settings,
+        geometry: &crate::engine::Geometry,
+    ) -> Result<(), String> {
+        for (i, s) in self.steps(base).iter().enumerate() {
+            geometry.validate(s).map_err(|e| {
+                let step = self.dimension.describe(self.dimension.value(s));
+                format!("sweep step {} ({step}): {e}", i + 1)
+            })?;
+        }
+        Ok(())
+    }
+
     /// The spec as it would be typed, e.g. "threads=64..1024" for a doubling range.
     pub fn doubling_text(dimension: Dimension, from: u64, to: u64) -> String {
         format!(

@@ -24,13 +24,6 @@ pub struct Allocation {
     pub unwritten_known: bool,
 }
 
-impl Allocation {
-    /// True when every byte is written data the disk must be read for.
-    pub fn fully_written(&self) -> bool {
-        self.hole_bytes == 0 && self.unwritten_bytes == 0 && self.unwritten_known
-    }
-}
-
 /// The allocation of `[0, len)` of `file`: FIEMAP when the filesystem supports it, else
 /// SEEK_DATA/SEEK_HOLE; an error when neither works.
 pub fn allocation(file: &File, len: u64) -> io::Result<Allocation> {

@@ -4,13 +4,14 @@
 //! lock and layout mark in scratch_mark). Nothing here generates load; the engine does, through
 //! the descriptors `open` hands out.
 
-pub mod cache;
+pub(crate) mod cache;
 pub mod discover;
-pub mod extents;
+pub(crate) mod extents;
 pub mod list;
 pub mod open;
-pub mod safety;
-pub mod scratch;
-pub mod scratch_mark;
-pub mod shell;
+pub(crate) mod prepare;
+pub(crate) mod safety;
+pub(crate) mod scratch;
+pub(crate) mod scratch_mark;
+pub(crate) mod shell;
 pub mod stack;

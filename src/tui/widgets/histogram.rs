@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
 
 use super::Theme;
-use crate::tui::app::Log2Histogram;
+use crate::stats::Log2Histogram;
 use crate::units::format_latency_ns;
 
 /// The histogram pane's content.

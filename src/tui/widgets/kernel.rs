@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
 
 use super::Theme;
-use crate::tui::app::KernelView;
+use crate::tui::state::KernelView;
 use crate::units::{format_count_rate, format_latency_ns};
 
 /// The panel's content.

@@ -8,7 +8,7 @@ use ratatui::widgets::Widget;
 
 use super::Theme;
 use crate::target::discover::{Access, DeviceInfo};
-use crate::tui::app::{Picker, PickerRow};
+use crate::tui::state::{Picker, PickerRow};
 use crate::units::format_bytes;
 
 /// The picker's table.

@@ -6,6 +6,7 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Widget};
@@ -15,6 +16,15 @@ use crate::report::baseline::Figures;
 use crate::stats::IntervalFigures;
 use crate::sweep::Dimension;
 use crate::units::{format_block_size, format_count_rate, format_latency_ns};
+
+/// A line through `data` drawn with `marker` in `style`.
+fn line(marker: Marker, style: Style, data: &[(f64, f64)]) -> Dataset<'_> {
+    Dataset::default()
+        .marker(marker)
+        .graph_type(GraphType::Line)
+        .style(style)
+        .data(data)
+}
 
 /// One step's figures as the chart uses them.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -200,35 +210,11 @@ impl Widget for SweepChart<'_> {
         let base_s = series(self.baseline, &|p| sval(p) * scale);
         let mut datasets = Vec::new();
         if !self.baseline.is_empty() {
-            datasets.push(
-                Dataset::default()
-                    .marker(Marker::Braille)
-                    .graph_type(GraphType::Line)
-                    .style(self.theme.dim())
-                    .data(&base_p),
-            );
-            datasets.push(
-                Dataset::default()
-                    .marker(Marker::Dot)
-                    .graph_type(GraphType::Line)
-                    .style(self.theme.dim())
-                    .data(&base_s),
-            );
+            datasets.push(line(Marker::Braille, self.theme.dim(), &base_p));
+            datasets.push(line(Marker::Dot, self.theme.dim(), &base_s));
         }
-        datasets.push(
-            Dataset::default()
-                .marker(Marker::Dot)
-                .graph_type(GraphType::Line)
-                .style(self.theme.tail())
-                .data(&cur_s),
-        );
-        datasets.push(
-            Dataset::default()
-                .marker(Marker::Braille)
-                .graph_type(GraphType::Line)
-                .style(self.theme.graph())
-                .data(&cur_p),
-        );
+        datasets.push(line(Marker::Dot, self.theme.tail(), &cur_s));
+        datasets.push(line(Marker::Braille, self.theme.graph(), &cur_p));
         let title = format!(" {pname} vs {} (log2 axis) ", d.name());
         let block = Block::bordered().title(Span::styled(title, self.theme.accent()));
         let inner = block.inner(area);

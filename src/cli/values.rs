@@ -1,0 +1,83 @@
+//! clap's typed `value_parser`s for diskscope's flags: each turns what was typed into a value
+//! (a count, a size, a duration, a percentage, a sweep) or one reason that quotes it. The
+//! unit parsing itself stays in `units` and `sweep::spec`; these add the flag's own limits.
+//! `describe` renders a refused value as "--flag 'value': reason", the line tests and users
+//! rely on.
+
+use std::time::Duration;
+
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+
+use crate::settings::{MAX_BS, MAX_THREADS};
+use crate::sweep::SweepSpec;
+use crate::units::{parse_duration, parse_size};
+
+/// `--threads`: a whole number from 1 to `MAX_THREADS`.
+pub fn threads(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "'{text}': give a whole number from 1 to {MAX_THREADS}"
+        )),
+    }
+}
+
+/// `--bs`: a size from 1 byte to `MAX_BS` (the engine checks alignment against the target).
+pub fn block_size(text: &str) -> Result<u64, String> {
+    match parse_size(text)? {
+        0 => Err("0: a block size must be at least 512 bytes (e.g. 4k)".into()),
+        v if v > MAX_BS => Err(format!("'{text}': at most 16M")),
+        v => Ok(v),
+    }
+}
+
+/// `--size`: a size larger than 0.
+pub fn size(text: &str) -> Result<u64, String> {
+    match parse_size(text)? {
+        0 => Err(format!("'{text}': must be larger than 0")),
+        v => Ok(v),
+    }
+}
+
+/// `--time`: a duration longer than 0.
+pub fn duration(text: &str) -> Result<Duration, String> {
+    let d = parse_duration(text)?;
+    if d.is_zero() {
+        return Err(format!("'{text}': must be longer than 0"));
+    }
+    Ok(d)
+}
+
+/// `--read`, `--random`: a percentage from 0 to 100 (a trailing % is allowed).
+pub fn percentage(text: &str) -> Result<u8, String> {
+    match text.trim().trim_end_matches('%').parse::<u32>() {
+        Ok(v) if v <= 100 => Ok(v as u8),
+        _ => Err(format!("'{text}': give a percentage from 0 to 100")),
+    }
+}
+
+/// `--sweep`: `SweepSpec::parse`, whose messages already name the flag.
+pub fn sweep(text: &str) -> Result<SweepSpec, String> {
+    SweepSpec::parse(text)
+        .map(Ok)
+        .unwrap_or_else(|e| Err(e.strip_prefix("--sweep ").map_or(e.clone(), str::to_string)))
+}
+
+/// One line for a refused command line: "--flag 'value': reason" for a value a parser above
+/// refused, else clap's own first line with a pointer to --help.
+pub fn describe(e: &clap::Error) -> String {
+    if e.kind() == ErrorKind::ValueValidation
+        && let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg)
+        && let Some(reason) = std::error::Error::source(e)
+    {
+        let flag = arg.split_whitespace().next().unwrap_or(arg);
+        return format!("{flag} {reason}");
+    }
+    let text = e.to_string();
+    let first = text
+        .lines()
+        .next()
+        .unwrap_or("bad arguments")
+        .trim_start_matches("error: ");
+    format!("{first} (diskscope --help lists the options)")
+}

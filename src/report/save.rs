@@ -1,0 +1,52 @@
+//! Results to the files named by `--json FILE` and `--csv FILE`, after a headless run or the
+//! TUI alike; each saved file is announced on stderr.
+
+use anyhow::{Context, Result};
+
+use crate::cli::Config;
+use crate::report::{RunReport, SweepReport, csv};
+
+/// Writes a run to the --json and --csv files, if any were given.
+pub fn save_run(config: &Config, report: &RunReport) -> Result<()> {
+    save(config, report, || {
+        let mut out = vec![csv::HEADER.to_string()];
+        out.extend(report.intervals.iter().map(csv::row));
+        out
+    })
+}
+
+/// Writes a sweep to the --json and --csv files, if any were given.
+pub fn save_sweep(config: &Config, report: &SweepReport) -> Result<()> {
+    save(config, report, || {
+        let mut out = vec![csv::step_header()];
+        out.extend(
+            report
+                .steps
+                .iter()
+                .enumerate()
+                .map(|(i, r)| csv::step_row(i, r)),
+        );
+        out
+    })
+}
+
+/// Writes the result to the --json and --csv files, if any were given.
+fn save<T: serde::Serialize>(
+    config: &Config,
+    result: &T,
+    csv_lines: impl FnOnce() -> Vec<String>,
+) -> Result<()> {
+    if let Some(path) = &config.json_file {
+        let text = serde_json::to_string_pretty(result)? + "\n";
+        std::fs::write(path, text)
+            .with_context(|| format!("--json {}: cannot save the result", path.display()))?;
+        eprintln!("diskscope: saved {}", path.display());
+    }
+    if let Some(path) = &config.csv_file {
+        let text = csv_lines().join("\n") + "\n";
+        std::fs::write(path, text)
+            .with_context(|| format!("--csv {}: cannot save the result", path.display()))?;
+        eprintln!("diskscope: saved {}", path.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,140 @@
+//! The target made ready for a run, for the headless front door and the TUI alike: resolve
+//! what the config names (device, file, directory or the default scratch file), lay out the
+//! scratch file when needed, check that writing a device was really asked for, open it, and
+//! describe it for the reports.
+
+use std::io::IsTerminal;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use crate::cli::{Config, DEFAULT_SCRATCH_SIZE, SCRATCH_NAME};
+use crate::report::{ConfigReport, TargetFacts, TargetKind};
+use crate::signals;
+use crate::target::open::{self, OpenSpec, Target};
+use crate::target::scratch::Scratch;
+use crate::target::{cache, safety};
+use crate::units::format_bytes;
+
+/// A target ready to benchmark, with the scratch file (if any) that must outlive the run.
+pub struct Prepared {
+    pub target: Arc<Target>,
+    pub scratch: Option<Scratch>,
+}
+
+/// The directory a scratch file is laid out in: the current one when no target is named, the
+/// target itself when it is a directory; `None` when the target is a device or file.
+pub fn scratch_dir(target: Option<&Path>) -> Option<PathBuf> {
+    match target {
+        None => Some(PathBuf::from(".")),
+        Some(p) if p.is_dir() => Some(p.to_path_buf()),
+        Some(_) => None,
+    }
+}
+
+/// Opens what the config names, laying out a scratch file when it names none or a directory;
+/// `progress(done, total)` follows the layout.
+pub fn prepare(config: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Prepared> {
+    let write = config.allow_write.is_some();
+    let spec = |span| OpenSpec {
+        direct: config.direct,
+        write,
+        span,
+    };
+    if let Some(dir) = scratch_dir(config.target.as_deref()) {
+        let size = config.size.unwrap_or(DEFAULT_SCRATCH_SIZE);
+        let scratch = Scratch::prepare(&dir, SCRATCH_NAME, size, config.keep, progress, &|| {
+            signals::received().is_some()
+        })?;
+        // The scratch file is ours: writing to it needs only --allow-write.
+        let target = Arc::new(Target::open(scratch.path(), spec(None))?);
+        return Ok(Prepared {
+            target,
+            scratch: Some(scratch),
+        });
+    }
+    let path = config.target.as_deref().unwrap_or(Path::new("."));
+    let is_device = std::fs::metadata(path)
+        .map(|m| m.file_type().is_block_device())
+        .unwrap_or(false);
+    if write && is_device {
+        // Before any open for writing: named, and not mounted or held (O_EXCL checks again).
+        safety::check_device_write(path, config.allow_write.as_deref().unwrap_or(""))?;
+    }
+    let target = Target::open(path, spec(config.size))?;
+    Ok(Prepared {
+        target: Arc::new(target),
+        scratch: None,
+    })
+}
+
+/// Progress of a scratch-file layout on stderr: one line, updated in place on a terminal.
+pub fn stderr_progress() -> impl FnMut(u64, u64) {
+    let tty = std::io::stderr().is_terminal();
+    let mut last_step = None;
+    move |done: u64, total: u64| {
+        if last_step.is_none() {
+            eprintln!(
+                "laying out the scratch file ({} of random data)…",
+                format_bytes(total)
+            );
+        }
+        let step = done * 20 / total;
+        if tty && last_step != Some(step) {
+            eprint!("\r  {} of {}", format_bytes(done), format_bytes(total));
+            if done == total {
+                eprintln!();
+            }
+        }
+        last_step = Some(step);
+    }
+}
+
+/// The report's kind for an opened target.
+pub fn kind_of(target: &Target, scratch: bool) -> TargetKind {
+    match (scratch, target.kind) {
+        (true, _) => TargetKind::ScratchFile,
+        (false, open::TargetKind::BlockDevice) => TargetKind::BlockDevice,
+        (false, open::TargetKind::RegularFile) => TargetKind::RegularFile,
+    }
+}
+
+/// Describes the target for reports.
+pub fn config_report(config: &Config, p: &Prepared) -> ConfigReport {
+    let t = &p.target;
+    let facts = TargetFacts {
+        path: t.path.display().to_string(),
+        kind: kind_of(t, p.scratch.is_some()),
+        size_bytes: t.size_bytes,
+        device_bytes: t.device_bytes,
+        span_bytes: t.span_bytes,
+        logical_block_size: t.logical_block_size,
+        direct: t.direct,
+        write_allowed: t.write,
+    };
+    let mut report = ConfigReport::new(facts, config.settings, config.duration);
+    report.warnings = warnings(p);
+    report.with_durability(config.durability)
+}
+
+/// What the target and its scratch file warn about, and whether the page cache is in play.
+fn warnings(p: &Prepared) -> Vec<String> {
+    let t = &p.target;
+    let mut warnings = t.warnings.clone();
+    warnings.extend(p.scratch.iter().flat_map(|s| s.notes().iter().cloned()));
+    if !t.direct {
+        let cached = cache::cached_bytes(t.main_fd(), t.span_bytes)
+            .map(|b| {
+                format!(
+                    "; {} of the span ({:.0}%) was cached at the start",
+                    format_bytes(b),
+                    b as f64 * 100.0 / t.span_bytes as f64
+                )
+            })
+            .unwrap_or_default();
+        warnings.push(format!("buffered I/O: the page cache is in play, so cached data is measured, not the disk{cached}"));
+    }
+    warnings
+}

@@ -1,0 +1,94 @@
+//! The TUI's state, with no drawing and no I/O: `App` holds the screen showing (one file per
+//! screen: picker, confirm, run, sweep) and the overlays. Keys turn into `Action`s in `keys`;
+//! because nothing here touches a clock, a terminal or the target, every key can be tested by
+//! feeding events in and looking at the state that comes out.
+
+pub mod confirm;
+pub mod picker;
+pub mod run;
+pub mod sweep;
+
+pub use confirm::Confirm;
+pub use picker::{Picker, PickerRow, Preparing};
+pub use run::{AppRates, KernelView, Run};
+pub use sweep::{SweepRun, SweepState, View};
+
+use crate::report::baseline::Baseline;
+use crate::settings::Settings;
+
+/// Which screen is showing.
+#[derive(Debug, Clone)]
+pub enum Screen {
+    Picker(Picker),
+    /// Writing to a block device was allowed with a bare `--allow-write`: name it first.
+    Confirm(Confirm),
+    Preparing(Preparing),
+    Run(Box<Run>),
+}
+
+/// The fio equivalent of the current settings, shown over the run screen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FioOverlay {
+    pub command_line: String,
+    pub job_file: String,
+}
+
+/// Everything the screens show.
+#[derive(Debug, Clone)]
+pub struct App {
+    pub screen: Screen,
+    pub help: bool,
+    /// False under NO_COLOR: only bold, dim and reverse are used.
+    pub color: bool,
+    /// The fio overlay, while shown (any key closes it).
+    pub fio: Option<FioOverlay>,
+    /// A saved run or sweep (`--baseline`) drawn dimmed beside this one.
+    pub baseline: Option<Baseline>,
+}
+
+impl App {
+    /// An app starting on `screen`.
+    pub fn new(screen: Screen, color: bool) -> App {
+        App {
+            screen,
+            help: false,
+            color,
+            fio: None,
+            baseline: None,
+        }
+    }
+
+    /// The run screen, if showing.
+    pub fn run(&self) -> Option<&Run> {
+        match &self.screen {
+            Screen::Run(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The run screen, mutably, if showing.
+    pub fn run_mut(&mut self) -> Option<&mut Run> {
+        match &mut self.screen {
+            Screen::Run(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Records the engine's answer to an `Apply`: `settings` are those now in force. A
+    /// refused sweep step ends the sweep.
+    pub fn applied(&mut self, result: Result<(), String>, settings: Settings) {
+        if let Some(run) = self.run_mut() {
+            run.settings = settings;
+            match result {
+                Ok(()) => run.message = None,
+                Err(e) if run.sweeping() => {
+                    run.cancel_sweep("stopped");
+                    if let Some(m) = &mut run.message {
+                        m.push_str(&format!(": {e}"));
+                    }
+                }
+                Err(e) => run.message = Some(e),
+            }
+        }
+    }
+}

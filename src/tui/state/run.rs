@@ -1,0 +1,228 @@
+//! The run screen's state: the settings in force, bounded history of the engine's snapshots
+//! for the sparklines, the recent-latency histogram, the kernel's counters beside the app's
+//! rates, and the one-second intervals kept for `e` and `--json FILE`.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use super::sweep::{SweepRun, View};
+use crate::diskstats::KernelRates;
+use crate::report::{ConfigReport, RunReport};
+use crate::settings::{Knob, Settings};
+use crate::stats::seconds::Seconds;
+use crate::stats::{IntervalFigures, Log2Histogram, Snapshot, Window};
+use crate::sweep::DEFAULT_STEP_TIME;
+
+/// Snapshots kept for the sparklines: 60 s at the default 10 Hz.
+pub const HISTORY_LEN: usize = 600;
+/// Snapshots merged into the latency histogram: about 2 s at 10 Hz.
+pub const RECENT_LATENCY_LEN: usize = 20;
+/// Length of a row of the intervals kept for `e` and `--json FILE` (as headless prints them).
+pub const INTERVAL: Duration = Duration::from_secs(1);
+/// Rows kept for export: the last hour, so a run left open for days stays the same size (the
+/// totals still cover the whole run).
+pub const KEPT_INTERVALS: usize = 3600;
+
+/// The app's own rates over the same stretch of time as the kernel's sample.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct AppRates {
+    pub r_per_s: f64,
+    pub w_per_s: f64,
+    pub r_bytes_per_s: f64,
+    pub w_bytes_per_s: f64,
+    /// Mean latency of the app's I/Os, in ns (0 when none).
+    pub mean_latency_ns: f64,
+    /// Worker threads: the most I/Os the app can have in flight.
+    pub threads: usize,
+}
+
+/// The kernel's view of the target's device beside the app's.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KernelView {
+    /// The device's name in /proc/diskstats; `None` when the target has none (e.g. tmpfs).
+    pub device: Option<String>,
+    pub kernel: Option<KernelRates>,
+    pub app: Option<AppRates>,
+}
+
+/// The state of the run screen.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// What is tested and how (target, span, mode, warnings).
+    pub info: ConfigReport,
+    /// The settings in force (as last accepted by the engine).
+    pub settings: Settings,
+    pub focus: Knob,
+    pub paused: bool,
+    /// The latest snapshot.
+    pub last: Option<Snapshot>,
+    /// Per-snapshot interval IOPS, bytes/s, p50 and p99 (ns), oldest first.
+    pub iops: VecDeque<u64>,
+    pub bw: VecDeque<u64>,
+    pub p50: VecDeque<u64>,
+    pub p99: VecDeque<u64>,
+    /// One-second windows of running time: "now", peak, average and the thread rows.
+    pub seconds: Seconds,
+    /// Log2 histograms of the most recent snapshots.
+    recent: VecDeque<Log2Histogram>,
+    /// `recent` merged: what the histogram pane shows.
+    pub latency: Log2Histogram,
+    kernel_window: Window,
+    pub kernel: KernelView,
+    /// First row of the thread table.
+    pub thread_scroll: usize,
+    /// An error or notice for the status line (e.g. a refused setting).
+    pub message: Option<String>,
+    /// Set once quitting began; the screen waits for the final snapshot.
+    pub stopping: bool,
+    /// A notice for the status line that is not an error (e.g. where a file was saved).
+    pub notice: Option<String>,
+    /// `s` was pressed: the next key picks the sweep's dimension.
+    pub sweep_prompt: bool,
+    /// The running or the last sweep.
+    pub sweep: Option<SweepRun>,
+    /// Measured time per sweep step (`-T`, default 3 s).
+    pub step_time: Duration,
+    /// What the screen shows: the live run or the last sweep's chart.
+    pub view: View,
+    /// One row per second of run time (the last `KEPT_INTERVALS`), for `e` and `--json FILE`.
+    pub intervals: VecDeque<IntervalFigures>,
+    interval_window: Window,
+    next_interval: Duration,
+}
+
+impl Run {
+    /// A run screen with no data yet.
+    pub fn new(info: ConfigReport, settings: Settings, kernel_device: Option<String>) -> Run {
+        Run {
+            info,
+            settings,
+            focus: Knob::Threads,
+            paused: false,
+            last: None,
+            iops: VecDeque::with_capacity(HISTORY_LEN),
+            bw: VecDeque::with_capacity(HISTORY_LEN),
+            p50: VecDeque::with_capacity(HISTORY_LEN),
+            p99: VecDeque::with_capacity(HISTORY_LEN),
+            seconds: Seconds::default(),
+            recent: VecDeque::with_capacity(RECENT_LATENCY_LEN),
+            latency: Log2Histogram::default(),
+            kernel_window: Window::default(),
+            kernel: KernelView {
+                device: kernel_device,
+                ..KernelView::default()
+            },
+            thread_scroll: 0,
+            message: None,
+            stopping: false,
+            notice: None,
+            sweep_prompt: false,
+            sweep: None,
+            step_time: DEFAULT_STEP_TIME,
+            view: View::Live,
+            intervals: VecDeque::new(),
+            interval_window: Window::default(),
+            next_interval: INTERVAL,
+        }
+    }
+
+    /// Takes in one snapshot from the engine.
+    pub fn push(&mut self, s: Snapshot) {
+        // An interval the process was stopped in is not a rate (the engine leaves it out).
+        if s.stopped.is_none() {
+            let lat = s.interval_latency.summary();
+            push_bounded(
+                &mut self.iops,
+                s.interval_iops().round() as u64,
+                HISTORY_LEN,
+            );
+            push_bounded(&mut self.bw, s.interval_bw().round() as u64, HISTORY_LEN);
+            push_bounded(&mut self.p50, lat.p50, HISTORY_LEN);
+            push_bounded(&mut self.p99, lat.p99, HISTORY_LEN);
+            push_bounded(
+                &mut self.recent,
+                Log2Histogram::of(&s.interval_latency),
+                RECENT_LATENCY_LEN,
+            );
+        }
+        let mut merged = Log2Histogram::default();
+        for h in &self.recent {
+            merged.add(h);
+        }
+        self.latency = merged;
+        self.seconds.push(&s);
+        self.kernel_window.push(&s);
+        // A row per second of run time, with headless's half-tick of slack for timer jitter.
+        self.interval_window.push(&s);
+        if s.at + Duration::from_millis(50) >= self.next_interval {
+            push_bounded(
+                &mut self.intervals,
+                self.interval_window.take().figures(),
+                KEPT_INTERVALS,
+            );
+            while self.next_interval <= s.at + Duration::from_millis(50) {
+                self.next_interval += INTERVAL;
+            }
+        }
+        self.last = Some(s);
+    }
+
+    /// The run so far as `--json` reports it (`None` before the first snapshot). The partial
+    /// second at the end is its last interval.
+    pub fn run_report(&self) -> Option<RunReport> {
+        let last = self.last.as_ref()?;
+        let mut intervals: Vec<_> = self.intervals.iter().cloned().collect();
+        if self.interval_window.snapshots > 0 {
+            intervals.push(self.interval_window.figures());
+        }
+        Some(RunReport::new(self.info.clone(), last, intervals))
+    }
+
+    /// The run's description with the settings now in force, for the fio overlay.
+    pub fn current_config(&self) -> ConfigReport {
+        self.info.clone().with_settings(self.settings)
+    }
+
+    /// Takes in a kernel sample; the app's rates are taken over the snapshots since the last
+    /// one, so both columns cover about the same time.
+    pub fn set_kernel(&mut self, kernel: Option<KernelRates>) {
+        let w = self.kernel_window.take();
+        let per_s = |n: u64| crate::stats::snapshot::per_second(n, w.elapsed);
+        self.kernel.kernel = kernel;
+        self.kernel.app = Some(AppRates {
+            r_per_s: per_s(w.counts.read_ops),
+            w_per_s: per_s(w.counts.write_ops),
+            r_bytes_per_s: per_s(w.counts.read_bytes),
+            w_bytes_per_s: per_s(w.counts.write_bytes),
+            mean_latency_ns: w.latency_summary().mean,
+            threads: w.settings.map_or(self.settings.threads, |s| s.threads),
+        });
+    }
+
+    /// Forgets the history, as the engine's statistics were reset.
+    pub fn clear_history(&mut self) {
+        self.iops.clear();
+        self.bw.clear();
+        self.p50.clear();
+        self.p99.clear();
+        self.recent.clear();
+        self.latency = Log2Histogram::default();
+        self.seconds = Seconds::default();
+        // The engine's totals restart, so the saved intervals do too.
+        self.intervals.clear();
+        self.interval_window = Window::default();
+        self.next_interval = self.last.as_ref().map_or(Duration::ZERO, |s| s.at) + INTERVAL;
+    }
+
+    /// Active threads in the latest snapshot.
+    pub fn thread_rows(&self) -> usize {
+        self.last.as_ref().map_or(0, |s| s.threads.len())
+    }
+}
+
+fn push_bounded<T>(q: &mut VecDeque<T>, v: T, cap: usize) {
+    if q.len() == cap {
+        q.pop_front();
+    }
+    q.push_back(v);
+}

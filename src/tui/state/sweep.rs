@@ -1,0 +1,168 @@
+//! A sweep on the running engine, as the run screen holds it: `SweepRunner` decides the
+//! steps, the session applies them; when done the screen shows the sweep's chart.
+
+use std::time::Duration;
+
+use super::run::Run;
+use crate::report::export::Export;
+use crate::report::{ConfigReport, SweepReport};
+use crate::settings::Settings;
+use crate::stats::{IntervalFigures, Snapshot};
+use crate::sweep::{Dimension, Next, Saturation, SweepRunner, SweepSpec, saturation};
+use crate::tui::action::Action;
+
+/// What the run screen shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// Sliders, graphs, histogram, threads.
+    Live,
+    /// The last sweep: chart, table and saturation (Enter/Esc goes back).
+    Sweep,
+}
+
+/// Where a sweep is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepState {
+    Running,
+    /// Every step was measured.
+    Done,
+    /// Cancelled with Esc, or a step's settings were refused.
+    Cancelled,
+}
+
+/// A sweep on the running engine: `SweepRunner` decides, the run loop applies.
+#[derive(Debug, Clone)]
+pub struct SweepRun {
+    pub runner: SweepRunner,
+    pub state: SweepState,
+    /// The settings the steps vary from.
+    pub base: Settings,
+    pub step_time: Duration,
+    /// Found when the sweep is done.
+    pub saturation: Option<Saturation>,
+    /// Set when a manual setting change came after the sweep: it is then no longer the last
+    /// thing that ran, and `e` and the summary are about the run.
+    pub superseded: bool,
+}
+
+impl SweepRun {
+    pub fn dimension(&self) -> Dimension {
+        self.runner.spec().dimension
+    }
+
+    /// Steps measured so far.
+    pub fn results(&self) -> &[IntervalFigures] {
+        self.runner.results()
+    }
+}
+
+impl Run {
+    /// Starts a sweep of `spec` from the current settings; the action applies its first step.
+    pub fn start_sweep(&mut self, spec: SweepSpec) -> Action {
+        let runner = SweepRunner::new(spec, self.settings, self.step_time);
+        let first = runner.first();
+        self.sweep = Some(SweepRun {
+            runner,
+            state: SweepState::Running,
+            base: self.settings,
+            step_time: self.step_time,
+            saturation: None,
+            superseded: false,
+        });
+        self.sweep_prompt = false;
+        self.view = View::Live;
+        self.message = None;
+        self.notice = None;
+        Action::Apply(first)
+    }
+
+    /// Feeds a snapshot to a running sweep; the action applies the next step's settings.
+    /// When the last step is measured the sweep's chart is shown.
+    pub fn advance_sweep(&mut self, s: &Snapshot) -> Action {
+        let Some(sweep) = self
+            .sweep
+            .as_mut()
+            .filter(|w| w.state == SweepState::Running)
+        else {
+            return Action::None;
+        };
+        match sweep.runner.on_snapshot(s) {
+            Next::Continue => Action::None,
+            Next::Apply(next) => Action::Apply(next),
+            Next::Done => {
+                sweep.state = SweepState::Done;
+                sweep.saturation = saturation(sweep.dimension(), sweep.results());
+                self.view = View::Sweep;
+                Action::None
+            }
+        }
+    }
+
+    /// Stops a running sweep; the run goes on with the settings in force.
+    pub fn cancel_sweep(&mut self, why: &str) {
+        if let Some(sweep) = self
+            .sweep
+            .as_mut()
+            .filter(|w| w.state == SweepState::Running)
+        {
+            sweep.state = SweepState::Cancelled;
+            self.message = Some(format!(
+                "sweep {why} after {} of {} steps; the run goes on",
+                sweep.results().len(),
+                sweep.runner.steps().len()
+            ));
+        }
+    }
+
+    /// True while a sweep runs (the sliders are locked).
+    pub fn sweeping(&self) -> bool {
+        self.sweep
+            .as_ref()
+            .is_some_and(|w| w.state == SweepState::Running)
+    }
+
+    /// The finished sweep, if it is the last thing that ran.
+    pub fn last_sweep(&self) -> Option<&SweepRun> {
+        self.sweep
+            .as_ref()
+            .filter(|w| w.state == SweepState::Done && !w.superseded)
+    }
+
+    /// The last finished sweep as `--json --sweep` reports it.
+    pub fn sweep_report(&self) -> Option<SweepReport> {
+        let sweep = self
+            .sweep
+            .as_ref()
+            .filter(|w| w.state == SweepState::Done)?;
+        let b = sweep.base;
+        let config = ConfigReport {
+            duration_s: Some(sweep.step_time.as_secs_f64()),
+            ..self.info.clone()
+        }
+        .with_settings(b);
+        Some(SweepReport {
+            config,
+            dimension: sweep.dimension(),
+            step_time_s: sweep.step_time.as_secs_f64(),
+            steps: sweep.results().to_vec(),
+            saturation: sweep.saturation.clone(),
+            partial_step: None,
+            errors: self
+                .last
+                .as_ref()
+                .map(|s| s.first_errors.clone())
+                .unwrap_or_default(),
+            interrupted_by: None,
+        })
+    }
+
+    /// What `e` saves: the sweep when it is showing or ran last, else the run.
+    pub fn export(&self) -> Option<Export> {
+        if (self.view == View::Sweep || self.last_sweep().is_some())
+            && let Some(r) = self.sweep_report()
+        {
+            return Some(Export::Sweep(Box::new(r)));
+        }
+        self.run_report().map(|r| Export::Run(Box::new(r)))
+    }
+}

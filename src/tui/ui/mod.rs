@@ -1,0 +1,64 @@
+//! Layout and drawing: a pure function of `&App`. Nothing here reads a clock, touches the
+//! engine or the target, or changes state — so the same `App` always draws the same screen,
+//! which is what the snapshot tests rely on.
+//!
+//! The run screen at 80x24 and up: a status line; the sliders beside the kernel's view; the
+//! IOPS, bandwidth and latency sparklines beside the latency histogram and the thread table;
+//! a message line. Smaller terminals drop panes (first the side panes, then the graphs) and a
+//! terminal of one cell still draws without panicking.
+//!
+//! The sweep view replaces the panes with the sweep's chart, the iops(1)-style table and the
+//! saturation sentence; the write confirmation, the help and the fio job are drawn over
+//! whatever is underneath.
+
+mod overlays;
+mod panes;
+mod run;
+mod setup;
+mod sweep;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::widgets::{Block, Widget};
+
+use super::state::{App, Screen, View};
+use super::widgets::Theme;
+
+impl Widget for &App {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let theme = Theme { color: self.color };
+        match &self.screen {
+            Screen::Picker(p) => setup::draw_picker(p, theme, area, buf),
+            Screen::Confirm(c) => setup::draw_confirm(c, theme, area, buf),
+            Screen::Preparing(p) => setup::draw_preparing(p, theme, area, buf),
+            Screen::Run(r) if r.view == View::Sweep => {
+                sweep::draw_sweep(r, self.baseline.as_ref(), theme, area, buf)
+            }
+            Screen::Run(r) => run::draw_run(r, self.baseline.as_ref(), theme, area, buf),
+        }
+        if let Some(f) = &self.fio {
+            overlays::draw_fio(f, theme, area, buf);
+        }
+        if self.help {
+            overlays::draw_help(theme, area, buf);
+        }
+    }
+}
+
+/// A box of at most `w` x `h` in the middle of `area`.
+pub(super) fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let (w, h) = (area.width.min(w), area.height.min(h));
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+/// Draws `block` over `area` and returns the area inside it, for the pane's widget.
+pub(super) fn framed(block: Block, area: Rect, buf: &mut Buffer) -> Rect {
+    let inner = block.inner(area);
+    block.render(area, buf);
+    inner
+}

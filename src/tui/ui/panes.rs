@@ -1,0 +1,168 @@
+//! The run screen's panes: the kernel's view, the IOPS, bandwidth and latency sparklines, the
+//! latency histogram and the thread table, each a titled frame around a widget.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Sparkline, Widget};
+
+use super::framed;
+use crate::tui::state::Run;
+use crate::tui::widgets::Theme;
+use crate::tui::widgets::histogram::LatencyHistogramView;
+use crate::tui::widgets::kernel::KernelPanel;
+use crate::tui::widgets::threads::ThreadTable;
+use crate::units::{format_bytes, format_count_rate, format_latency_ns};
+
+pub(super) fn draw_kernel(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let block = Block::bordered().title(Span::styled(
+        " kernel (/proc/diskstats) vs app, 1 s ",
+        theme.dim(),
+    ));
+    let inner = framed(block, area, buf);
+    KernelPanel {
+        view: &run.kernel,
+        theme,
+    }
+    .render(inner, buf);
+}
+
+/// The last `n` values of a history.
+pub(super) fn tail(q: &std::collections::VecDeque<u64>, n: usize) -> Vec<u64> {
+    q.iter().skip(q.len().saturating_sub(n)).copied().collect()
+}
+
+pub(super) fn graph_block(title: String, theme: Theme) -> Block<'static> {
+    Block::new()
+        .borders(Borders::TOP)
+        .title(Span::styled(title, theme.accent()))
+}
+
+/// A dimmed, right-aligned title naming the baseline's figure.
+pub(super) fn baseline_title(text: Option<String>, theme: Theme) -> Option<Line<'static>> {
+    text.map(|t| Line::styled(format!(" {t} "), theme.dim()).right_aligned())
+}
+
+pub(super) fn draw_iops(
+    run: &Run,
+    base: Option<crate::report::baseline::Figures>,
+    theme: Theme,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    // Now, peak and average all come from the same one-second windows of running time.
+    let seconds = &run.seconds;
+    let rate = |v: Option<f64>| v.map_or_else(|| "-".into(), format_count_rate);
+    let title = format!(
+        " IOPS now {} · peak {} · avg {} ",
+        rate(seconds.now.as_ref().map(|n| n.iops)),
+        rate(seconds.now.as_ref().map(|_| seconds.peak_iops)),
+        rate(seconds.avg_iops())
+    );
+    let mut block = graph_block(title, theme);
+    if let Some(t) = baseline_title(
+        base.map(|b| format!("baseline {}", format_count_rate(b.iops))),
+        theme,
+    ) {
+        block = block.title_top(t);
+    }
+    let inner = framed(block, area, buf);
+    Sparkline::default()
+        .data(tail(&run.iops, inner.width as usize))
+        .style(theme.graph())
+        .render(inner, buf);
+}
+
+pub(super) fn draw_bw(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let seconds = &run.seconds;
+    let rate =
+        |v: Option<f64>| v.map_or_else(|| "-".into(), |b| format!("{}/s", format_bytes(b as u64)));
+    let block = graph_block(
+        format!(
+            " bandwidth now {} · avg {} ",
+            rate(seconds.now.as_ref().map(|n| n.bw_bytes_per_s)),
+            rate(seconds.avg_bw())
+        ),
+        theme,
+    );
+    let inner = framed(block, area, buf);
+    Sparkline::default()
+        .data(tail(&run.bw, inner.width as usize))
+        .style(theme.graph())
+        .render(inner, buf);
+}
+
+pub(super) fn draw_latency(
+    run: &Run,
+    base: Option<crate::report::baseline::Figures>,
+    theme: Theme,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let (p50, p99) = match run.seconds.now.as_ref().map(|n| n.latency) {
+        Some(l) if l.count > 0 => (
+            format_latency_ns(l.p50 as f64),
+            format_latency_ns(l.p99 as f64),
+        ),
+        _ => ("-".to_string(), "-".to_string()),
+    };
+    let n = area.width as usize;
+    let p99s = tail(&run.p99, n);
+    let p50s = tail(&run.p50, n);
+    let max = p99s.iter().copied().max().unwrap_or(0).max(1);
+    let title = format!(" latency p99 {p99} ▲ p50 {p50} ▼ ");
+    let mut block = graph_block(title, theme);
+    if let Some(t) = baseline_title(
+        base.map(|b| format!("baseline p99 {}", format_latency_ns(b.p99_ns))),
+        theme,
+    ) {
+        block = block.title_top(t);
+    }
+    let inner = framed(block, area, buf);
+    if inner.height == 0 {
+        return;
+    }
+    let upper = inner.height.div_ceil(2);
+    let [a, b] = Layout::vertical([Constraint::Length(upper), Constraint::Fill(1)]).areas(inner);
+    Sparkline::default()
+        .data(p99s)
+        .max(max)
+        .style(theme.tail())
+        .render(a, buf);
+    Sparkline::default()
+        .data(p50s)
+        .max(max)
+        .style(theme.graph())
+        .render(b, buf);
+}
+
+pub(super) fn draw_histogram(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let block = Block::bordered().title(Span::styled(
+        " latency distribution, last 2 s ",
+        theme.accent(),
+    ));
+    let inner = framed(block, area, buf);
+    LatencyHistogramView {
+        histogram: &run.latency,
+        theme,
+    }
+    .render(inner, buf);
+}
+
+pub(super) fn draw_threads(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let count = run
+        .last
+        .as_ref()
+        .map_or(0, |s| s.threads.iter().filter(|t| t.active).count());
+    let block = Block::bordered().title(Span::styled(
+        format!(" threads: {count} active ([ ] scroll) "),
+        theme.accent(),
+    ));
+    let inner = framed(block, area, buf);
+    ThreadTable {
+        rows: run.seconds.now.as_ref().map(|n| n.threads.as_slice()),
+        scroll: run.thread_scroll,
+        theme,
+    }
+    .render(inner, buf);
+}

@@ -1,0 +1,323 @@
+//! The run screen: the status line, the sliders beside the kernel's view, the graphs beside
+//! the histogram and the thread table (drawn in `panes`), and the message line; smaller
+//! terminals drop panes.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Widget};
+
+use super::framed;
+use super::panes::{draw_bw, draw_histogram, draw_iops, draw_kernel, draw_latency, draw_threads};
+use crate::report::baseline::Baseline;
+use crate::report::text::describe_settings;
+use crate::settings::Knob;
+use crate::settings::{MAX_BS, MAX_THREADS};
+use crate::tui::state::{Run, SweepState};
+use crate::tui::widgets::Theme;
+use crate::tui::widgets::slider::Slider;
+use crate::units::{format_block_size, format_bytes, format_duration};
+
+/// The status line: target, span, mode, elapsed, errors, paused — fitted to `width`. The
+/// state (elapsed, errors, warnings, PAUSED/STOPPING) always shows; what does not fit goes
+/// first ("? help", the name, the span, the mode), then the path loses its middle. `extra`
+/// (the sweep's description) comes before the path.
+pub(super) fn status_line(
+    run: &Run,
+    theme: Theme,
+    width: u16,
+    extra: Option<Span<'static>>,
+) -> Line<'static> {
+    let i = &run.info;
+    let sep = || Span::styled("│ ", theme.dim());
+    let (elapsed, errors) = run
+        .last
+        .as_ref()
+        .map_or((std::time::Duration::ZERO, 0), |s| {
+            (s.at, s.total.errors + s.total.short_ios)
+        });
+    let err_style = if errors > 0 {
+        theme.error()
+    } else {
+        Style::new()
+    };
+    // (drop order: 1 goes first, then 2 …; 0 and PATH stay; spans)
+    const PATH: u8 = u8::MAX;
+    let mut parts: Vec<(u8, Vec<Span<'static>>)> = vec![
+        (2, vec![Span::styled("diskscope ", theme.accent())]),
+        (0, extra.into_iter().collect()),
+        (PATH, vec![]), // fitted last, into the room left
+        (
+            3,
+            vec![
+                sep(),
+                Span::raw(format!("span {} ", format_bytes(i.span_bytes))),
+            ],
+        ),
+        (
+            4,
+            vec![
+                sep(),
+                Span::raw(if i.direct { "direct " } else { "buffered " }),
+            ],
+        ),
+        (
+            0,
+            vec![sep(), Span::raw(format!("{} ", format_duration(elapsed)))],
+        ),
+        (
+            0,
+            vec![sep(), Span::styled(format!("errors {errors} "), err_style)],
+        ),
+    ];
+    if !i.warnings.is_empty() {
+        let text = format!("│ warnings {} ", i.warnings.len());
+        parts.push((0, vec![Span::styled(text, theme.warn())]));
+    }
+    if run.stopping {
+        parts.push((0, vec![Span::styled("│ STOPPING ", theme.warn())]));
+    } else if run.paused {
+        let style = theme
+            .warn()
+            .add_modifier(ratatui::style::Modifier::REVERSED);
+        parts.push((0, vec![Span::styled("│ PAUSED ", style)]));
+    }
+    parts.push((1, vec![Span::styled("│ ? help", theme.dim())]));
+    let used = |parts: &[(u8, Vec<Span>)]| -> usize {
+        parts.iter().flat_map(|(_, s)| s).map(Span::width).sum()
+    };
+    let path = format!("{} ", i.target);
+    let room = |parts: &[(u8, Vec<Span>)]| (width as usize).saturating_sub(used(parts));
+    for level in 1..=4 {
+        if room(&parts) >= path.chars().count().min(16) {
+            break;
+        }
+        parts.retain(|(p, _)| *p != level);
+    }
+    let fitted = shorten_middle(&path, room(&parts));
+    if let Some(slot) = parts.iter_mut().find(|(p, _)| *p == PATH) {
+        slot.1 = vec![Span::raw(fitted)];
+    }
+    Line::from(parts.into_iter().flat_map(|(_, s)| s).collect::<Vec<_>>())
+}
+
+/// `text` cut to `max` characters by replacing its middle with "…" (a path keeps its start
+/// and its file name).
+pub(super) fn shorten_middle(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_string();
+    }
+    if max < 2 {
+        return "…".chars().take(max).collect();
+    }
+    let head = (max - 1) / 2;
+    let tail = max - 1 - head;
+    let start: String = text.chars().take(head).collect();
+    let end: String = text.chars().skip(n - tail).collect();
+    format!("{start}…{end}")
+}
+
+/// "sweep threads: step 3/7 (4 threads), measuring · Esc cancels" while a sweep runs.
+pub(super) fn sweep_progress(run: &Run) -> Option<String> {
+    let sweep = run
+        .sweep
+        .as_ref()
+        .filter(|w| w.state == SweepState::Running)?;
+    let (i, n, measuring) = sweep.runner.progress();
+    let d = sweep.dimension();
+    let value = sweep
+        .runner
+        .steps()
+        .get(i)
+        .map_or_else(String::new, |s| d.describe(d.value(s)));
+    Some(format!(
+        "sweep {}: step {}/{n} ({value}), {} · v chart · Esc cancels",
+        d.name(),
+        (i + 1).min(n),
+        if measuring { "measuring" } else { "ramping up" }
+    ))
+}
+
+pub(super) fn message_line(run: &Run, theme: Theme) -> Line<'static> {
+    if let Some(m) = &run.message {
+        Line::styled(m.clone(), theme.error())
+    } else if let Some(p) = sweep_progress(run) {
+        Line::styled(p, theme.warn())
+    } else if let Some(n) = &run.notice {
+        Line::styled(n.clone(), theme.accent())
+    } else if !run.info.warnings.is_empty() {
+        Line::styled(
+            format!("warning: {}", run.info.warnings.join("; ")),
+            theme.warn(),
+        )
+    } else {
+        Line::styled(
+            "space pause · r reset · s sweep · e save · f fio · q quit · ? help",
+            theme.dim(),
+        )
+    }
+}
+
+/// The baseline's figures when it is a single run.
+pub(super) fn run_baseline(b: Option<&Baseline>) -> Option<crate::report::baseline::Figures> {
+    match b {
+        Some(Baseline::Run { total, .. }) => Some(*total),
+        _ => None,
+    }
+}
+
+pub(super) fn draw_run(
+    run: &Run,
+    baseline: Option<&Baseline>,
+    theme: Theme,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let base = run_baseline(baseline);
+    if area.is_empty() {
+        return;
+    }
+    if area.height < 3 {
+        status_line(run, theme, area.width, None).render(Rect { height: 1, ..area }, buf);
+        return;
+    }
+    let [status, body, message] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    status_line(run, theme, status.width, None).render(status, buf);
+    message_line(run, theme).render(message, buf);
+    if body.width >= 80 && body.height >= 20 {
+        let [top, bottom] =
+            Layout::vertical([Constraint::Length(8), Constraint::Fill(1)]).areas(body);
+        let [controls, kernel] =
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(top);
+        draw_controls(run, theme, controls, buf);
+        draw_kernel(run, theme, kernel, buf);
+        let [left, right] =
+            Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
+                .areas(bottom);
+        let [iops, bw, lat] = Layout::vertical([
+            Constraint::Fill(2),
+            Constraint::Fill(2),
+            Constraint::Fill(3),
+        ])
+        .areas(left);
+        draw_iops(run, base, theme, iops, buf);
+        draw_bw(run, theme, bw, buf);
+        draw_latency(run, base, theme, lat, buf);
+        let [hist, threads] =
+            Layout::vertical([Constraint::Fill(1), Constraint::Fill(1)]).areas(right);
+        draw_histogram(run, theme, hist, buf);
+        draw_threads(run, theme, threads, buf);
+    } else if body.height >= 6 {
+        let [controls, rest] =
+            Layout::vertical([Constraint::Length(6), Constraint::Fill(1)]).areas(body);
+        draw_controls(run, theme, controls, buf);
+        if rest.height >= 8 {
+            let [iops, lat] =
+                Layout::vertical([Constraint::Fill(1), Constraint::Fill(1)]).areas(rest);
+            draw_iops(run, base, theme, iops, buf);
+            draw_latency(run, base, theme, lat, buf);
+        } else {
+            draw_iops(run, base, theme, rest, buf);
+        }
+    } else {
+        // Too small for the sliders' box: the settings as one line, then IOPS.
+        let s = run.settings;
+        let text = format!(
+            "{}: {} thr {} r{}% rnd{}%",
+            run.focus.label(),
+            s.threads,
+            format_block_size(s.bs),
+            s.read_pct,
+            s.random_pct
+        );
+        Line::raw(text).render(Rect { height: 1, ..body }, buf);
+        if body.height > 1 {
+            draw_iops(
+                run,
+                base,
+                theme,
+                Rect {
+                    y: body.y + 1,
+                    height: body.height - 1,
+                    ..body
+                },
+                buf,
+            );
+        }
+    }
+}
+
+/// Where a value sits on a log2 scale from `lo` to `hi`.
+pub(super) fn log_position(v: u64, lo: u64, hi: u64) -> f64 {
+    let (v, lo, hi) = (
+        (v.max(1) as f64).log2(),
+        (lo as f64).log2(),
+        (hi as f64).log2(),
+    );
+    if hi > lo { (v - lo) / (hi - lo) } else { 0.0 }
+}
+
+pub(super) fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let title = if run.sweeping() {
+        Span::styled(" controls locked: sweeping (Esc cancels) ", theme.warn())
+    } else {
+        Span::styled(" controls: Tab/↑↓ select, ←→ +- change ", theme.dim())
+    };
+    let block = Block::bordered().title(title);
+    let inner = framed(block, area, buf);
+    let s = run.settings;
+    for (row, knob) in Knob::ALL.iter().enumerate().take(inner.height as usize) {
+        let (value, position) = match knob {
+            Knob::Threads => (
+                s.threads.to_string(),
+                log_position(s.threads as u64, 1, MAX_THREADS as u64),
+            ),
+            Knob::BlockSize => (
+                format_block_size(s.bs),
+                log_position(s.bs, crate::settings::MIN_BS, MAX_BS),
+            ),
+            Knob::ReadPct => {
+                let v = if run.info.write_allowed {
+                    format!("{}", s.read_pct)
+                } else {
+                    format!("{} ro", s.read_pct)
+                };
+                (v, f64::from(s.read_pct) / 100.0)
+            }
+            Knob::RandomPct => (s.random_pct.to_string(), f64::from(s.random_pct) / 100.0),
+        };
+        Slider {
+            label: knob.label(),
+            value,
+            position,
+            focused: run.focus == *knob,
+            theme,
+        }
+        .render(
+            Rect {
+                y: inner.y + row as u16,
+                height: 1,
+                ..inner
+            },
+            buf,
+        );
+    }
+    if inner.height > 5 {
+        let phrase = format!("  {}", describe_settings(&s));
+        Line::styled(phrase, theme.dim()).render(
+            Rect {
+                y: inner.y + 5,
+                height: 1,
+                ..inner
+            },
+            buf,
+        );
+    }
+}
