@@ -1067,3 +1067,17 @@ fn a_long_path_gives_way_to_the_state_at_80_columns() {
         .to_string();
     assert!(top.contains(long) && top.contains("? help"), "{top}");
 }
+
+#[test]
+fn the_kernel_panels_app_column_is_the_iops_now_window() {
+    let app = run_app();
+    let run = app.run().unwrap();
+    let now = run.seconds.now.as_ref().unwrap();
+    let a = run.kernel.app.as_ref().unwrap();
+    assert!(
+        (a.r_per_s + a.w_per_s - now.iops).abs() < 1e-6,
+        "{} vs {}",
+        a.r_per_s,
+        now.iops
+    );
+}

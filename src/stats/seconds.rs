@@ -9,8 +9,9 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use super::latency::LatencySummary;
-use super::snapshot::{Snapshot, per_second};
+use super::snapshot::{Counts, Snapshot, per_second};
 use super::window::Window;
+use crate::settings::Settings;
 
 /// Length of a window.
 pub const SECOND: Duration = Duration::from_secs(1);
@@ -30,6 +31,10 @@ pub struct ThreadRow {
 /// The last complete window.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Now {
+    /// The window's counts, real length and settings (of its last snapshot).
+    pub counts: Counts,
+    pub elapsed: Duration,
+    pub settings: Settings,
     pub iops: f64,
     pub bw_bytes_per_s: f64,
     pub latency: LatencySummary,
@@ -43,6 +48,8 @@ pub struct Seconds {
     /// Each thread's (ops, latency sum in ns) when the current window began.
     base: HashMap<usize, (u64, f64)>,
     pub now: Option<Now>,
+    /// Complete windows so far: a change tells a consumer that `now` moved on.
+    pub windows: u64,
     pub peak_iops: f64,
     done_ops: u64,
     done_bytes: u64,
@@ -84,7 +91,11 @@ impl Seconds {
                 }
             })
             .collect();
+        self.windows += 1;
         self.now = Some(Now {
+            counts: w.counts,
+            elapsed: w.elapsed,
+            settings: s.settings,
             iops,
             bw_bytes_per_s: w.bw(),
             latency: w.latency_summary(),

@@ -267,7 +267,7 @@ impl Session {
             device: device.clone(),
             proc_root: PathBuf::from("/proc"),
             prev: None,
-            next_at: Duration::ZERO,
+            windows: 0,
         });
         let mut run = Run::new(report.clone(), engine.settings(), device);
         run.step_time = self.config.duration.unwrap_or(DEFAULT_STEP_TIME);
@@ -370,10 +370,10 @@ impl Session {
             && app.run().is_some_and(|r| r.sweep.is_none());
         let mut next = Action::None;
         if let Some(run) = app.run_mut() {
+            run.push(s.clone());
             if let Some(k) = &mut self.kernel {
                 k.on_snapshot(&s, run);
             }
-            run.push(s.clone());
             if !run.stopping {
                 next = run.advance_sweep(&s);
             }

@@ -67,7 +67,6 @@ pub struct Run {
     recent: VecDeque<Log2Histogram>,
     /// `recent` merged: what the histogram pane shows.
     pub latency: Log2Histogram,
-    kernel_window: Window,
     pub kernel: KernelView,
     /// First row of the thread table.
     pub thread_scroll: usize,
@@ -107,7 +106,6 @@ impl Run {
             seconds: Seconds::default(),
             recent: VecDeque::with_capacity(RECENT_LATENCY_LEN),
             latency: Log2Histogram::default(),
-            kernel_window: Window::default(),
             kernel: KernelView {
                 device: kernel_device,
                 ..KernelView::default()
@@ -151,7 +149,6 @@ impl Run {
         }
         self.latency = merged;
         self.seconds.push(&s);
-        self.kernel_window.push(&s);
         // A row per second of run time, with headless's half-tick of slack for timer jitter.
         self.interval_window.push(&s);
         if s.at + Duration::from_millis(50) >= self.next_interval {
@@ -183,19 +180,20 @@ impl Run {
         self.info.clone().with_settings(self.settings)
     }
 
-    /// Takes in a kernel sample; the app's rates are taken over the snapshots since the last
-    /// one, so both columns cover about the same time.
+    /// Takes in a kernel sample read as the last one-second window closed: the app's column
+    /// is that same window ("IOPS now"), so both columns cover the same second.
     pub fn set_kernel(&mut self, kernel: Option<KernelRates>) {
-        let w = self.kernel_window.take();
-        let per_s = |n: u64| crate::stats::snapshot::per_second(n, w.elapsed);
         self.kernel.kernel = kernel;
-        self.kernel.app = Some(AppRates {
-            r_per_s: per_s(w.counts.read_ops),
-            w_per_s: per_s(w.counts.write_ops),
-            r_bytes_per_s: per_s(w.counts.read_bytes),
-            w_bytes_per_s: per_s(w.counts.write_bytes),
-            mean_latency_ns: w.latency_summary().mean,
-            threads: w.settings.map_or(self.settings.threads, |s| s.threads),
+        self.kernel.app = self.seconds.now.as_ref().map(|w| {
+            let per_s = |n: u64| crate::stats::snapshot::per_second(n, w.elapsed);
+            AppRates {
+                r_per_s: per_s(w.counts.read_ops),
+                w_per_s: per_s(w.counts.write_ops),
+                r_bytes_per_s: per_s(w.counts.read_bytes),
+                w_bytes_per_s: per_s(w.counts.write_bytes),
+                mean_latency_ns: w.latency.mean,
+                threads: w.settings.threads,
+            }
         });
     }
 
