@@ -248,3 +248,59 @@ fn the_engine_refuses_settings_over_the_buffer_limit_so_a_live_slider_stops_ther
         assert!(e.contains("limit of") && e.contains("fewer threads"), "{e}");
     }
 }
+
+#[test]
+fn a_named_pipe_as_baseline_is_refused_at_once() {
+    let dir = workdir();
+    let fifo = dir.path().join("pipe");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let start = Instant::now();
+    let out = diskscope(
+        dir.path(),
+        &["--no-tui", "--size", "8M", "--baseline", "pipe"],
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "waited for a writer"
+    );
+    refused(dir.path(), &out, 1, &["pipe", "a named pipe"]);
+}
+
+#[test]
+fn a_result_file_replaced_during_the_run_is_not_overwritten_nor_followed() {
+    let dir = workdir();
+    let d = dir.path();
+    make_file(&d.join("data"), 8 << 20);
+    let package = "{\"name\": \"app\"}\n";
+    std::fs::write(d.join("victim"), package).unwrap();
+    for (name, plant) in [("a.json", "file"), ("b.json", "link")] {
+        let child = Command::new(env!("CARGO_BIN_EXE_diskscope"))
+            .args(["data", "--buffered", "-q", "-T", "2s"])
+            .arg(format!("--json={name}"))
+            .current_dir(d)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(700));
+        if plant == "file" {
+            std::fs::write(d.join(name), package).unwrap();
+        } else {
+            std::os::unix::fs::symlink("victim", d.join(name)).unwrap();
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{plant}: {err}");
+        assert!(
+            err.contains(name) && !err.contains("saved"),
+            "{plant}: {err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(d.join(name)).unwrap(),
+            package,
+            "{plant}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(d.join("victim")).unwrap(), package);
+}

@@ -6,7 +6,7 @@
 //! character device or a huge file cannot grow memory without bound.
 
 use std::io::Read;
-use std::os::unix::fs::FileTypeExt;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use nix::unistd::{AccessFlags, access};
@@ -77,13 +77,21 @@ pub fn check_output(kind: Kind, path: &Path) -> Result<PathBuf, String> {
 /// Reads a result file whole, accepting only a regular file of at most `MAX_RESULT_BYTES`.
 pub fn read_bounded(flag: &str, path: &Path) -> Result<String, String> {
     let shown = path.display();
-    let file = std::fs::File::open(path).map_err(|e| {
-        let why = e.raw_os_error().map_or_else(
-            || e.to_string(),
-            |n| nix::errno::Errno::from_raw(n).desc().to_string(),
-        );
-        format!("{flag} {shown}: cannot read it ({why})")
-    })?;
+    // O_NONBLOCK: opening a named pipe must not wait for a writer (it is refused below).
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| {
+            let why = e.raw_os_error().map_or_else(
+                || e.to_string(),
+                |n| {
+                    let errno = nix::errno::Errno::from_raw(n);
+                    format!("{errno:?}: {}", errno.desc())
+                },
+            );
+            format!("{flag} {shown}: cannot read it ({why})")
+        })?;
     // The open file's type, not the name's: nothing can swap it in between.
     let meta = file
         .metadata()
@@ -107,6 +115,31 @@ pub fn read_bounded(flag: &str, path: &Path) -> Result<String, String> {
         .read_to_string(&mut text)
         .map_err(|e| format!("{flag} {shown}: not a text result file ({e})"))?;
     Ok(text)
+}
+
+/// Saves `text` as a result of `kind` at `path`: checked again now (the file may have been
+/// replaced, or made a symbolic link, during the run), written to a new file beside it and
+/// renamed over it, so no link is followed and a failed write leaves the old file whole.
+pub fn write_result(kind: Kind, path: &Path, text: &str) -> Result<(), String> {
+    check_output(kind, path)?;
+    let name = path
+        .file_name()
+        .map_or_else(|| "result".into(), |n| n.to_string_lossy().into_owned());
+    let temp = path.with_file_name(format!(".{name}.diskscope-{}", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
+        .and_then(|()| std::fs::rename(&temp, path));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        format!(
+            "{} {}: cannot save the result: {e}",
+            kind.flag(),
+            path.display()
+        )
+    })
 }
 
 /// Whether `text` is a diskscope result of `kind`.

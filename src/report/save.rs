@@ -1,9 +1,10 @@
 //! Results to the files named by `--json FILE` and `--csv FILE`, after a headless run or the
 //! TUI alike; each saved file is announced on stderr.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::cli::Config;
+use crate::report::result_file::{Kind, write_result};
 use crate::report::{RunReport, SweepReport, csv};
 
 /// Writes a run to the --json and --csv files, if any were given.
@@ -38,14 +39,12 @@ fn save<T: serde::Serialize>(
 ) -> Result<()> {
     if let Some(path) = &config.json_file {
         let text = serde_json::to_string_pretty(result)? + "\n";
-        std::fs::write(path, text)
-            .with_context(|| format!("--json {}: cannot save the result", path.display()))?;
+        write_result(Kind::Json, path, &text).map_err(anyhow::Error::msg)?;
         eprintln!("diskscope: saved {}", path.display());
     }
     if let Some(path) = &config.csv_file {
         let text = csv_lines().join("\n") + "\n";
-        std::fs::write(path, text)
-            .with_context(|| format!("--csv {}: cannot save the result", path.display()))?;
+        write_result(Kind::Csv, path, &text).map_err(anyhow::Error::msg)?;
         eprintln!("diskscope: saved {}", path.display());
     }
     Ok(())
