@@ -8,6 +8,7 @@ use diskscope::cli::Args;
 use diskscope::exit::ExitStatus;
 
 fn main() -> ExitCode {
+    diskscope::engine::memory::prepare_allocator();
     let args = match Args::try_parse() {
         Ok(a) => a,
         Err(e) if e.exit_code() == 0 => {

@@ -1,6 +1,17 @@
 //! Thin wrappers over libc calls that nix does not cover, so their `unsafe` blocks live in one
 //! place with their safety arguments.
 
+/// Caps glibc's malloc arenas at `n`. Each thread that allocates gets an arena of its own
+/// by default, and each arena reserves 64 MiB of address space: under `ulimit -v` sixteen
+/// workers reserved a gigabyte and the next buffer allocation aborted the process. Call it
+/// before any thread starts.
+pub fn limit_malloc_arenas(n: i32) {
+    // SAFETY: mallopt only changes the allocator's tuning; an unknown option is ignored.
+    unsafe {
+        nix::libc::mallopt(nix::libc::M_ARENA_MAX, n);
+    }
+}
+
 /// Sets this thread's niceness (-20..=19) when allowed, and does nothing otherwise: raising
 /// priority needs root or CAP_SYS_NICE; lowering it is open to anyone.
 pub fn set_thread_niceness(nice: i32) {

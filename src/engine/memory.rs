@@ -11,6 +11,9 @@ use std::sync::OnceLock;
 
 use crate::units::format_bytes;
 
+/// Stack size of a worker thread; with its guard page, counted against the limit too.
+pub const THREAD_STACK: usize = 256 << 10;
+
 /// The share of usable memory the buffers may take: one part in `SHARE_DIVISOR`.
 const SHARE_DIVISOR: u64 = 4;
 
@@ -36,7 +39,7 @@ impl BufferLimit {
             ram.map(|b| (b, format!("the {} of RAM", format_bytes(b))));
         let others = [
             (cgroup_bytes, "the cgroup's memory limit of"),
-            (rlimit_as, "the address-space limit (ulimit -v) of"),
+            (rlimit_as, "the address space left under ulimit -v,"),
         ];
         for (bytes, what) in others {
             if let Some(b) = bytes
@@ -52,11 +55,13 @@ impl BufferLimit {
         }
     }
 
-    /// Checks `threads × depth × bs` against the limit; the message names the numbers and
-    /// what to lower.
+    /// Checks `threads × depth × bs` of buffers, plus the workers' stacks, against the
+    /// limit; the message names the numbers (the limit first, so a narrow screen keeps it)
+    /// and what to lower.
     pub fn check(&self, threads: usize, depth: usize, bs: u64) -> Result<(), String> {
         let need = (threads as u128) * (depth as u128) * u128::from(bs);
-        if need <= u128::from(self.bytes) {
+        let stacks = threads as u128 * (THREAD_STACK as u128 + 4096);
+        if need + stacks <= u128::from(self.bytes) {
             return Ok(());
         }
         let shape = if depth > 1 {
@@ -64,10 +69,12 @@ impl BufferLimit {
         } else {
             format!("{threads} threads × {} blocks", format_bytes(bs))
         };
+        let bytes = |b: u128| format_bytes(u64::try_from(b).unwrap_or(u64::MAX));
         Err(format!(
-            "{shape} need {} of I/O buffers, above diskscope's limit of {} (a quarter of {}); \
-             use fewer threads or smaller blocks",
-            format_bytes(u64::try_from(need).unwrap_or(u64::MAX)),
+            "{shape} need {} of I/O buffers (+{} of stacks), over the limit of {}: use fewer \
+             threads or smaller blocks (diskscope's limit is a quarter of {})",
+            bytes(need),
+            bytes(stacks),
             format_bytes(self.bytes),
             self.basis
         ))
@@ -117,10 +124,31 @@ pub fn cgroup_limit(proc_self_cgroup: &str, root: &Path) -> Option<u64> {
 }
 
 /// The address-space rlimit, when one is set.
+/// The address space still free under the address-space rlimit, when one is set: the limit
+/// less what the process maps already (VmSize).
 fn rlimit_as() -> Option<u64> {
     use nix::sys::resource::{Resource, getrlimit};
     let (soft, _) = getrlimit(Resource::RLIMIT_AS).ok()?;
-    (soft != nix::libc::RLIM_INFINITY).then_some(soft)
+    if soft == nix::libc::RLIM_INFINITY {
+        return None;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let mapped_kib = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmSize:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    Some(soft.saturating_sub(mapped_kib * 1024))
+}
+
+/// Fits the allocator to an address-space limit: with `ulimit -v` set, malloc arenas are
+/// capped (see `sys::limit_malloc_arenas`) so the buffers, not arena reservations, use the
+/// room the limit leaves. Call once at startup, before any thread starts.
+pub fn prepare_allocator() {
+    use nix::sys::resource::{Resource, getrlimit};
+    if getrlimit(Resource::RLIMIT_AS).is_ok_and(|(soft, _)| soft != nix::libc::RLIM_INFINITY) {
+        crate::sys::limit_malloc_arenas(2);
+    }
 }
 
 #[cfg(test)]
@@ -149,7 +177,8 @@ mod tests {
     #[test]
     fn check_names_the_numbers() {
         let l = BufferLimit::from_sources(MEMINFO, Some(4 << 30), None);
-        assert!(l.check(64, 1, 16 << 20).is_ok()); // 1 GiB, exactly the limit
+        assert!(l.check(63, 1, 16 << 20).is_ok()); // 1008 MiB and 16 MiB of stacks
+        assert!(l.check(64, 1, 16 << 20).is_err()); // 1 GiB of buffers alone
         let e = l.check(1024, 1, 16 << 20).unwrap_err();
         assert!(e.contains("1024 threads × 16 MiB blocks"), "{e}");
         assert!(e.contains("16 GiB"), "{e}");

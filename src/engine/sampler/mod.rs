@@ -26,7 +26,7 @@ use crate::stats::{Counts, Latency, LeftOut};
 
 /// Stack for worker threads: the hot loop needs little, and 1024 threads of the default 2 MiB
 /// would reserve 2 GiB of address space.
-const WORKER_STACK: usize = 256 << 10;
+use crate::engine::memory::THREAD_STACK as WORKER_STACK;
 /// How long a settings change waits for every worker to switch before cutting the interval.
 const SWITCH_WAIT: Duration = Duration::from_millis(200);
 /// How long a stop waits for workers stuck in an I/O before leaving them behind.
