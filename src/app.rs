@@ -11,7 +11,9 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 
 use crate::cli::{Config, DEFAULT_SCRATCH_SIZE, Output, SCRATCH_NAME};
+use crate::engine::ioengine::{self, Resolved};
 use crate::engine::{DEFAULT_TICK, Engine, Options};
+use crate::settings::IoEngine;
 use crate::report::ConfigReport;
 use crate::report::baseline::Baseline;
 use crate::signals;
@@ -98,9 +100,10 @@ fn stderr_progress() -> impl FnMut(u64, u64) {
 }
 
 /// Describes the target for reports.
-pub fn config_report(config: &Config, p: &Prepared) -> ConfigReport {
+pub fn config_report(config: &Config, p: &Prepared, engine: &Resolved) -> ConfigReport {
     let t = &p.target;
     let mut warnings = t.warnings.clone();
+    warnings.extend(engine.fallback.iter().cloned());
     warnings.extend(p.scratch.iter().flat_map(|s| s.notes().iter().cloned()));
     if !t.direct {
         let cached = cache::cached_bytes(t.main_fd(), t.span_bytes)
@@ -128,14 +131,31 @@ pub fn config_report(config: &Config, p: &Prepared) -> ConfigReport {
         direct: t.direct,
         write_allowed: t.write,
         threads: config.settings.threads,
+        iodepth: config.settings.iodepth,
         bs: config.settings.bs,
         read_pct: config.settings.read_pct,
         random_pct: config.settings.random_pct,
         duration_s: config.duration.map(|d| d.as_secs_f64()),
+        ioengine: engine.engine,
+        ioengine_fallback: engine.fallback.clone(),
+        latency_basis: report::LATENCY_BASIS,
         durability: Default::default(),
         warnings,
     }
     .with_durability(config.durability)
+}
+
+/// Picks the engine (`--ioengine`, or io_uring when the kernel allows it). On a fallback to
+/// psync the depth becomes 1, and the reason says so when a deeper queue was asked for.
+pub fn resolve_engine(mut config: Config) -> Result<(Config, Resolved)> {
+    let mut engine = ioengine::resolve(config.ioengine).map_err(anyhow::Error::msg)?;
+    if engine.engine == IoEngine::Psync && config.settings.iodepth > 1 {
+        if let Some(why) = &mut engine.fallback {
+            why.push_str(&format!(" (-Q {} not possible)", config.settings.iodepth));
+        }
+        config.settings.iodepth = 1;
+    }
+    Ok((config, engine))
 }
 
 /// Runs diskscope as configured; returns the exit status.
@@ -146,6 +166,7 @@ pub fn run(config: Config) -> Result<u8> {
     if config.fio {
         return print_fio(&config);
     }
+    let (config, engine) = resolve_engine(config)?;
     // TERM=dumb (an editor's shell buffer, some CI consoles) cannot draw a screen: text.
     let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
     let terminal = std::io::stdout().is_terminal() && std::io::stdin().is_terminal() && !dumb;
@@ -193,11 +214,12 @@ pub fn run(config: Config) -> Result<u8> {
         return Ok(signals::exit_status(sig));
     }
     let target = prepared.target.clone();
-    let mut info = config_report(&config, &prepared);
+    let mut info = config_report(&config, &prepared, &engine);
     let start = |settings| {
         let options = Options {
             tick: DEFAULT_TICK,
             fsync_every: config.durability.fsync_every,
+            ioengine: engine.engine,
         };
         Engine::start_with(target.clone(), target.geometry(), settings, options)
             .map_err(|e| anyhow::anyhow!("{}: {e}", target.path.display()))
@@ -312,6 +334,7 @@ fn save<T: serde::Serialize>(
 /// `--fio`: the equivalent fio job, without running anything or laying out a file (fio lays
 /// out its own).
 fn print_fio(config: &Config) -> Result<u8> {
+    let (config, engine) = &resolve_engine(config.clone())?;
     let dir = match &config.target {
         None => Some(PathBuf::from(".")),
         Some(p) if p.is_dir() => Some(p.clone()),
@@ -351,9 +374,13 @@ fn print_fio(config: &Config) -> Result<u8> {
         direct: config.direct,
         write_allowed: config.allow_write.is_some(),
         threads: s.threads,
+        iodepth: s.iodepth,
         bs: s.bs,
         read_pct: s.read_pct,
         random_pct: s.random_pct,
+        ioengine: engine.engine,
+        ioengine_fallback: engine.fallback.clone(),
+        latency_basis: report::LATENCY_BASIS,
         duration_s: Some(
             config
                 .duration

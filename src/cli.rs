@@ -9,7 +9,7 @@ use clap::Parser;
 
 use crate::report::Durability;
 use crate::report::result_file;
-use crate::settings::{MAX_BS, MAX_THREADS, Settings};
+use crate::settings::{IoEngine, MAX_BS, MAX_IODEPTH, MAX_THREADS, Settings};
 use crate::sweep::SweepSpec;
 use crate::units::{parse_duration, parse_size};
 
@@ -47,6 +47,16 @@ pub struct Args {
     /// Worker threads, each with its own descriptor (1-1024)
     #[arg(short, long, default_value = "1", value_name = "N")]
     pub threads: String,
+
+    /// I/Os each thread keeps in flight (1-256; fio's iodepth); above 1 needs io_uring. A
+    /// latency is from submission to completion reaped (fio's total `lat`, not `clat`)
+    #[arg(short = 'Q', long, default_value = "1", value_name = "N")]
+    pub iodepth: String,
+
+    /// How to drive the disk: io_uring or psync (pread/pwrite) [default: io_uring when the
+    /// kernel allows it, else psync at depth 1, with the reason in the header]
+    #[arg(long, value_name = "ENGINE")]
+    pub ioengine: Option<String>,
 
     /// Block size per I/O: 512, 4k, 64KiB, 1M ... (at most 16M)
     #[arg(short = 'b', long = "bs", default_value = "4k", value_name = "SIZE")]
@@ -116,7 +126,8 @@ pub struct Args {
     pub csv: Option<String>,
 
     /// Run a series of steps and find where the disk saturates: threads=1,2,4,8,
-    /// threads=1..64 (doubling) or bs=512..4M (doubling); -T is the time per step [3s]
+    /// threads=1..64 (doubling), bs=512..4M or iodepth=1..256 (doubling); -T is the time per
+    /// step [3s]
     #[arg(long, value_name = "SPEC")]
     pub sweep: Option<String>,
 
@@ -182,6 +193,8 @@ pub struct Config {
     pub all: bool,
     /// `--fsync N`, `--end-fsync`.
     pub durability: Durability,
+    /// `--ioengine`; `None`: io_uring when the kernel allows it (`engine::ioengine::resolve`).
+    pub ioengine: Option<IoEngine>,
 }
 
 /// A result file must not exist yet (its directory writable), or hold an earlier diskscope
@@ -194,6 +207,30 @@ fn check_output_file(flag: &str, path: &Path) -> Result<PathBuf, String> {
         result_file::Kind::Csv
     };
     result_file::check_output(kind, path)
+}
+
+/// `-Q/--iodepth` and `--ioengine`: the depth, and the engine asked for.
+fn parse_queue(depth: &str, engine: Option<&str>) -> Result<(usize, Option<IoEngine>), String> {
+    let iodepth = match depth.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_IODEPTH).contains(&n) => n,
+        _ => {
+            return Err(format!(
+                "--iodepth '{depth}': give a whole number from 1 to {MAX_IODEPTH}"
+            ));
+        }
+    };
+    let engine = match engine.map(str::trim) {
+        None => None,
+        Some("io_uring") => Some(IoEngine::IoUring),
+        Some("psync") => Some(IoEngine::Psync),
+        Some(other) => return Err(format!("--ioengine '{other}': use io_uring or psync")),
+    };
+    if engine == Some(IoEngine::Psync) && iodepth > 1 {
+        return Err(format!(
+            "--iodepth {iodepth} with --ioengine psync: psync keeps one I/O in flight per              thread; drop --ioengine psync or use --iodepth 1"
+        ));
+    }
+    Ok((iodepth, engine))
 }
 
 fn parse_pct(name: &str, text: &str) -> Result<u8, String> {
@@ -287,18 +324,20 @@ impl Args {
             }
         }
         let sweep = self.sweep.as_deref().map(SweepSpec::parse).transpose()?;
+        let (iodepth, ioengine) = parse_queue(&self.iodepth, self.ioengine.as_deref())?;
         let settings = Settings {
             threads,
+            iodepth,
             bs,
             read_pct,
             random_pct,
         };
         // Buffers are checked before anything is laid out or opened; every sweep step too.
         let limit = crate::engine::memory::buffer_limit();
-        limit.check(threads, 1, bs)?;
+        limit.check(threads, iodepth, bs)?;
         if let Some(w) = &sweep {
             for s in w.steps(settings) {
-                limit.check(s.threads, 1, s.bs).map_err(|e| {
+                limit.check(s.threads, s.iodepth, s.bs).map_err(|e| {
                     let step = w.dimension.describe(w.dimension.value(&s));
                     format!("--sweep step {step}: {e}")
                 })?;
@@ -333,6 +372,7 @@ impl Args {
                 fsync_every: self.fsync,
                 end_fsync: self.end_fsync,
             },
+            ioengine,
         })
     }
 }
@@ -356,11 +396,13 @@ mod tests {
             c.settings,
             Settings {
                 threads: 1,
+                iodepth: 1,
                 bs: 4096,
                 read_pct: 100,
                 random_pct: 100
             }
         );
+        assert_eq!(c.ioengine, None);
         assert!(c.direct);
         assert_eq!(c.allow_write, None);
         assert_eq!(c.target, None);
@@ -377,6 +419,9 @@ mod tests {
         assert_eq!(c.settings.random_pct, 30);
         assert_eq!(c.duration, Some(Duration::from_secs(120)));
         assert_eq!(c.target, Some(PathBuf::from("/dev/sdb")));
+        let c = config(&["-Q", "32", "--ioengine", "io_uring"]).unwrap();
+        assert_eq!(c.settings.iodepth, 32);
+        assert_eq!(c.ioengine, Some(IoEngine::IoUring));
     }
 
     #[test]
@@ -405,6 +450,10 @@ mod tests {
             (vec!["-T", "soon"], "'soon'"),
             (vec!["-T", "0s"], "'0s'"),
             (vec!["--size", "1Q"], "'1Q'"),
+            (vec!["-Q", "0"], "--iodepth '0'"),
+            (vec!["-Q", "257"], "1 to 256"),
+            (vec!["--ioengine", "libaio"], "'libaio'"),
+            (vec!["-Q", "8", "--ioengine", "psync"], "psync keeps one I/O"),
         ] {
             let err = config(&args).expect_err(&format!("{args:?}"));
             assert!(err.contains(needle), "{args:?}: {err}");

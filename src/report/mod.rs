@@ -10,7 +10,7 @@ pub mod text;
 
 use serde::Serialize;
 
-use crate::settings::Settings;
+use crate::settings::{IoEngine, Settings};
 use crate::stats::snapshot::per_second;
 use crate::stats::{
     Counts, IntervalFigures, IoErrorRecord, LatencySummary, LeftOut, Snapshot, ThreadSample,
@@ -32,16 +32,28 @@ pub struct ConfigReport {
     pub write_allowed: bool,
     /// Settings at the start of the run.
     pub threads: usize,
+    /// I/Os in flight per thread (fio's iodepth).
+    pub iodepth: usize,
     pub bs: u64,
     pub read_pct: u8,
     pub random_pct: u8,
     /// The requested run length, if any.
     pub duration_s: Option<f64>,
+    /// "io_uring" or "psync" (fio's names).
+    pub ioengine: IoEngine,
+    /// Why the run is on psync although io_uring was not refused by the user: said once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ioengine_fallback: Option<String>,
+    /// What a latency spans (`LATENCY_BASIS`).
+    pub latency_basis: &'static str,
     /// `--fsync` and `--end-fsync`.
     #[serde(flatten)]
     pub durability: Durability,
     pub warnings: Vec<String>,
 }
+
+/// What every latency figure measures: fio's total latency `lat`, not its `clat`.
+pub const LATENCY_BASIS: &str = "submission to completion reaped (fio's lat)";
 
 /// How writes are made durable, like fio's `fsync=N` and `end_fsync=1`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -57,6 +69,7 @@ impl ConfigReport {
     pub fn with_settings(self, s: Settings) -> Self {
         ConfigReport {
             threads: s.threads,
+            iodepth: s.iodepth,
             bs: s.bs,
             read_pct: s.read_pct,
             random_pct: s.random_pct,
@@ -96,10 +109,14 @@ impl ConfigReport {
             direct: true,
             write_allowed: false,
             threads: 1,
+            iodepth: 1,
             bs: 4096,
             read_pct: 100,
             random_pct: 100,
             duration_s: None,
+            ioengine: IoEngine::Psync,
+            ioengine_fallback: None,
+            latency_basis: LATENCY_BASIS,
             durability: Durability::default(),
             warnings: vec![],
         }
@@ -108,6 +125,7 @@ impl ConfigReport {
     pub fn settings(&self) -> Settings {
         Settings {
             threads: self.threads,
+            iodepth: self.iodepth,
             bs: self.bs,
             read_pct: self.read_pct,
             random_pct: self.random_pct,

@@ -35,7 +35,7 @@ use ratatui::crossterm::event::{self as ct, KeyEvent};
 use crate::app::{EXIT_IO_ERRORS, Prepared, config_report};
 use crate::cli::{Config, DEFAULT_SCRATCH_SIZE, SCRATCH_NAME};
 use crate::diskstats::{self, DiskCounters};
-use crate::engine::{DEFAULT_TICK, Engine, SnapshotSink};
+use crate::engine::{Engine, SnapshotSink};
 use crate::report::baseline::{Baseline, compare_run, compare_step};
 use crate::report::{ConfigReport, RunReport, SweepReport, text};
 use crate::signals;
@@ -310,6 +310,8 @@ pub struct Session {
     asked_settings: crate::settings::Settings,
     /// The device whose write confirmation was accepted for the current start.
     confirmed: Option<PathBuf>,
+    /// io_uring or psync, and why psync when io_uring was not refused by the user.
+    ioengine: crate::engine::ioengine::Resolved,
 }
 
 impl Session {
@@ -319,6 +321,12 @@ impl Session {
             bare_write: config.allow_write.as_deref() == Some(""),
             asked_settings: config.settings,
             confirmed: None,
+            ioengine: crate::engine::ioengine::resolve(config.ioengine).unwrap_or_else(|why| {
+                crate::engine::ioengine::Resolved {
+                    engine: crate::settings::IoEngine::Psync,
+                    fallback: Some(why),
+                }
+            }),
             config,
             events,
             picker: None,
@@ -504,13 +512,16 @@ impl Session {
             target.clone(),
             target.geometry(),
             self.config.settings,
-            DEFAULT_TICK,
+            crate::engine::Options {
+                ioengine: self.ioengine.engine,
+                ..crate::engine::Options::default()
+            },
             Box::new(EventSink(self.events.clone())),
         ) {
             Ok(e) => e,
             Err(e) => return self.fail(app, anyhow!("{}: {e}", target.path.display())),
         };
-        let mut report = config_report(&self.config, &prepared);
+        let mut report = config_report(&self.config, &prepared, &self.ioengine);
         if self.config.sweep.is_some() {
             // -T is the step time here; the run itself goes on until quit.
             report.duration_s = None;
