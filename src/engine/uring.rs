@@ -234,9 +234,9 @@ fn outcome(
     } else if (res as u64) < w.settings.bs {
         Outcome::Short(res as usize)
     } else if is_read {
-        Outcome::Full
+        Outcome::Full(res as u64)
     } else {
-        w.after_full_write(io, fsync_every)
+        w.after_full_write(io, fsync_every, res as u64)
     }
 }
 

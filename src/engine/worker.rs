@@ -35,8 +35,10 @@ pub const KEPT_ERRORS: usize = 16;
 
 /// How one I/O ended.
 pub(super) enum Outcome {
-    /// All bytes transferred (and synced, when due).
-    Full,
+    /// All bytes transferred (and synced, when due): how many, which is the block size the
+    /// I/O was submitted with (counted as such, so an I/O of an old block size counted under
+    /// new settings would show as bytes ≠ ops × bs).
+    Full(u64),
     /// Fewer bytes than asked: not an op.
     Short(usize),
     /// An errno, from the transfer or from the fdatasync after it.
@@ -155,27 +157,32 @@ impl Worker {
         match done {
             Err(e) => Outcome::Failed(e, if is_read { "read" } else { "write" }),
             Ok(n) if n < want => Outcome::Short(n),
-            Ok(_) if is_read => Outcome::Full,
-            Ok(_) => self.after_full_write(io, fsync_every),
+            Ok(n) if is_read => Outcome::Full(n as u64),
+            Ok(n) => self.after_full_write(io, fsync_every, n as u64),
         }
     }
 
     /// After every `fsync_every`-th full write, an fdatasync whose time belongs to that write
     /// (like fio's `fsync=N`, the I/O that triggers the sync waits for it).
     #[inline]
-    pub fn after_full_write(&mut self, io: &mut dyn BlockIo, fsync_every: u32) -> Outcome {
+    pub fn after_full_write(
+        &mut self,
+        io: &mut dyn BlockIo,
+        fsync_every: u32,
+        bytes: u64,
+    ) -> Outcome {
         if fsync_every == 0 {
-            return Outcome::Full;
+            return Outcome::Full(bytes);
         }
         self.writes_since_sync += 1;
         if self.writes_since_sync < fsync_every {
-            return Outcome::Full;
+            return Outcome::Full(bytes);
         }
         self.writes_since_sync = 0;
         match io.sync_data() {
             Ok(()) => {
                 self.local.syncs += 1;
-                Outcome::Full
+                Outcome::Full(bytes)
             }
             Err(e) => Outcome::Failed(e, "fdatasync"),
         }
@@ -197,8 +204,8 @@ impl Worker {
         latency: Duration,
     ) {
         match outcome {
-            Outcome::Full if stopped => self.local.spanning_stop += 1,
-            Outcome::Full => self.count_full(is_read, latency),
+            Outcome::Full(_) if stopped => self.local.spanning_stop += 1,
+            Outcome::Full(n) => self.count_full(is_read, n, latency),
             Outcome::Short(n) => {
                 self.local.short_ios += 1;
                 let want = self.settings.bs;
@@ -218,9 +225,8 @@ impl Worker {
 
     /// Counts one complete I/O: an op, its bytes, its latency.
     #[inline]
-    fn count_full(&mut self, is_read: bool, latency: Duration) {
+    fn count_full(&mut self, is_read: bool, n: u64, latency: Duration) {
         let ns = latency.as_nanos() as u64;
-        let n = self.settings.bs;
         self.batch.push(ns);
         self.latency_sum_ns += ns;
         self.local.ops += 1;
