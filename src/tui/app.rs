@@ -16,7 +16,7 @@ use serde::Serialize;
 use crate::diskstats::KernelRates;
 use crate::report::baseline::Baseline;
 use crate::report::{ConfigReport, RunReport, SweepReport, fio};
-use crate::settings::{MAX_BS, MAX_THREADS, Settings};
+use crate::settings::{IoEngine, MAX_BS, MAX_IODEPTH, MAX_THREADS, Settings};
 use crate::stats::seconds::Seconds;
 use crate::stats::{IntervalFigures, Latency, Snapshot, Window};
 use crate::sweep::{
@@ -42,11 +42,14 @@ pub const SWEEP_THREADS: (u64, u64) = (1, 64);
 /// The block sizes a sweep started with `s b` runs: 512 (or the logical block size) to 4 MiB,
 /// doubling.
 pub const SWEEP_BS: (u64, u64) = (512, 4 << 20);
+/// The queue depths a sweep started with `s q` runs: 1 to 256, doubling.
+pub const SWEEP_IODEPTH: (u64, u64) = (1, MAX_IODEPTH as u64);
 
 /// One slider of the run screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Knob {
     Threads,
+    QueueDepth,
     BlockSize,
     ReadPct,
     RandomPct,
@@ -54,8 +57,9 @@ pub enum Knob {
 
 impl Knob {
     /// The sliders, top to bottom.
-    pub const ALL: [Knob; 4] = [
+    pub const ALL: [Knob; 5] = [
         Knob::Threads,
+        Knob::QueueDepth,
         Knob::BlockSize,
         Knob::ReadPct,
         Knob::RandomPct,
@@ -79,6 +83,7 @@ impl Knob {
     pub fn label(self) -> &'static str {
         match self {
             Knob::Threads => "threads",
+            Knob::QueueDepth => "queue depth",
             Knob::BlockSize => "block size",
             Knob::ReadPct => "read %",
             Knob::RandomPct => "random %",
@@ -305,6 +310,13 @@ pub fn default_sweep(dimension: Dimension, info: &ConfigReport) -> Result<SweepS
                 .take_while(|v| *v <= hi.min(MAX_THREADS as u64))
                 .collect()
         }
+        Dimension::Iodepth => {
+            psync_refusal(info)?;
+            let (lo, hi) = SWEEP_IODEPTH;
+            std::iter::successors(Some(lo), |v| Some(v * 2))
+                .take_while(|v| *v <= hi)
+                .collect()
+        }
         Dimension::Bs => {
             let lbs = u64::from(info.logical_block_size).max(1);
             let (lo, hi) = SWEEP_BS;
@@ -322,6 +334,17 @@ pub fn default_sweep(dimension: Dimension, info: &ConfigReport) -> Result<SweepS
         ));
     }
     Ok(SweepSpec { dimension, values })
+}
+
+/// On psync the depth is fixed at 1: why, for the message line.
+fn psync_refusal(info: &ConfigReport) -> Result<(), String> {
+    if info.ioengine == IoEngine::IoUring {
+        return Ok(());
+    }
+    Err(match &info.ioengine_fallback {
+        Some(why) => format!("queue depth stays 1: {why}"),
+        None => "queue depth stays 1 with --ioengine psync".into(),
+    })
 }
 
 impl Run {
@@ -804,6 +827,7 @@ fn run_key(run: &mut Run, key: KeyEvent, help: &mut bool) -> Action {
         let dimension = match key.code {
             KeyCode::Char('t') => Dimension::Threads,
             KeyCode::Char('b') => Dimension::Bs,
+            KeyCode::Char('q') => Dimension::Iodepth,
             _ => {
                 run.notice = None;
                 return Action::None;
@@ -842,9 +866,10 @@ fn run_key(run: &mut Run, key: KeyEvent, help: &mut bool) -> Action {
             run.sweep_prompt = true;
             run.message = None;
             run.notice = Some(format!(
-                "sweep: t threads {}..{} · b block size 512..4M · {:.1} s per step · other keys cancel",
+                "sweep: t threads {}..{} · b block size 512..4M · q depth 1..{} · {:.1} s/step · other keys cancel",
                 SWEEP_THREADS.0,
                 SWEEP_THREADS.1,
+                SWEEP_IODEPTH.1,
                 run.step_time.as_secs_f64()
             ));
             Action::None
@@ -912,6 +937,15 @@ fn stepped(s: Settings, knob: Knob, step: Step, write_allowed: bool) -> Result<S
             }
             .clamp(1, MAX_THREADS);
         }
+        Knob::QueueDepth => {
+            n.iodepth = match step {
+                Step::Down => s.iodepth / 2,
+                Step::Up => s.iodepth.saturating_mul(2),
+                Step::Minus => s.iodepth.saturating_sub(1),
+                Step::Plus => s.iodepth + 1,
+            }
+            .clamp(1, MAX_IODEPTH);
+        }
         Knob::BlockSize => {
             n.bs = if up {
                 if s.bs.is_power_of_two() {
@@ -948,6 +982,12 @@ fn stepped(s: Settings, knob: Knob, step: Step, write_allowed: bool) -> Result<S
 }
 
 fn step(run: &mut Run, step: Step) -> Action {
+    if run.focus == Knob::QueueDepth
+        && let Err(why) = psync_refusal(&run.info)
+    {
+        run.message = Some(why);
+        return Action::None;
+    }
     match stepped(run.settings, run.focus, step, run.info.write_allowed) {
         Ok(n) if n == run.settings => Action::None,
         Ok(n) => {
@@ -983,6 +1023,36 @@ mod tests {
         assert_eq!(t(s, Step::Plus), Ok(1024));
         assert_eq!(t(s, Step::Minus), Ok(1023));
         assert_eq!(t(s, Step::Down), Ok(512));
+    }
+
+    #[test]
+    fn depth_halves_doubles_steps_by_one_and_stays_1_on_psync() {
+        let d = |iodepth, step| {
+            let s = Settings {
+                iodepth,
+                ..Settings::default()
+            };
+            stepped(s, Knob::QueueDepth, step, false).map(|n| n.iodepth)
+        };
+        assert_eq!(d(1, Step::Down), Ok(1));
+        assert_eq!(d(32, Step::Up), Ok(64));
+        assert_eq!(d(32, Step::Plus), Ok(33));
+        assert_eq!(d(256, Step::Up), Ok(256));
+        assert_eq!(d(256, Step::Minus), Ok(255));
+        let info = ConfigReport {
+            ioengine: IoEngine::Psync,
+            ioengine_fallback: Some("io_uring unavailable (EPERM)".into()),
+            ..ConfigReport::example()
+        };
+        let mut run = Run::new(info, Settings::default(), None);
+        run.focus = Knob::QueueDepth;
+        assert!(matches!(step(&mut run, Step::Up), Action::None));
+        assert!(run.message.as_deref().unwrap().contains("EPERM"));
+        assert!(default_sweep(Dimension::Iodepth, &run.info).is_err());
+        run.info.ioengine = IoEngine::IoUring;
+        assert!(matches!(step(&mut run, Step::Up), Action::Apply(s) if s.iodepth == 2));
+        let spec = default_sweep(Dimension::Iodepth, &run.info).unwrap();
+        assert_eq!(spec.values, vec![1, 2, 4, 8, 16, 32, 64, 128, 256]);
     }
 
     #[test]

@@ -28,7 +28,7 @@ use super::widgets::threads::ThreadTable;
 use crate::report::baseline::{Baseline, compare_step};
 use crate::report::text::describe_settings;
 use crate::report::text::{step_header, step_line};
-use crate::settings::{MAX_BS, MAX_THREADS};
+use crate::settings::{MAX_BS, MAX_IODEPTH, MAX_THREADS};
 use crate::units::{
     format_block_size, format_bytes, format_count_rate, format_duration, format_latency_ns,
 };
@@ -36,14 +36,14 @@ use crate::units::{
 /// Every key, for the help overlay.
 pub const HELP: &[(&str, &str)] = &[
     ("Tab ↑ ↓ j k", "move between sliders"),
-    ("← → h l", "threads/block size: halve/double; %: one step"),
-    ("+ -", "threads: one more/fewer; others: one step"),
+    ("← → h l", "threads/depth/block size: halve/double; %: one step"),
+    ("+ -", "threads/depth: one more/fewer; others: one step"),
     ("space", "pause / resume"),
     ("r", "reset the statistics"),
     ("[ ] PgUp PgDn", "scroll the thread table"),
     (
-        "s t / s b",
-        "sweep threads 1..64 / block size 512..4M (-T per step)",
+        "s t / s b / s q",
+        "sweep threads 1..64 / block size 512..4M / depth 1..256",
     ),
     ("Esc (sweeping)", "cancel the sweep; the run goes on"),
     ("v", "show the last sweep's chart (Enter/Esc: back)"),
@@ -400,9 +400,9 @@ fn draw_run(run: &Run, baseline: Option<&Baseline>, theme: Theme, area: Rect, bu
             Layout::vertical([Constraint::Fill(1), Constraint::Fill(1)]).areas(right);
         draw_histogram(run, theme, hist, buf);
         draw_threads(run, theme, threads, buf);
-    } else if body.height >= 6 {
+    } else if body.height >= 7 {
         let [controls, rest] =
-            Layout::vertical([Constraint::Length(6), Constraint::Fill(1)]).areas(body);
+            Layout::vertical([Constraint::Length(7), Constraint::Fill(1)]).areas(body);
         draw_controls(run, theme, controls, buf);
         if rest.height >= 8 {
             let [iops, lat] =
@@ -466,6 +466,10 @@ fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
                 s.threads.to_string(),
                 log_position(s.threads as u64, 1, MAX_THREADS as u64),
             ),
+            Knob::QueueDepth => (
+                s.iodepth.to_string(),
+                log_position(s.iodepth as u64, 1, MAX_IODEPTH as u64),
+            ),
             Knob::BlockSize => (
                 format_block_size(s.bs),
                 log_position(s.bs, super::app::MIN_BS, MAX_BS),
@@ -496,11 +500,12 @@ fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
             buf,
         );
     }
-    if inner.height > 5 {
+    let rows = Knob::ALL.len() as u16;
+    if inner.height > rows {
         let phrase = format!("  {}", describe_settings(&s));
         Line::styled(phrase, theme.dim()).render(
             Rect {
-                y: inner.y + 5,
+                y: inner.y + rows,
                 height: 1,
                 ..inner
             },
