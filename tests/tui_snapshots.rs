@@ -20,6 +20,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 fn settings() -> Settings {
     Settings {
         threads: 4,
+        iodepth: 1,
         bs: 4096,
         read_pct: 100,
         random_pct: 100,
@@ -37,10 +38,14 @@ fn info(write_allowed: bool) -> ConfigReport {
         direct: true,
         write_allowed,
         threads: 4,
+        iodepth: 1,
         bs: 4096,
         read_pct: 100,
         random_pct: 100,
         duration_s: None,
+        ioengine: diskscope::settings::IoEngine::IoUring,
+        ioengine_fallback: None,
+        latency_basis: diskscope::report::LATENCY_BASIS,
         durability: Default::default(),
         warnings: vec![],
     }
@@ -572,7 +577,7 @@ fn swept_app(spec: SweepSpec) -> App {
     for seq in 0..500 {
         let v = dimension.value(&current);
         let (iops, p99) = match dimension {
-            Dimension::Threads => thread_curve(v),
+            Dimension::Threads | Dimension::Iodepth => thread_curve(v),
             Dimension::Bs => bs_curve(v),
         };
         let s = step_snapshot(seq, current, iops, p99, &mut total);

@@ -267,4 +267,31 @@ fn json_names_the_engine_depth_and_latency_basis() {
     assert!(v["config"].get("ioengine_fallback").is_none());
     let basis = v["config"]["latency_basis"].as_str().unwrap();
     assert!(basis.contains("submission") && basis.contains("lat"), "{basis}");
+
+    let out = diskscope(dir.path(), &["data", "--fio", "-Q", "32", "--sweep", "iodepth=1..8"]);
+    let job = String::from_utf8(out.stdout).unwrap();
+    for needle in ["--ioengine=io_uring", "--fixedbufs", "--registerfiles", "iodepth=8"] {
+        assert!(job.contains(needle), "{needle} missing:\n{job}");
+    }
+}
+
+#[test]
+fn a_depth_sweep_reports_each_depth_and_speaks_of_depth() {
+    if !uring_allowed() {
+        return;
+    }
+    let dir = workdir();
+    temp_file(dir.path(), 4 << 20);
+    let args = ["data", "--buffered", "--sweep", "iodepth=1..4", "-T", "1s", "--json"];
+    let v = json(&diskscope(dir.path(), &args));
+    assert_eq!(v["dimension"], "iodepth");
+    let depths: Vec<u64> = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["iodepth"].as_u64().unwrap())
+        .collect();
+    assert_eq!(depths, vec![1, 2, 4]);
+    let said = v["saturation"]["summary"].as_str().unwrap();
+    assert!(said.contains("depth"), "{said}");
 }
