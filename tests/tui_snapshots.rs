@@ -358,6 +358,18 @@ fn run_keys_change_settings_through_actions() {
     assert_eq!(app.run().unwrap().settings.threads, 7);
     assert!(screen_text(&draw(&app, 80, 24)).contains("too many open files"));
     assert_eq!(app.on_key(key(KeyCode::Tab)), Action::None);
+    assert_eq!(app.run().unwrap().focus, Knob::QueueDepth);
+    let depth = |n| Settings {
+        threads: 7,
+        iodepth: n,
+        ..settings()
+    };
+    assert_eq!(app.on_key(key(KeyCode::Right)), Action::Apply(depth(2)));
+    app.applied(Ok(()), depth(2));
+    assert_eq!(app.on_key(key(KeyCode::Char('+'))), Action::Apply(depth(3)));
+    assert_eq!(app.on_key(key(KeyCode::Char('-'))), Action::Apply(depth(1)));
+    app.applied(Ok(()), depth(1));
+    assert_eq!(app.on_key(key(KeyCode::Tab)), Action::None);
     assert_eq!(app.run().unwrap().focus, Knob::BlockSize);
     let bs = |n| Settings {
         threads: 7,
@@ -380,6 +392,7 @@ fn run_keys_change_settings_through_actions() {
     );
     app.on_key(key(KeyCode::Up));
     app.on_key(key(KeyCode::BackTab));
+    app.on_key(key(KeyCode::BackTab));
     assert_eq!(app.run().unwrap().focus, Knob::Threads);
 }
 
@@ -389,6 +402,7 @@ fn read_pct_moves_when_writes_are_allowed() {
         Screen::Run(Box::new(Run::new(info(true), settings(), None))),
         true,
     );
+    app.on_key(key(KeyCode::Tab));
     app.on_key(key(KeyCode::Tab));
     app.on_key(key(KeyCode::Tab));
     assert_eq!(
@@ -885,7 +899,7 @@ fn f_shows_the_fio_job_for_the_current_settings() {
     assert_eq!(app.on_key(key(KeyCode::Char('f'))), Action::None);
     let text = screen_text(&draw(&app, 120, 40));
     for needle in [
-        "fio --ioengine=psync",
+        "fio --ioengine=io_uring",
         "--name=diskscope --rw=randread",
         "numjobs=16",
         "bs=65536",
