@@ -267,6 +267,9 @@ fn json_names_the_engine_depth_and_latency_basis() {
     assert!(v["config"].get("ioengine_fallback").is_none());
     let basis = v["config"]["latency_basis"].as_str().unwrap();
     assert!(basis.contains("submission") && basis.contains("lat"), "{basis}");
+    let cpu = &v["cpu"];
+    assert!(cpu["user_s"].as_f64().unwrap() + cpu["system_s"].as_f64().unwrap() > 0.0, "{cpu}");
+    assert!(cpu["s_per_million_ios"].as_f64().unwrap() > 0.0, "{cpu}");
 
     let out = diskscope(dir.path(), &["data", "--fio", "-Q", "32", "--sweep", "iodepth=1..8"]);
     let job = String::from_utf8(out.stdout).unwrap();

@@ -192,6 +192,45 @@ pub struct RunReport {
     pub writeback: Option<WritebackReport>,
     /// Set when the run was ended by a signal (e.g. "SIGINT").
     pub interrupted_by: Option<String>,
+    /// CPU time the whole process used while the workers ran (headless runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuReport>,
+}
+
+/// User and system CPU seconds of the process (getrusage), over the run; fio's `usr_cpu` and
+/// `sys_cpu` as times rather than shares of the runtime.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct CpuReport {
+    pub user_s: f64,
+    pub system_s: f64,
+    /// (user + system) seconds per million complete I/Os.
+    pub s_per_million_ios: f64,
+}
+
+impl CpuReport {
+    /// The process's user and system CPU seconds so far.
+    pub fn now() -> (f64, f64) {
+        use nix::sys::resource::{UsageWho, getrusage};
+        let secs = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+        getrusage(UsageWho::RUSAGE_SELF)
+            .map(|u| (secs(u.user_time()), secs(u.system_time())))
+            .unwrap_or_default()
+    }
+
+    /// The CPU used since `start` (from `now`), for `ios` complete I/Os.
+    pub fn since(start: (f64, f64), ios: u64) -> CpuReport {
+        let (user, system) = Self::now();
+        let (user_s, system_s) = (user - start.0, system - start.1);
+        CpuReport {
+            user_s,
+            system_s,
+            s_per_million_ios: if ios > 0 {
+                (user_s + system_s) * 1e6 / ios as f64
+            } else {
+                0.0
+            },
+        }
+    }
 }
 
 /// What became of the written data when the I/O stopped. No "durable bandwidth" is derived:
@@ -227,6 +266,7 @@ impl RunReport {
             left_out: last.total_left_out,
             writeback: None,
             interrupted_by: None,
+            cpu: None,
         }
     }
 

@@ -453,6 +453,7 @@ mod tests {
             left_out: LeftOut::default(),
             writeback: None,
             interrupted_by: None,
+            cpu: None,
         }
     }
 
