@@ -453,7 +453,10 @@ mod tests {
             (vec!["-Q", "0"], "--iodepth '0'"),
             (vec!["-Q", "257"], "1 to 256"),
             (vec!["--ioengine", "libaio"], "'libaio'"),
-            (vec!["-Q", "8", "--ioengine", "psync"], "psync keeps one I/O"),
+            (
+                vec!["-Q", "8", "--ioengine", "psync"],
+                "psync keeps one I/O",
+            ),
         ] {
             let err = config(&args).expect_err(&format!("{args:?}"));
             assert!(err.contains(needle), "{args:?}: {err}");

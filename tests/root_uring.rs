@@ -59,7 +59,10 @@ fn depth_reaches_the_device_and_ops_match_the_kernels_count() {
     let (ops, kernel, q32) = run_at(dir.path(), &dev, "32");
     eprintln!("average queue: {q1:.2} at QD1, {q32:.2} at QD32; QD32 {ops} ops, kernel {kernel}");
     assert!(q1 < 1.5, "QD1 kept {q1:.2} in the device queue");
-    assert!(q32 > 4.0 * q1.max(1.0), "QD32 queue {q32:.2} vs QD1 {q1:.2}");
+    assert!(
+        q32 > 4.0 * q1.max(1.0),
+        "QD32 queue {q32:.2} vs QD1 {q1:.2}"
+    );
     assert!(ops > 1000, "too few ops to compare: {ops}");
     let diff = (kernel as f64 - ops as f64).abs() / ops as f64;
     assert!(
@@ -98,12 +101,24 @@ fn io_uring_disabled_by_sysctl_falls_back_to_psync_or_fails_when_insisted_on() {
         eprintln!("skipped: no {SYSCTL} (Linux before 6.6) or it cannot be written");
         return;
     };
-    let args = ["data", "--buffered", "-Q", "16", "-T", "1s", "--no-tui", "--json"];
+    let args = [
+        "data",
+        "--buffered",
+        "-Q",
+        "16",
+        "-T",
+        "1s",
+        "--no-tui",
+        "--json",
+    ];
     let v = json(&diskscope(dir.path(), &args));
     assert_eq!(v["config"]["ioengine"], "psync");
     assert_eq!(v["config"]["iodepth"], 1);
     let why = v["config"]["ioengine_fallback"].as_str().unwrap();
-    assert!(why.contains("io_uring_disabled=2") && why.contains("EPERM"), "{why}");
+    assert!(
+        why.contains("io_uring_disabled=2") && why.contains("EPERM"),
+        "{why}"
+    );
 
     let out = diskscope(
         dir.path(),

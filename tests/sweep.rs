@@ -282,7 +282,16 @@ fn fio_prints_an_equivalent_job_without_running() {
     let out = diskscope(
         dir.path(),
         &[
-            "--fio", "-t", "8", "-b", "64k", "--random", "50", "-T", "30s", "--ioengine",
+            "--fio",
+            "-t",
+            "8",
+            "-b",
+            "64k",
+            "--random",
+            "50",
+            "-T",
+            "30s",
+            "--ioengine",
             "psync",
         ],
     );

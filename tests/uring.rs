@@ -117,7 +117,10 @@ fn bs_changes_at_depth_32_never_mix_two_block_sizes_in_an_interval() {
         // Snapshots cut before the pause may still be queued; those of paused time are empty.
         let quiet = drain(&engine, Duration::from_millis(100));
         assert!(
-            quiet.iter().filter(|s| s.paused).all(|s| s.interval.ops == 0),
+            quiet
+                .iter()
+                .filter(|s| s.paused)
+                .all(|s| s.interval.ops == 0),
             "I/O while paused"
         );
         engine.reset_stats();
@@ -128,7 +131,10 @@ fn bs_changes_at_depth_32_never_mix_two_block_sizes_in_an_interval() {
         assert_adds_up(&s);
     }
     for bs in [4096, 65536, 16384, 8192] {
-        assert!(per_bs.get(&bs).copied().unwrap_or(0) > 0, "no ops at bs {bs}: {per_bs:?}");
+        assert!(
+            per_bs.get(&bs).copied().unwrap_or(0) > 0,
+            "no ops at bs {bs}: {per_bs:?}"
+        );
     }
 }
 
@@ -232,12 +238,24 @@ fn refused_io_uring_falls_back_to_psync_saying_why() {
             .output()
             .unwrap()
     };
-    let out = run(&["data", "--buffered", "-Q", "8", "-T", "1s", "--no-tui", "--json"]);
+    let out = run(&[
+        "data",
+        "--buffered",
+        "-Q",
+        "8",
+        "-T",
+        "1s",
+        "--no-tui",
+        "--json",
+    ]);
     let v = json(&out);
     assert_eq!(v["config"]["ioengine"], "psync");
     assert_eq!(v["config"]["iodepth"], 1);
     let why = v["config"]["ioengine_fallback"].as_str().unwrap();
-    assert!(why.contains(ioengine::REFUSE_ENV) && why.contains("-Q 8"), "{why}");
+    assert!(
+        why.contains(ioengine::REFUSE_ENV) && why.contains("-Q 8"),
+        "{why}"
+    );
     assert!(v["total"]["ops"].as_u64().unwrap() > 0);
 
     let out = run(&["data", "--buffered", "-T", "1s", "--no-tui"]);
@@ -250,7 +268,10 @@ fn refused_io_uring_falls_back_to_psync_saying_why() {
     let out = run(&["data", "--ioengine", "io_uring", "-T", "1s", "--no-tui"]);
     assert!(!out.status.success());
     let e = stderr(&out);
-    assert!(e.contains("--ioengine io_uring") && e.contains(ioengine::REFUSE_ENV), "{e}");
+    assert!(
+        e.contains("--ioengine io_uring") && e.contains(ioengine::REFUSE_ENV),
+        "{e}"
+    );
 }
 
 #[test]
@@ -260,20 +281,45 @@ fn json_names_the_engine_depth_and_latency_basis() {
     }
     let dir = workdir();
     temp_file(dir.path(), 4 << 20);
-    let args = ["data", "--buffered", "-Q", "4", "-t", "2", "-T", "1s", "--no-tui", "--json"];
+    let args = [
+        "data",
+        "--buffered",
+        "-Q",
+        "4",
+        "-t",
+        "2",
+        "-T",
+        "1s",
+        "--no-tui",
+        "--json",
+    ];
     let v = json(&diskscope(dir.path(), &args));
     assert_eq!(v["config"]["ioengine"], "io_uring");
     assert_eq!(v["config"]["iodepth"], 4);
     assert!(v["config"].get("ioengine_fallback").is_none());
     let basis = v["config"]["latency_basis"].as_str().unwrap();
-    assert!(basis.contains("submission") && basis.contains("lat"), "{basis}");
+    assert!(
+        basis.contains("submission") && basis.contains("lat"),
+        "{basis}"
+    );
     let cpu = &v["cpu"];
-    assert!(cpu["user_s"].as_f64().unwrap() + cpu["system_s"].as_f64().unwrap() > 0.0, "{cpu}");
+    assert!(
+        cpu["user_s"].as_f64().unwrap() + cpu["system_s"].as_f64().unwrap() > 0.0,
+        "{cpu}"
+    );
     assert!(cpu["s_per_million_ios"].as_f64().unwrap() > 0.0, "{cpu}");
 
-    let out = diskscope(dir.path(), &["data", "--fio", "-Q", "32", "--sweep", "iodepth=1..8"]);
+    let out = diskscope(
+        dir.path(),
+        &["data", "--fio", "-Q", "32", "--sweep", "iodepth=1..8"],
+    );
     let job = String::from_utf8(out.stdout).unwrap();
-    for needle in ["--ioengine=io_uring", "--fixedbufs", "--registerfiles", "iodepth=8"] {
+    for needle in [
+        "--ioengine=io_uring",
+        "--fixedbufs",
+        "--registerfiles",
+        "iodepth=8",
+    ] {
         assert!(job.contains(needle), "{needle} missing:\n{job}");
     }
 }
@@ -285,7 +331,15 @@ fn a_depth_sweep_reports_each_depth_and_speaks_of_depth() {
     }
     let dir = workdir();
     temp_file(dir.path(), 4 << 20);
-    let args = ["data", "--buffered", "--sweep", "iodepth=1..4", "-T", "1s", "--json"];
+    let args = [
+        "data",
+        "--buffered",
+        "--sweep",
+        "iodepth=1..4",
+        "-T",
+        "1s",
+        "--json",
+    ];
     let v = json(&diskscope(dir.path(), &args));
     assert_eq!(v["dimension"], "iodepth");
     let depths: Vec<u64> = v["steps"]

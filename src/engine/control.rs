@@ -112,4 +112,3 @@ pub struct Boundary {
     pub latencies: usize,
     pub at: Instant,
 }
-

@@ -43,7 +43,9 @@ pub fn resolve(asked: Option<IoEngine>) -> Result<Resolved, String> {
         )),
         (None, Err(why)) => Ok(Resolved {
             engine: IoEngine::Psync,
-            fallback: Some(format!("io_uring unavailable ({why}): psync, queue depth 1")),
+            fallback: Some(format!(
+                "io_uring unavailable ({why}): psync, queue depth 1"
+            )),
         }),
     }
 }
@@ -56,12 +58,18 @@ pub fn probe() -> Result<(), String> {
     }
     let ring = IoUring::new(2).map_err(|e| refusal(e.raw_os_error()))?;
     let mut probe = Probe::new();
-    let needed = [opcode::Read::CODE, opcode::Write::CODE, opcode::ReadFixed::CODE];
+    let needed = [
+        opcode::Read::CODE,
+        opcode::Write::CODE,
+        opcode::ReadFixed::CODE,
+    ];
     match ring.submitter().register_probe(&mut probe) {
         Ok(()) if needed.iter().all(|&op| probe.is_supported(op)) => Ok(()),
-        _ => Err("the kernel's io_uring lacks reads and writes by offset (Linux 5.6 or later \
+        _ => Err(
+            "the kernel's io_uring lacks reads and writes by offset (Linux 5.6 or later \
                   has them)"
-            .into()),
+                .into(),
+        ),
     }
 }
 

@@ -1,6 +1,9 @@
 //! The engine: a pool of worker threads doing positional I/O on one target, and a sampler
 //! that turns their counters into `Snapshot`s. It can be reconfigured while it runs — thread
-//! count, block size, read %, random % — without restarting the run or losing its history.
+//! count, queue depth, block size, read %, random % — without restarting the run or losing
+//! its history. Workers drive the disk with pread/pwrite (psync, one I/O in flight each) or
+//! with one io_uring each (`uring`, `iodepth` in flight); `ioengine` says which the kernel
+//! allows.
 //!
 //! The engine knows nothing of terminals, reports or the CLI: it takes an `IoOpener` (how to
 //! get a descriptor on the target), the target's `Geometry` and `Settings`, and hands out
@@ -213,13 +216,7 @@ impl Engine {
         stops::install();
         let ios = open_many(&*opener, settings.threads)?;
         let (commands, command_rx) = mpsc::channel();
-        let sampler = sampler::spawn(
-            geometry,
-            settings,
-            options,
-            command_rx,
-            sink,
-        )?;
+        let sampler = sampler::spawn(geometry, settings, options, command_rx, sink)?;
         let mut engine = Engine {
             opener,
             geometry,
@@ -252,8 +249,8 @@ impl Engine {
         self.ioengine
     }
 
-    /// Changes the settings live. Threads are added or stopped in place; the others pick up
-    /// the new block size and mix at their next I/O. On error nothing changed, except that a
+    /// Changes the settings live. Threads are added or stopped in place; the others reap what
+    /// they have in flight and pick up the new depth, block size and mix. On error nothing changed, except that a
     /// thread increase that failed part-way keeps the threads it could start (see `settings`).
     pub fn apply(&mut self, settings: Settings) -> Result<(), String> {
         self.geometry.validate(&settings)?;

@@ -102,7 +102,14 @@ impl Ring {
     }
 
     /// The submission entry for request `i`: read or write of buffer `i` at `offset`.
-    fn entry(&self, w: &mut Worker, fd: RawFd, i: usize, is_read: bool, offset: u64) -> squeue::Entry {
+    fn entry(
+        &self,
+        w: &mut Worker,
+        fd: RawFd,
+        i: usize,
+        is_read: bool,
+        offset: u64,
+    ) -> squeue::Entry {
         let buf = &mut w.bufs[i];
         let (ptr, len) = (buf.as_mut_ptr(), buf.len() as u32);
         let fixed = self.registered.is_some();
@@ -210,7 +217,15 @@ fn drive(
             let m = meta[i];
             let outcome = outcome(w, io, control.fsync_every, &cqe, m.is_read);
             let stopped = stopped_now != m.continued;
-            w.settle(slot, control, outcome, m.is_read, m.offset, stopped, end - m.start);
+            w.settle(
+                slot,
+                control,
+                outcome,
+                m.is_read,
+                m.offset,
+                stopped,
+                end - m.start,
+            );
             free.push(i);
         }
         drop(cq);
@@ -255,4 +270,3 @@ fn submit_and_wait(ring: &mut IoUring) -> io::Result<()> {
         }
     }
 }
-

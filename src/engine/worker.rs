@@ -51,16 +51,26 @@ pub(super) enum Outcome {
 pub fn run(slot: Arc<WorkerSlot>, control: Arc<Control>, mut io: Box<dyn BlockIo>) {
     yield_to_sampler();
     let mut w = Worker::new(control.align);
-    match io.raw_fd().filter(|_| control.ioengine == IoEngine::IoUring) {
+    match io
+        .raw_fd()
+        .filter(|_| control.ioengine == IoEngine::IoUring)
+    {
         Some(fd) => {
             if let Err(e) = uring::run(&mut w, &slot, &control, &mut *io, fd) {
                 w.local.errors += 1;
-                keep_error(&control, slot.id, "io_uring_setup", 0, e.raw_os_error(), || {
-                    format!(
-                        "this thread's ring: {}; it carries on with pread/pwrite",
-                        describe_io_error(&e)
-                    )
-                });
+                keep_error(
+                    &control,
+                    slot.id,
+                    "io_uring_setup",
+                    0,
+                    e.raw_os_error(),
+                    || {
+                        format!(
+                            "this thread's ring: {}; it carries on with pread/pwrite",
+                            describe_io_error(&e)
+                        )
+                    },
+                );
                 run_psync(&mut w, &slot, &control, &mut *io);
             }
         }
@@ -87,7 +97,15 @@ fn run_psync(w: &mut Worker, slot: &WorkerSlot, control: &Control, io: &mut dyn 
             let outcome = w.io_once(io, is_read, offset, control.fsync_every);
             let end = Instant::now();
             let stopped = stops::continued() != continued;
-            w.settle(slot, control, outcome, is_read, offset, stopped, end - start);
+            w.settle(
+                slot,
+                control,
+                outcome,
+                is_read,
+                offset,
+                stopped,
+                end - start,
+            );
             w.maybe_flush(slot, end);
         }
     }

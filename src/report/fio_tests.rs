@@ -31,11 +31,19 @@ fn io_uring_carries_the_depth_and_the_registrations() {
         ..Settings::default()
     });
     let job = job_file(&c);
-    for l in ["ioengine=io_uring", "iodepth=32", "fixedbufs", "registerfiles"] {
+    for l in [
+        "ioengine=io_uring",
+        "iodepth=32",
+        "fixedbufs",
+        "registerfiles",
+    ] {
         assert!(has(&job, l), "{l} missing from\n{job}");
     }
     let psync = job_file(&config(4, 100, 100));
-    assert!(has(&psync, "ioengine=psync") && !psync.contains("iodepth"), "{psync}");
+    assert!(
+        has(&psync, "ioengine=psync") && !psync.contains("iodepth"),
+        "{psync}"
+    );
 }
 
 fn has(job: &str, line: &str) -> bool {

@@ -36,7 +36,10 @@ use crate::units::{
 /// Every key, for the help overlay.
 pub const HELP: &[(&str, &str)] = &[
     ("Tab ↑ ↓ j k", "move between sliders"),
-    ("← → h l", "threads/depth/block size: halve/double; %: one step"),
+    (
+        "← → h l",
+        "threads/depth/block size: halve/double; %: one step",
+    ),
     ("+ -", "threads/depth: one more/fewer; others: one step"),
     ("space", "pause / resume"),
     ("r", "reset the statistics"),
