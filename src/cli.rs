@@ -9,7 +9,7 @@ use clap::Parser;
 
 use crate::report::Durability;
 use crate::report::result_file;
-use crate::settings::Settings;
+use crate::settings::{IoEngine, Settings};
 use crate::sweep::SweepSpec;
 
 pub(crate) mod docs;
@@ -49,6 +49,16 @@ pub struct Args {
     /// Worker threads, each with its own descriptor (1-1024)
     #[arg(short, long, default_value = "1", value_name = "N", value_parser = values::threads)]
     pub threads: usize,
+
+    /// I/Os each thread keeps in flight (1-256; fio's iodepth); above 1 needs io_uring. A
+    /// latency is from submission to completion reaped (fio's total `lat`, not `clat`)
+    #[arg(short = 'Q', long, default_value = "1", value_name = "N", value_parser = values::iodepth)]
+    pub iodepth: usize,
+
+    /// How to drive the disk: io_uring or psync (pread/pwrite) [default: io_uring when the
+    /// kernel allows it, else psync at depth 1, with the reason in the header]
+    #[arg(long, value_name = "ENGINE", value_parser = values::ioengine)]
+    pub ioengine: Option<IoEngine>,
 
     /// Block size per I/O: 512, 4k, 64KiB, 1M ... (at most 16M)
     #[arg(short = 'b', long = "bs", default_value = "4k", value_name = "SIZE", value_parser = values::block_size)]
@@ -118,7 +128,8 @@ pub struct Args {
     pub csv: Option<String>,
 
     /// Run a series of steps and find where the disk saturates: threads=1,2,4,8,
-    /// threads=1..64 (doubling) or bs=512..4M (doubling); -T is the time per step [3s]
+    /// threads=1..64 (doubling), bs=512..4M or iodepth=1..256 (doubling); -T is the time per
+    /// step [3s]
     #[arg(long, value_name = "SPEC", value_parser = values::sweep)]
     pub sweep: Option<SweepSpec>,
 
@@ -197,6 +208,12 @@ pub struct Config {
     pub man: bool,
     /// `--fsync N`, `--end-fsync`.
     pub durability: Durability,
+    /// `--ioengine`; `None`: io_uring when the kernel allows it (`engine::ioengine::resolve`).
+    /// After `target::prepare::resolve_engine`, always the engine the run uses.
+    pub ioengine: Option<IoEngine>,
+    /// Why the run is on psync though io_uring was not refused by the user (set by
+    /// `resolve_engine`).
+    pub ioengine_fallback: Option<String>,
 }
 
 /// A result file must not exist yet (its directory writable), or hold an earlier diskscope
@@ -256,18 +273,26 @@ impl Args {
             }
         }
         let sweep = self.sweep;
+        let (iodepth, ioengine) = (self.iodepth, self.ioengine);
+        if ioengine == Some(IoEngine::Psync) && iodepth > 1 {
+            return Err(format!(
+                "--iodepth {iodepth} with --ioengine psync: psync keeps one I/O in flight per \
+                 thread; drop --ioengine psync or use --iodepth 1"
+            ));
+        }
         let settings = Settings {
             threads,
+            iodepth,
             bs,
             read_pct,
             random_pct,
         };
         // Buffers are checked before anything is laid out or opened; every sweep step too.
         let limit = crate::engine::memory::buffer_limit();
-        limit.check(threads, 1, bs)?;
+        limit.check(threads, iodepth, bs)?;
         if let Some(w) = &sweep {
             for s in w.steps(settings) {
-                limit.check(s.threads, 1, s.bs).map_err(|e| {
+                limit.check(s.threads, s.iodepth, s.bs).map_err(|e| {
                     let step = w.dimension.describe(w.dimension.value(&s));
                     format!("--sweep step {step}: {e}")
                 })?;
@@ -304,6 +329,8 @@ impl Args {
                 fsync_every: self.fsync,
                 end_fsync: self.end_fsync,
             },
+            ioengine,
+            ioengine_fallback: None,
         })
     }
 }
@@ -327,11 +354,13 @@ mod tests {
             c.settings,
             Settings {
                 threads: 1,
+                iodepth: 1,
                 bs: 4096,
                 read_pct: 100,
                 random_pct: 100
             }
         );
+        assert_eq!(c.ioengine, None);
         assert!(c.direct);
         assert_eq!(c.allow_write, None);
         assert_eq!(c.target, None);
@@ -348,6 +377,9 @@ mod tests {
         assert_eq!(c.settings.random_pct, 30);
         assert_eq!(c.duration, Some(Duration::from_secs(120)));
         assert_eq!(c.target, Some(PathBuf::from("/dev/sdb")));
+        let c = config(&["-Q", "32", "--ioengine", "io_uring"]).unwrap();
+        assert_eq!(c.settings.iodepth, 32);
+        assert_eq!(c.ioengine, Some(IoEngine::IoUring));
     }
 
     #[test]
@@ -376,6 +408,13 @@ mod tests {
             (vec!["-T", "soon"], "'soon'"),
             (vec!["-T", "0s"], "'0s'"),
             (vec!["--size", "1Q"], "'1Q'"),
+            (vec!["-Q", "0"], "--iodepth '0'"),
+            (vec!["-Q", "257"], "1 to 256"),
+            (vec!["--ioengine", "libaio"], "'libaio'"),
+            (
+                vec!["-Q", "8", "--ioengine", "psync"],
+                "psync keeps one I/O",
+            ),
         ] {
             let err = config(&args).expect_err(&format!("{args:?}"));
             assert!(err.contains(needle), "{args:?}: {err}");

@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::cli::Output;
 use crate::engine::Engine;
 use crate::report::baseline::{Baseline, compare_step};
-use crate::report::{ConfigReport, RunReport, SweepReport, WritebackReport, csv, text};
+use crate::report::{ConfigReport, CpuReport, RunReport, SweepReport, WritebackReport, csv, text};
 use crate::stats::{Snapshot, Window};
 use crate::sweep::{Next, SweepRunner, saturation};
 use crate::{output, signals};
@@ -71,6 +71,7 @@ pub fn run(
     duration: Duration,
     output: Output,
 ) -> RunReport {
+    let cpu_start = CpuReport::now();
     let mut out = output::stdout();
     print_header(&mut out, &config, output, csv::HEADER);
     let mut window = Window::default();
@@ -113,8 +114,10 @@ pub fn run(
         emit(&mut window, &mut out);
     }
     let last = last.expect("the engine always sends a final snapshot");
+    let cpu = CpuReport::since(cpu_start, last.total.ops + last.total_left_out.counts.ops);
     let durability = config.durability;
     let mut report = RunReport::new(config, &last, intervals);
+    report.cpu = Some(cpu);
     let written = report.total.counts.write_bytes + report.left_out.counts.write_bytes;
     if written > 0 {
         report.writeback = Some(writeback(engine, durability.end_fsync));

@@ -17,7 +17,7 @@ use crate::sweep::{DEFAULT_STEP_TIME, SweepRunner, SweepSpec};
 use crate::target::discover::{Roots, discover, visible};
 use crate::target::open::{OpenSpec, Target};
 use crate::target::prepare::{
-    Prepared, config_report, kind_of, prepare, scratch_dir, stderr_progress,
+    Prepared, config_report, kind_of, prepare, resolve_engine, scratch_dir, stderr_progress,
 };
 use crate::target::{cache, list};
 use crate::{headless, output, report, signals};
@@ -106,6 +106,10 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         // workers lower their own, so the screen stays on time beside a thousand of them.
         crate::sys::set_thread_niceness(-5);
     }
+    let config = match mode {
+        Mode::Tui | Mode::Run | Mode::Sweep(_) | Mode::Fio => resolve_engine(config)?,
+        _ => config,
+    };
     match mode {
         Mode::Completions(shell) => print_and_exit(&crate::cli::docs::completions(shell)),
         Mode::Man => print_and_exit(&crate::cli::docs::man_page()),
@@ -155,6 +159,7 @@ fn start_engine(config: &Config, prepared: &Prepared, settings: Settings) -> Res
     let options = Options {
         tick: DEFAULT_TICK,
         fsync_every: config.durability.fsync_every,
+        ioengine: config.ioengine.unwrap_or_default(),
     };
     Engine::start_with(target.clone(), target.geometry(), settings, options)
         .map_err(|e| anyhow!("{}: {e}", target.path.display()))
@@ -267,7 +272,8 @@ fn fio_config(config: &Config) -> Result<ConfigReport> {
         }
     };
     let duration = config.duration.unwrap_or(DEFAULT_HEADLESS_TIME);
-    let mut c = ConfigReport::new(facts, config.settings, Some(duration));
+    let mut c = ConfigReport::new(facts, config.settings, Some(duration))
+        .with_engine(config.ioengine, config.ioengine_fallback.clone());
     c.durability = config.durability;
     Ok(c)
 }

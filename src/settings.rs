@@ -1,23 +1,49 @@
-//! The four knobs of a run — threads, block size, read %, random % — and their limits.
-//! Plain data shared by the CLI, the engine, the reports and the TUI; `step` moves one knob a
-//! step, as the TUI's sliders do.
+//! The five knobs of a run — threads, queue depth, block size, read %, random % — their
+//! limits, and the two ways of driving the disk (`IoEngine`). Plain data shared by the CLI,
+//! the engine, the reports and the TUI; `step` moves one knob a step, as the TUI's sliders do.
 
 mod step;
 
 pub use step::{Knob, MIN_BS, Step, stepped};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Most worker threads a run may have.
 pub const MAX_THREADS: usize = 1024;
 /// Largest block size: 16 MiB.
 pub const MAX_BS: u64 = 16 << 20;
+/// Most I/Os one thread may keep in flight (fio's `iodepth`).
+pub const MAX_IODEPTH: usize = 256;
+
+/// How the workers drive the disk (fio's `ioengine` names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum IoEngine {
+    /// One ring per thread, `iodepth` requests in flight on each.
+    #[serde(rename = "io_uring")]
+    IoUring,
+    /// pread/pwrite: one I/O in flight per thread, depth fixed at 1.
+    #[default]
+    #[serde(rename = "psync")]
+    Psync,
+}
+
+impl IoEngine {
+    /// fio's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            IoEngine::IoUring => "io_uring",
+            IoEngine::Psync => "psync",
+        }
+    }
+}
 
 /// What the workers do. Changing any field while running takes effect live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Settings {
     /// Worker threads, each with its own file descriptor (1..=1024).
     pub threads: usize,
+    /// I/Os each thread keeps in flight (1..=256; above 1 only with io_uring).
+    pub iodepth: usize,
     /// Bytes per I/O.
     pub bs: u64,
     /// Share of I/Os that are reads, in percent (like fio's rwmixread).
@@ -31,6 +57,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             threads: 1,
+            iodepth: 1,
             bs: 4096,
             read_pct: 100,
             random_pct: 100,

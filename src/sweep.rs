@@ -1,4 +1,4 @@
-//! Sweeps: run the same load at a series of thread counts or block sizes, one after the other
+//! Sweeps: run the same load at a series of thread counts, block sizes or queue depths, one after the other
 //! on the same engine (reconfigured live, no restart), and find where the disk saturates —
 //! vdbench's forthreads, iops(1)'s block-size ladder, seekmark at 1, 2 and 4 threads.
 //!
@@ -12,7 +12,7 @@ mod defaults;
 mod saturation;
 mod spec;
 
-pub use defaults::{SWEEP_BS, SWEEP_THREADS, default_sweep};
+pub use defaults::{SWEEP_BS, SWEEP_IODEPTH, SWEEP_THREADS, default_sweep, psync_refusal};
 pub use saturation::{GAIN_THRESHOLD, Saturation, Verdict, saturation};
 pub use spec::SweepSpec;
 
@@ -37,6 +37,8 @@ const SLACK: Duration = Duration::from_millis(50);
 pub enum Dimension {
     Threads,
     Bs,
+    /// Queue depth per thread (`iodepth=1..256`).
+    Iodepth,
 }
 
 impl Dimension {
@@ -44,6 +46,7 @@ impl Dimension {
         match self {
             Dimension::Threads => "threads",
             Dimension::Bs => "bs",
+            Dimension::Iodepth => "iodepth",
         }
     }
 
@@ -52,6 +55,7 @@ impl Dimension {
         match self {
             Dimension::Threads => s.threads as u64,
             Dimension::Bs => s.bs,
+            Dimension::Iodepth => s.iodepth as u64,
         }
     }
 
@@ -63,15 +67,20 @@ impl Dimension {
                 ..base
             },
             Dimension::Bs => Settings { bs: v, ..base },
+            Dimension::Iodepth => Settings {
+                iodepth: v as usize,
+                ..base
+            },
         }
     }
 
-    /// "16 threads" / "64k".
+    /// "16 threads" / "64k" / "depth 32".
     pub fn describe(self, v: u64) -> String {
         match self {
             Dimension::Threads if v == 1 => "1 thread".into(),
             Dimension::Threads => format!("{v} threads"),
             Dimension::Bs => format_block_size(v),
+            Dimension::Iodepth => format!("depth {v}"),
         }
     }
 }

@@ -123,7 +123,7 @@ fn csv_has_a_header_and_a_row_per_second() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<_> = text.lines().collect();
-    assert!(lines[0].starts_with("t_s,elapsed_s,threads,bs"));
+    assert!(lines[0].starts_with("t_s,elapsed_s,threads,iodepth,bs"));
     assert_eq!(lines.len(), 3, "{text}");
     let cols = lines[0].split(',').count();
     assert!(lines[1..].iter().all(|l| l.split(',').count() == cols));

@@ -240,6 +240,7 @@ fn every_interval_has_one_latency_per_op_across_settings_changes() {
                 bs,
                 read_pct,
                 random_pct,
+                ..Settings::default()
             };
             engine.apply(settings).unwrap();
             // A few ticks under these settings; the change itself cut an interval.

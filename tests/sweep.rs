@@ -184,7 +184,7 @@ fn a_block_size_sweep_prints_a_table_and_saves_json_and_csv() {
             .unwrap();
     assert_eq!(saved["steps"].as_array().unwrap().len(), 3);
     let csv = std::fs::read_to_string(dir.path().join("steps.csv")).unwrap();
-    assert!(csv.starts_with("step,t_s,elapsed_s,threads,bs,"));
+    assert!(csv.starts_with("step,t_s,elapsed_s,threads,iodepth,bs,"));
     assert_eq!(csv.lines().count(), 4);
 
     // The saved sweep as a baseline: each step is compared with the same step.
@@ -282,7 +282,17 @@ fn fio_prints_an_equivalent_job_without_running() {
     let out = diskscope(
         dir.path(),
         &[
-            "--fio", "-t", "8", "-b", "64k", "--random", "50", "-T", "30s",
+            "--fio",
+            "-t",
+            "8",
+            "-b",
+            "64k",
+            "--random",
+            "50",
+            "-T",
+            "30s",
+            "--ioengine",
+            "psync",
         ],
     );
     assert!(out.status.success(), "{}", stderr(&out));

@@ -22,6 +22,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 fn settings() -> Settings {
     Settings {
         threads: 4,
+        iodepth: 1,
         bs: 4096,
         read_pct: 100,
         random_pct: 100,
@@ -39,10 +40,14 @@ fn info(write_allowed: bool) -> ConfigReport {
         direct: true,
         write_allowed,
         threads: 4,
+        iodepth: 1,
         bs: 4096,
         read_pct: 100,
         random_pct: 100,
         duration_s: None,
+        ioengine: diskscope::settings::IoEngine::IoUring,
+        ioengine_fallback: None,
+        latency_basis: diskscope::report::LATENCY_BASIS,
         durability: Default::default(),
         warnings: vec![],
     }
@@ -361,6 +366,18 @@ fn run_keys_change_settings_through_actions() {
     assert_eq!(app.run().unwrap().settings.threads, 7);
     assert!(screen_text(&draw(&app, 80, 24)).contains("too many open files"));
     assert_eq!(app.on_key(key(KeyCode::Tab)), Action::None);
+    assert_eq!(app.run().unwrap().focus, Knob::QueueDepth);
+    let depth = |n| Settings {
+        threads: 7,
+        iodepth: n,
+        ..settings()
+    };
+    assert_eq!(app.on_key(key(KeyCode::Right)), Action::Apply(depth(2)));
+    app.applied(Ok(()), depth(2));
+    assert_eq!(app.on_key(key(KeyCode::Char('+'))), Action::Apply(depth(3)));
+    assert_eq!(app.on_key(key(KeyCode::Char('-'))), Action::Apply(depth(1)));
+    app.applied(Ok(()), depth(1));
+    assert_eq!(app.on_key(key(KeyCode::Tab)), Action::None);
     assert_eq!(app.run().unwrap().focus, Knob::BlockSize);
     let bs = |n| Settings {
         threads: 7,
@@ -383,6 +400,7 @@ fn run_keys_change_settings_through_actions() {
     );
     app.on_key(key(KeyCode::Up));
     app.on_key(key(KeyCode::BackTab));
+    app.on_key(key(KeyCode::BackTab));
     assert_eq!(app.run().unwrap().focus, Knob::Threads);
 }
 
@@ -392,6 +410,7 @@ fn read_pct_moves_when_writes_are_allowed() {
         Screen::Run(Box::new(Run::new(info(true), settings(), None))),
         true,
     );
+    app.on_key(key(KeyCode::Tab));
     app.on_key(key(KeyCode::Tab));
     app.on_key(key(KeyCode::Tab));
     assert_eq!(
@@ -581,7 +600,7 @@ fn swept_app(spec: SweepSpec) -> App {
     for seq in 0..500 {
         let v = dimension.value(&current);
         let (iops, p99) = match dimension {
-            Dimension::Threads => thread_curve(v),
+            Dimension::Threads | Dimension::Iodepth => thread_curve(v),
             Dimension::Bs => bs_curve(v),
         };
         let s = step_snapshot(seq, current, iops, p99, &mut total);
@@ -889,7 +908,7 @@ fn f_shows_the_fio_job_for_the_current_settings() {
     assert_eq!(app.on_key(key(KeyCode::Char('f'))), Action::None);
     let text = screen_text(&draw(&app, 120, 40));
     for needle in [
-        "fio --ioengine=psync",
+        "fio --ioengine=io_uring",
         "--name=diskscope --rw=randread",
         "numjobs=16",
         "bs=65536",
@@ -1080,4 +1099,26 @@ fn the_kernel_panels_app_column_is_the_iops_now_window() {
         a.r_per_s,
         now.iops
     );
+}
+
+#[test]
+fn the_depth_slider_stays_at_1_on_psync_and_says_why() {
+    let mut app = run_app();
+    {
+        let info = &mut app.run_mut().unwrap().info;
+        info.ioengine = diskscope::settings::IoEngine::Psync;
+        info.ioengine_fallback = Some("io_uring refused (EPERM)".into());
+    }
+    app.on_key(key(KeyCode::Down));
+    assert_eq!(app.on_key(key(KeyCode::Right)), Action::None);
+    let msg = app.run().unwrap().message.clone().unwrap_or_default();
+    assert!(
+        msg.contains("queue depth stays 1") && msg.contains("EPERM"),
+        "{msg}"
+    );
+    app.run_mut().unwrap().info.ioengine = diskscope::settings::IoEngine::IoUring;
+    assert!(matches!(
+        app.on_key(key(KeyCode::Right)),
+        Action::Apply(s) if s.iodepth == 2
+    ));
 }

@@ -136,7 +136,7 @@ fn tui_raise_threads_change_block_size_pause_and_quit() {
     tmux.wait_for("2 threads", Duration::from_secs(10), |s| {
         slider(s, "threads").as_deref() == Some("2") && s.contains("threads: 2 active")
     });
-    tmux.keys(&["Tab", "Right"]);
+    tmux.keys(&["Tab", "Tab", "Right"]);
     tmux.wait_for("8k blocks", Duration::from_secs(10), |s| {
         slider(s, "block size").as_deref() == Some("8k")
     });

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
-use crate::settings::{MAX_BS, MAX_THREADS};
+use crate::settings::{IoEngine, MAX_BS, MAX_IODEPTH, MAX_THREADS};
 use crate::sweep::SweepSpec;
 use crate::units::{parse_duration, parse_size};
 
@@ -19,6 +19,25 @@ pub fn threads(text: &str) -> Result<usize, String> {
         _ => Err(format!(
             "'{text}': give a whole number from 1 to {MAX_THREADS}"
         )),
+    }
+}
+
+/// `--iodepth`: a whole number from 1 to `MAX_IODEPTH`.
+pub fn iodepth(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_IODEPTH).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "'{text}': give a whole number from 1 to {MAX_IODEPTH}"
+        )),
+    }
+}
+
+/// `--ioengine`: fio's names, io_uring or psync.
+pub fn ioengine(text: &str) -> Result<IoEngine, String> {
+    match text.trim() {
+        "io_uring" => Ok(IoEngine::IoUring),
+        "psync" => Ok(IoEngine::Psync),
+        _ => Err(format!("'{text}': use io_uring or psync")),
     }
 }
 

@@ -6,6 +6,7 @@
 
 use std::fs::File;
 use std::io;
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::FileExt;
 
 /// One worker's handle on the target.
@@ -24,6 +25,11 @@ pub trait BlockIo: Send {
     fn pending_writeback_bytes(&self) -> Option<u64> {
         None
     }
+    /// The descriptor the io_uring engine submits on. `None` (test doubles): the worker
+    /// drives this handle through `read_at`/`write_at`, one I/O at a time.
+    fn raw_fd(&self) -> Option<RawFd> {
+        None
+    }
 }
 
 impl BlockIo for File {
@@ -40,6 +46,9 @@ impl BlockIo for File {
     }
     fn pending_writeback_bytes(&self) -> Option<u64> {
         cachestat_pending(self)
+    }
+    fn raw_fd(&self) -> Option<RawFd> {
+        Some(self.as_raw_fd())
     }
 }
 
@@ -69,7 +78,6 @@ struct Cachestat {
 /// Dirty plus under-writeback bytes of `file` in the page cache, from cachestat(2) (Linux 6.5;
 /// the same syscall number on every architecture, as all syscalls added since 5.1 have).
 fn cachestat_pending(file: &File) -> Option<u64> {
-    use std::os::fd::AsRawFd;
     let range = CachestatRange { off: 0, len: 0 };
     let mut stat = Cachestat::default();
     // SAFETY: both pointers are to live, correctly laid out structs for the call's duration.

@@ -1,6 +1,9 @@
 //! The engine: a pool of worker threads doing positional I/O on one target, and a sampler
 //! that turns their counters into `Snapshot`s. It can be reconfigured while it runs — thread
-//! count, block size, read %, random % — without restarting the run or losing its history.
+//! count, queue depth, block size, read %, random % — without restarting the run or losing
+//! its history. Workers drive the disk with pread/pwrite (psync, one I/O in flight each) or
+//! with one io_uring each (`uring`, `iodepth` in flight); `ioengine` says which the kernel
+//! allows.
 //!
 //! The engine knows nothing of terminals, reports or the CLI: it takes an `IoOpener` (how to
 //! get a descriptor on the target), the target's `Geometry` and `Settings`, and hands out
@@ -9,11 +12,14 @@
 //! so a SIGSTOP or Ctrl-Z is left out of the figures rather than counted as run time.
 
 pub mod buffer;
+mod control;
 pub mod io;
+pub mod ioengine;
 pub mod memory;
 pub mod pattern;
 mod sampler;
 pub mod stops;
+mod uring;
 mod worker;
 
 use std::sync::Arc;
@@ -21,7 +27,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::settings::{MAX_BS, MAX_THREADS, Settings};
+use crate::settings::{IoEngine, MAX_BS, MAX_IODEPTH, MAX_THREADS, Settings};
 use crate::stats::Snapshot;
 use io::{BlockIo, IoOpener};
 
@@ -36,6 +42,9 @@ pub struct Options {
     /// fdatasync after every this many writes of each worker (`--fsync`); 0: never. The
     /// sync's time counts in the latency of the write that triggered it.
     pub fsync_every: u32,
+    /// How the workers drive the disk; with psync the depth must stay 1. Resolve it with
+    /// `ioengine::resolve` (which probes the kernel) before choosing io_uring.
+    pub ioengine: IoEngine,
 }
 
 impl Default for Options {
@@ -43,6 +52,7 @@ impl Default for Options {
         Options {
             tick: DEFAULT_TICK,
             fsync_every: 0,
+            ioengine: IoEngine::Psync,
         }
     }
 }
@@ -86,7 +96,10 @@ impl Geometry {
                 s.bs, self.span
             ));
         }
-        memory::buffer_limit().check(s.threads, 1, s.bs)?;
+        if s.iodepth == 0 || s.iodepth > MAX_IODEPTH {
+            return Err(format!("queue depth {}: use 1 to {MAX_IODEPTH}", s.iodepth));
+        }
+        memory::buffer_limit().check(s.threads, s.iodepth, s.bs)?;
         if s.read_pct > 100 || s.random_pct > 100 {
             return Err("percentages must be 0 to 100".into());
         }
@@ -132,6 +145,7 @@ enum Command {
 pub struct Engine {
     opener: Arc<dyn IoOpener>,
     geometry: Geometry,
+    ioengine: IoEngine,
     settings: Settings,
     paused: bool,
     commands: Sender<Command>,
@@ -181,14 +195,10 @@ impl Engine {
         opener: Arc<dyn IoOpener>,
         geometry: Geometry,
         settings: Settings,
-        tick: Duration,
+        options: Options,
         sink: Box<dyn SnapshotSink>,
     ) -> Result<Engine, String> {
         let (_, closed) = mpsc::channel();
-        let options = Options {
-            tick,
-            ..Options::default()
-        };
         Self::start_inner(opener, geometry, settings, options, sink, closed)
     }
 
@@ -201,21 +211,16 @@ impl Engine {
         snapshots: Receiver<Snapshot>,
     ) -> Result<Engine, String> {
         geometry.validate(&settings)?;
+        check_depth(options.ioengine, &settings)?;
         raise_open_file_limit();
         stops::install();
         let ios = open_many(&*opener, settings.threads)?;
         let (commands, command_rx) = mpsc::channel();
-        let sampler = sampler::spawn(
-            geometry,
-            settings,
-            options.tick,
-            options.fsync_every,
-            command_rx,
-            sink,
-        )?;
+        let sampler = sampler::spawn(geometry, settings, options, command_rx, sink)?;
         let mut engine = Engine {
             opener,
             geometry,
+            ioengine: options.ioengine,
             settings: Settings {
                 threads: 0,
                 ..settings
@@ -239,11 +244,17 @@ impl Engine {
         self.geometry
     }
 
-    /// Changes the settings live. Threads are added or stopped in place; the others pick up
-    /// the new block size and mix at their next I/O. On error nothing changed, except that a
+    /// How the workers drive the disk.
+    pub fn ioengine(&self) -> IoEngine {
+        self.ioengine
+    }
+
+    /// Changes the settings live. Threads are added or stopped in place; the others reap what
+    /// they have in flight and pick up the new depth, block size and mix. On error nothing changed, except that a
     /// thread increase that failed part-way keeps the threads it could start (see `settings`).
     pub fn apply(&mut self, settings: Settings) -> Result<(), String> {
         self.geometry.validate(&settings)?;
+        check_depth(self.ioengine, &settings)?;
         if settings == self.settings {
             return Ok(());
         }
@@ -341,6 +352,17 @@ impl Drop for Engine {
     fn drop(&mut self) {
         self.finish();
     }
+}
+
+/// psync keeps one I/O in flight per thread: a deeper queue needs io_uring.
+pub fn check_depth(ioengine: IoEngine, s: &Settings) -> Result<(), String> {
+    if ioengine == IoEngine::Psync && s.iodepth > 1 {
+        return Err(format!(
+            "queue depth {} needs the io_uring engine; psync keeps one I/O in flight per thread",
+            s.iodepth
+        ));
+    }
+    Ok(())
 }
 
 /// Opens `n` independent descriptors, or says why one could not be opened.

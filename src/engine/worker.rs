@@ -11,217 +11,152 @@
 //! seconds on two cores; a batch costs what was recorded. Batches are transport (at most
 //! 10 ms or `BATCH` values), never kept: every figure comes from the histograms.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::*};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::Ordering::*;
 use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 use rand::{Rng, RngExt, SeedableRng};
 
+pub use super::control::{BATCH, Boundary, Control, ControlState, Mailbox, WorkerSlot};
+
 use super::buffer::AlignedBuf;
 use super::io::BlockIo;
 use super::pattern::OffsetGen;
 use super::stops;
-use crate::settings::Settings;
+use super::uring;
+use crate::settings::{IoEngine, Settings};
 use crate::stats::{Counts, IoErrorRecord};
 
 /// How often a worker moves its latency batch into its mailbox, at the latest.
 const FLUSH_EVERY: Duration = Duration::from_millis(10);
-/// Latencies a worker collects before moving them into its mailbox.
-const BATCH: usize = 256;
 /// How many failed or short I/Os a run keeps in detail.
 pub const KEPT_ERRORS: usize = 16;
 
-/// What the controller tells all workers. `generation` changes whenever anything here does;
-/// workers compare it once per I/O and re-read the rest only when it moved.
-pub struct Control {
-    pub generation: AtomicU64,
-    pub state: Mutex<ControlState>,
-    pub wake: Condvar,
-    pub errors: Mutex<Vec<IoErrorRecord>>,
-    pub errors_kept: AtomicUsize,
-    /// Alignment for buffers: max(logical block size, 4096).
-    pub align: usize,
-    /// Bytes of the target in use.
-    pub span: u64,
-    /// fdatasync after every this many writes of a worker; 0: never.
-    pub fsync_every: u32,
-}
-
-#[derive(Debug, Clone, Copy)]
-pub struct ControlState {
-    pub settings: Settings,
-    pub paused: bool,
-}
-
-impl Control {
-    /// Changes the state under the lock and publishes it.
-    pub fn update(&self, f: impl FnOnce(&mut ControlState)) {
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        f(&mut st);
-        self.publish(st);
-    }
-
-    /// Publishes a state changed under `guard`: bumps the generation (workers re-read the
-    /// state at their next I/O), wakes paused workers, releases the lock.
-    pub fn publish(&self, guard: std::sync::MutexGuard<'_, ControlState>) {
-        self.generation.fetch_add(1, Release);
-        self.wake.notify_all();
-        drop(guard);
-    }
-}
-
-/// A worker's published state; written by the worker, read by the sampler. Aligned so two
-/// workers' slots never share a cache line.
-#[repr(align(128))]
-pub struct WorkerSlot {
-    pub id: usize,
-    /// Position among active workers: which sequential stripe this worker walks.
-    pub index: usize,
-    /// Counters and latencies handed over since the sampler last emptied it, and where the
-    /// worker switched to a new control generation.
-    pub mailbox: Mutex<Mailbox>,
-    /// The last control generation this worker has switched to (see `Boundary`).
-    pub acked_generation: AtomicU64,
-    /// Set by the controller to make this worker exit.
-    pub stop: AtomicBool,
-    /// Set by the worker as it exits.
-    pub finished: AtomicBool,
-}
-
-impl WorkerSlot {
-    pub fn new(id: usize, index: usize) -> Self {
-        WorkerSlot {
-            id,
-            index,
-            mailbox: Mutex::new(Mailbox {
-                latencies: Vec::with_capacity(BATCH),
-                counts: Counts::default(),
-                latency_sum_ns: 0,
-                boundary: None,
-            }),
-            acked_generation: AtomicU64::new(0),
-            stop: AtomicBool::new(false),
-            finished: AtomicBool::new(false),
-        }
-    }
-}
-
-/// What a worker hands the sampler, always together under one lock: the latencies of its
-/// completed I/Os and its cumulative counters as of the last of them. Counters and latencies
-/// change hands in the same critical section, so an interval's latency count is exactly its
-/// op count (a counter published per I/O would run ahead of the latencies still in the
-/// worker's batch). The counters are up to `FLUSH_EVERY` (or `BATCH` I/Os) behind the I/O.
-pub struct Mailbox {
-    pub latencies: Vec<u64>,
-    pub counts: Counts,
-    pub latency_sum_ns: u64,
-    pub boundary: Option<Boundary>,
-}
-
-/// A worker's state at the moment it switched generation: everything before ran under the
-/// old settings.
-#[derive(Debug, Clone, Copy)]
-pub struct Boundary {
-    pub generation: u64,
-    pub counts: Counts,
-    pub latency_sum_ns: u64,
-    /// How many of the mailbox's latencies came before the switch.
-    pub latencies: usize,
-    pub at: Instant,
-}
-
 /// How one I/O ended.
-enum Outcome {
-    /// All bytes transferred (and synced, when due).
-    Full,
+pub(super) enum Outcome {
+    /// All bytes transferred (and synced, when due): how many, which is the block size the
+    /// I/O was submitted with (counted as such, so an I/O of an old block size counted under
+    /// new settings would show as bytes ≠ ops × bs).
+    Full(u64),
     /// Fewer bytes than asked: not an op.
     Short(usize),
     /// An errno, from the transfer or from the fdatasync after it.
     Failed(std::io::Error, &'static str),
 }
 
-/// Runs one worker until its slot's stop flag is set. `io` is its own descriptor.
+/// Runs one worker until its slot's stop flag is set. `io` is its own descriptor; with the
+/// io_uring engine and a real descriptor the worker keeps `iodepth` I/Os in flight on its own
+/// ring (`uring`), otherwise one at a time with pread/pwrite.
 pub fn run(slot: Arc<WorkerSlot>, control: Arc<Control>, mut io: Box<dyn BlockIo>) {
     yield_to_sampler();
-    let mut w = Worker {
-        rng: SmallRng::from_rng(&mut rand::rng()),
-        local: Counts::default(),
-        latency_sum_ns: 0,
-        batch: Vec::with_capacity(BATCH),
-        seen_generation: u64::MAX,
-        settings: Settings::default(),
-        pattern: None,
-        buf: AlignedBuf::new(0, control.align),
-        next_flush: Instant::now() + FLUSH_EVERY,
-        writes_since_sync: 0,
-    };
-    while w.refresh(&slot, &control) {
-        let read_pct = u32::from(w.settings.read_pct);
-        // A generation check per I/O: the only shared memory the loop reads, besides the
-        // process-wide SIGCONT count, which changes only when the process was stopped.
-        while control.generation.load(Acquire) == w.seen_generation {
-            let is_read =
-                read_pct == 100 || (read_pct > 0 && w.rng.random_range(0..100u32) < read_pct);
-            let Some(pattern) = w.pattern.as_mut() else {
-                break;
-            };
-            let offset = pattern.next_offset(&mut w.rng);
-            if !is_read {
-                scramble(&mut w.buf, &mut w.rng);
-            }
-            let continued = stops::continued();
-            let start = Instant::now();
-            let outcome = w.io_once(&mut *io, is_read, offset, control.fsync_every);
-            let end = Instant::now();
-            match outcome {
-                // The process was stopped while this I/O ran: its latency is mostly the stop.
-                Outcome::Full if stops::continued() != continued => w.local.spanning_stop += 1,
-                Outcome::Full => w.count_full(is_read, end.duration_since(start)),
-                Outcome::Short(n) => {
-                    w.local.short_ios += 1;
-                    let want = w.buf.len();
-                    let op = if is_read { "read" } else { "write" };
-                    keep_error(&control, slot.id, op, offset, None, || {
-                        format!("short {op}: {n} of {want} bytes")
-                    });
-                }
-                Outcome::Failed(e, op) => {
-                    w.local.errors += 1;
-                    keep_error(&control, slot.id, op, offset, e.raw_os_error(), || {
-                        describe_io_error(&e)
-                    });
-                }
-            }
-            if w.batch.len() == BATCH || end >= w.next_flush {
-                w.flush(&slot);
-                w.next_flush = end + FLUSH_EVERY;
+    let mut w = Worker::new(control.align);
+    match io
+        .raw_fd()
+        .filter(|_| control.ioengine == IoEngine::IoUring)
+    {
+        Some(fd) => {
+            if let Err(e) = uring::run(&mut w, &slot, &control, &mut *io, fd) {
+                w.local.errors += 1;
+                keep_error(
+                    &control,
+                    slot.id,
+                    "io_uring_setup",
+                    0,
+                    e.raw_os_error(),
+                    || {
+                        format!(
+                            "this thread's ring: {}; it carries on with pread/pwrite",
+                            describe_io_error(&e)
+                        )
+                    },
+                );
+                run_psync(&mut w, &slot, &control, &mut *io);
             }
         }
+        None => run_psync(&mut w, &slot, &control, &mut *io),
     }
     w.flush(&slot);
     slot.finished.store(true, Release);
 }
 
-struct Worker {
-    rng: SmallRng,
-    local: Counts,
+/// One I/O at a time: pread/pwrite on the worker's own descriptor.
+fn run_psync(w: &mut Worker, slot: &WorkerSlot, control: &Control, io: &mut dyn BlockIo) {
+    while w.refresh(slot, control) {
+        // A generation check per I/O: the only shared memory the loop reads, besides the
+        // process-wide SIGCONT count, which changes only when the process was stopped.
+        while control.generation.load(Acquire) == w.seen_generation {
+            let Some((is_read, offset)) = w.next_io() else {
+                break;
+            };
+            if !is_read {
+                scramble(&mut w.bufs[0], &mut w.rng);
+            }
+            let continued = stops::continued();
+            let start = Instant::now();
+            let outcome = w.io_once(io, is_read, offset, control.fsync_every);
+            let end = Instant::now();
+            let stopped = stops::continued() != continued;
+            w.settle(
+                slot,
+                control,
+                outcome,
+                is_read,
+                offset,
+                stopped,
+                end - start,
+            );
+            w.maybe_flush(slot, end);
+        }
+    }
+}
+
+pub(super) struct Worker {
+    pub rng: SmallRng,
+    pub local: Counts,
     latency_sum_ns: u64,
     /// Latencies (ns) not yet moved to the mailbox; never grows past `BATCH`.
     batch: Vec<u64>,
-    seen_generation: u64,
-    settings: Settings,
+    pub seen_generation: u64,
+    pub settings: Settings,
     pattern: Option<OffsetGen>,
-    buf: AlignedBuf,
+    /// One aligned buffer per I/O in flight (`iodepth` of them), `bs` bytes each.
+    pub bufs: Vec<AlignedBuf>,
+    /// Bumped whenever `bufs` is reallocated (a ring re-registers them).
+    pub bufs_epoch: u64,
     next_flush: Instant,
     /// Full writes since the last fdatasync (`--fsync`).
     writes_since_sync: u32,
 }
 
 impl Worker {
-    /// One read or write of the whole buffer at `offset`; after every `fsync_every`-th full
-    /// write, an fdatasync whose time belongs to that write (like fio's `fsync=N`, the I/O
-    /// that triggers the sync waits for it).
+    fn new(align: usize) -> Self {
+        Worker {
+            rng: SmallRng::from_rng(&mut rand::rng()),
+            local: Counts::default(),
+            latency_sum_ns: 0,
+            batch: Vec::with_capacity(BATCH),
+            seen_generation: u64::MAX,
+            settings: Settings::default(),
+            pattern: None,
+            bufs: vec![AlignedBuf::new(0, align)],
+            bufs_epoch: 0,
+            next_flush: Instant::now() + FLUSH_EVERY,
+            writes_since_sync: 0,
+        }
+    }
+
+    /// Whether the next I/O reads, and its offset; None before the first settings.
+    #[inline]
+    pub fn next_io(&mut self) -> Option<(bool, u64)> {
+        let read_pct = u32::from(self.settings.read_pct);
+        let is_read =
+            read_pct == 100 || (read_pct > 0 && self.rng.random_range(0..100u32) < read_pct);
+        let offset = self.pattern.as_mut()?.next_offset(&mut self.rng);
+        Some((is_read, offset))
+    }
+
+    /// One read or write of the whole buffer at `offset`, then the fdatasync when due.
     #[inline]
     fn io_once(
         &mut self,
@@ -230,38 +165,86 @@ impl Worker {
         offset: u64,
         fsync_every: u32,
     ) -> Outcome {
-        let want = self.buf.len();
+        let buf = &mut self.bufs[0];
+        let want = buf.len();
         let done = if is_read {
-            io.read_at(&mut self.buf, offset)
+            io.read_at(buf, offset)
         } else {
-            io.write_at(&self.buf, offset)
+            io.write_at(buf, offset)
         };
         match done {
             Err(e) => Outcome::Failed(e, if is_read { "read" } else { "write" }),
             Ok(n) if n < want => Outcome::Short(n),
-            Ok(_) if is_read || fsync_every == 0 => Outcome::Full,
-            Ok(_) => {
-                self.writes_since_sync += 1;
-                if self.writes_since_sync < fsync_every {
-                    return Outcome::Full;
-                }
-                self.writes_since_sync = 0;
-                match io.sync_data() {
-                    Ok(()) => {
-                        self.local.syncs += 1;
-                        Outcome::Full
-                    }
-                    Err(e) => Outcome::Failed(e, "fdatasync"),
-                }
+            Ok(n) if is_read => Outcome::Full(n as u64),
+            Ok(n) => self.after_full_write(io, fsync_every, n as u64),
+        }
+    }
+
+    /// After every `fsync_every`-th full write, an fdatasync whose time belongs to that write
+    /// (like fio's `fsync=N`, the I/O that triggers the sync waits for it).
+    #[inline]
+    pub fn after_full_write(
+        &mut self,
+        io: &mut dyn BlockIo,
+        fsync_every: u32,
+        bytes: u64,
+    ) -> Outcome {
+        if fsync_every == 0 {
+            return Outcome::Full(bytes);
+        }
+        self.writes_since_sync += 1;
+        if self.writes_since_sync < fsync_every {
+            return Outcome::Full(bytes);
+        }
+        self.writes_since_sync = 0;
+        match io.sync_data() {
+            Ok(()) => {
+                self.local.syncs += 1;
+                Outcome::Full(bytes)
+            }
+            Err(e) => Outcome::Failed(e, "fdatasync"),
+        }
+    }
+
+    /// Counts how one I/O ended: a complete one as an op with its latency (unless the process
+    /// was stopped while it ran: its latency would be mostly the stop); a short or failed one
+    /// apart, with its offset and errno.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn settle(
+        &mut self,
+        slot: &WorkerSlot,
+        control: &Control,
+        outcome: Outcome,
+        is_read: bool,
+        offset: u64,
+        stopped: bool,
+        latency: Duration,
+    ) {
+        match outcome {
+            Outcome::Full(_) if stopped => self.local.spanning_stop += 1,
+            Outcome::Full(n) => self.count_full(is_read, n, latency),
+            Outcome::Short(n) => {
+                self.local.short_ios += 1;
+                let want = self.settings.bs;
+                let op = if is_read { "read" } else { "write" };
+                keep_error(control, slot.id, op, offset, None, || {
+                    format!("short {op}: {n} of {want} bytes")
+                });
+            }
+            Outcome::Failed(e, op) => {
+                self.local.errors += 1;
+                keep_error(control, slot.id, op, offset, e.raw_os_error(), || {
+                    describe_io_error(&e)
+                });
             }
         }
     }
 
     /// Counts one complete I/O: an op, its bytes, its latency.
     #[inline]
-    fn count_full(&mut self, is_read: bool, latency: Duration) {
+    fn count_full(&mut self, is_read: bool, n: u64, latency: Duration) {
         let ns = latency.as_nanos() as u64;
-        let n = self.buf.len() as u64;
         self.batch.push(ns);
         self.latency_sum_ns += ns;
         self.local.ops += 1;
@@ -275,9 +258,19 @@ impl Worker {
         }
     }
 
+    /// Moves the batch to the mailbox when it is full or `FLUSH_EVERY` has passed.
+    #[inline]
+    pub fn maybe_flush(&mut self, slot: &WorkerSlot, now: Instant) {
+        if self.batch.len() >= BATCH || now >= self.next_flush {
+            self.flush(slot);
+            self.next_flush = now + FLUSH_EVERY;
+        }
+    }
+
     /// Takes up the current control state: waits while paused, rebuilds the offset generator
-    /// and buffer for new settings. Returns false when the worker must exit.
-    fn refresh(&mut self, slot: &WorkerSlot, control: &Control) -> bool {
+    /// and buffers for new settings. Returns false when the worker must exit. The caller has
+    /// no I/O in flight: everything before the boundary ran under the old settings.
+    pub fn refresh(&mut self, slot: &WorkerSlot, control: &Control) -> bool {
         let mut st = control.state.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             // Read under the lock, so the generation and the state belong together.
@@ -294,9 +287,16 @@ impl Worker {
         let s = st.settings;
         drop(st);
         if self.pattern.is_none() || s != self.settings {
-            if s.bs as usize != self.buf.len() || self.pattern.is_none() {
-                self.buf = AlignedBuf::new(s.bs as usize, control.align);
-                self.rng.fill_bytes(&mut self.buf);
+            let depth = s.iodepth.max(1);
+            if s.bs as usize != self.bufs[0].len() || depth != self.bufs.len() {
+                self.bufs = (0..depth)
+                    .map(|_| {
+                        let mut b = AlignedBuf::new(s.bs as usize, control.align);
+                        self.rng.fill_bytes(&mut b);
+                        b
+                    })
+                    .collect();
+                self.bufs_epoch += 1;
             }
             self.pattern = Some(OffsetGen::new(
                 control.span,
@@ -343,7 +343,7 @@ impl Worker {
 /// Refreshes write data so the device cannot compress or deduplicate it: a new random word at
 /// the start of every 512-byte sector (the rest of the buffer is random from allocation).
 #[inline]
-fn scramble(buf: &mut [u8], rng: &mut SmallRng) {
+pub(super) fn scramble(buf: &mut [u8], rng: &mut SmallRng) {
     for sector in buf.chunks_exact_mut(512) {
         sector[..8].copy_from_slice(&rng.next_u64().to_ne_bytes());
     }

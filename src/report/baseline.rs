@@ -61,6 +61,7 @@ impl Baseline {
             let dimension = match v["dimension"].as_str() {
                 Some("threads") => Dimension::Threads,
                 Some("bs") => Dimension::Bs,
+                Some("iodepth") => Dimension::Iodepth,
                 _ => bail!("--baseline {shown}: a sweep without a known dimension"),
             };
             let steps = steps

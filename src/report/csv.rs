@@ -5,16 +5,17 @@
 
 use crate::stats::IntervalFigures;
 
-pub const HEADER: &str = "t_s,elapsed_s,threads,bs,read_pct,random_pct,ops,bytes,iops,bw_bytes_per_s,errors,short_ios,lat_min_ns,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,spanning_stop,syncs,stopped_s,left_out_s,left_out_ops";
+pub const HEADER: &str = "t_s,elapsed_s,threads,iodepth,bs,read_pct,random_pct,ops,bytes,iops,bw_bytes_per_s,errors,short_ios,lat_min_ns,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,spanning_stop,syncs,stopped_s,left_out_s,left_out_ops";
 
 /// One CSV row for an interval (no trailing newline).
 pub fn row(r: &IntervalFigures) -> String {
     let l = &r.latency_ns;
     format!(
-        "{:.3},{:.3},{},{},{},{},{},{},{:.1},{:.0},{},{},{},{:.0},{},{},{},{},{},{},{},{:.3},{:.3},{}",
+        "{:.3},{:.3},{},{},{},{},{},{},{},{:.1},{:.0},{},{},{},{:.0},{},{},{},{},{},{},{},{:.3},{:.3},{}",
         r.t_s,
         r.elapsed_s,
         r.settings.threads,
+        r.settings.iodepth,
         r.settings.bs,
         r.settings.read_pct,
         r.settings.random_pct,

@@ -2,7 +2,9 @@
 //! repeated with fio — on this host, or across many with fio's client/server mode
 //! (`fio --client=HOST job`). It must describe the same run, knob by knob:
 //!
-//! - threads → `numjobs` with `thread`; pread/pwrite → `ioengine=psync`; O_DIRECT → `direct`;
+//! - threads → `numjobs` with `thread`; pread/pwrite → `ioengine=psync`; io_uring →
+//!   `ioengine=io_uring` with `iodepth` and the registrations diskscope makes (`fixedbufs`,
+//!   `registerfiles`); O_DIRECT → `direct`;
 //!   read % → `rw` + `rwmixread`; random % → `rw` + `percentage_random`; `-T` → `runtime` with
 //!   `time_based`; a sweep's uncounted ramp → `ramp_time`, one `stonewall`ed group per step.
 //! - The span: random offsets are uniform over the whole blocks of the span, with replacement
@@ -25,7 +27,7 @@ use std::time::Duration;
 
 use super::ConfigReport;
 use crate::engine::pattern::OffsetGen;
-use crate::settings::Settings;
+use crate::settings::{IoEngine, Settings};
 use crate::sweep::{RAMP, SweepSpec};
 
 /// Where a path fio cannot name is linked from.
@@ -107,7 +109,7 @@ impl FioJob {
             );
         }
         let mut global = vec![
-            ("ioengine", "psync".to_string()),
+            ("ioengine", c.ioengine.name().to_string()),
             ("direct", u8::from(c.direct).to_string()),
             ("thread", String::new()),
             ("group_reporting", String::new()),
@@ -119,6 +121,11 @@ impl FioJob {
             ("random_generator", "tausworthe64".into()),
             ("filename", filename),
         ];
+        if c.ioengine == IoEngine::IoUring {
+            // The ring registers its buffers and its file, as diskscope's does (engine::uring).
+            global.push(("fixedbufs", String::new()));
+            global.push(("registerfiles", String::new()));
+        }
         // diskscope syncs with fdatasync, like fio's fdatasync=N (fsync=N would be fsync).
         if c.durability.fsync_every > 0 {
             global.push(("fdatasync", c.durability.fsync_every.to_string()));
@@ -140,6 +147,9 @@ impl FioJob {
             ("rw", rw_mode(s.read_pct, s.random_pct).into()),
             ("bs", s.bs.to_string()),
         ];
+        if c.ioengine == IoEngine::IoUring {
+            common.push(("iodepth", s.iodepth.to_string()));
+        }
         if s.read_pct > 0 && s.read_pct < 100 {
             common.push(("rwmixread", s.read_pct.to_string()));
         }

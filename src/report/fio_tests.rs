@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::report::Durability;
-use crate::settings::Settings;
+use crate::settings::{IoEngine, Settings};
 
 fn config(threads: usize, read_pct: u8, random_pct: u8) -> ConfigReport {
     ConfigReport {
@@ -15,7 +15,35 @@ fn config(threads: usize, read_pct: u8, random_pct: u8) -> ConfigReport {
         bs: 4096,
         read_pct,
         random_pct,
+        ..Settings::default()
     })
+}
+
+#[test]
+fn io_uring_carries_the_depth_and_the_registrations() {
+    let c = ConfigReport {
+        ioengine: IoEngine::IoUring,
+        ..config(4, 100, 100)
+    }
+    .with_settings(Settings {
+        threads: 4,
+        iodepth: 32,
+        ..Settings::default()
+    });
+    let job = job_file(&c);
+    for l in [
+        "ioengine=io_uring",
+        "iodepth=32",
+        "fixedbufs",
+        "registerfiles",
+    ] {
+        assert!(has(&job, l), "{l} missing from\n{job}");
+    }
+    let psync = job_file(&config(4, 100, 100));
+    assert!(
+        has(&psync, "ioengine=psync") && !psync.contains("iodepth"),
+        "{psync}"
+    );
 }
 
 fn has(job: &str, line: &str) -> bool {

@@ -13,7 +13,7 @@ pub(crate) mod text;
 
 use serde::Serialize;
 
-use crate::settings::Settings;
+use crate::settings::{IoEngine, Settings};
 use crate::stats::snapshot::per_second;
 use crate::stats::{
     Counts, IntervalFigures, IoErrorRecord, LatencySummary, LeftOut, Snapshot, ThreadSample,
@@ -34,11 +34,20 @@ pub struct ConfigReport {
     pub write_allowed: bool,
     /// Settings at the start of the run.
     pub threads: usize,
+    /// I/Os in flight per thread (fio's iodepth).
+    pub iodepth: usize,
     pub bs: u64,
     pub read_pct: u8,
     pub random_pct: u8,
     /// The requested run length, if any.
     pub duration_s: Option<f64>,
+    /// "io_uring" or "psync" (fio's names).
+    pub ioengine: IoEngine,
+    /// Why the run is on psync although io_uring was not refused by the user: said once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ioengine_fallback: Option<String>,
+    /// What a latency spans (`LATENCY_BASIS`).
+    pub latency_basis: &'static str,
     /// `--fsync` and `--end-fsync`.
     #[serde(flatten)]
     pub durability: Durability,
@@ -69,6 +78,9 @@ pub struct TargetFacts {
     pub write_allowed: bool,
 }
 
+/// What every latency figure measures: fio's total latency `lat`, not its `clat`.
+pub const LATENCY_BASIS: &str = "submission to completion reaped (fio's lat)";
+
 /// How writes are made durable, like fio's `fsync=N` and `end_fsync=1`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Durability {
@@ -92,19 +104,32 @@ impl ConfigReport {
             direct: t.direct,
             write_allowed: t.write_allowed,
             threads: s.threads,
+            iodepth: s.iodepth,
             bs: s.bs,
             read_pct: s.read_pct,
             random_pct: s.random_pct,
             duration_s: duration.map(|d| d.as_secs_f64()),
+            ioengine: IoEngine::Psync,
+            ioengine_fallback: None,
+            latency_basis: LATENCY_BASIS,
             durability: Durability::default(),
             warnings: Vec::new(),
         }
+    }
+
+    /// Records the engine the run uses; a fallback to psync is also a warning, said once.
+    pub fn with_engine(mut self, engine: Option<IoEngine>, fallback: Option<String>) -> Self {
+        self.ioengine = engine.unwrap_or_default();
+        self.warnings.extend(fallback.iter().cloned());
+        self.ioengine_fallback = fallback;
+        self
     }
 
     /// The same description with other settings (the ones in force now, a sweep's base).
     pub fn with_settings(self, s: Settings) -> Self {
         ConfigReport {
             threads: s.threads,
+            iodepth: s.iodepth,
             bs: s.bs,
             read_pct: s.read_pct,
             random_pct: s.random_pct,
@@ -144,10 +169,14 @@ impl ConfigReport {
             direct: true,
             write_allowed: false,
             threads: 1,
+            iodepth: 1,
             bs: 4096,
             read_pct: 100,
             random_pct: 100,
             duration_s: None,
+            ioengine: IoEngine::Psync,
+            ioengine_fallback: None,
+            latency_basis: LATENCY_BASIS,
             durability: Durability::default(),
             warnings: vec![],
         }
@@ -156,6 +185,7 @@ impl ConfigReport {
     pub fn settings(&self) -> Settings {
         Settings {
             threads: self.threads,
+            iodepth: self.iodepth,
             bs: self.bs,
             read_pct: self.read_pct,
             random_pct: self.random_pct,
@@ -222,6 +252,45 @@ pub struct RunReport {
     pub writeback: Option<WritebackReport>,
     /// Set when the run was ended by a signal (e.g. "SIGINT").
     pub interrupted_by: Option<String>,
+    /// CPU time the whole process used while the workers ran (headless runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuReport>,
+}
+
+/// User and system CPU seconds of the process (getrusage), over the run; fio's `usr_cpu` and
+/// `sys_cpu` as times rather than shares of the runtime.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct CpuReport {
+    pub user_s: f64,
+    pub system_s: f64,
+    /// (user + system) seconds per million complete I/Os.
+    pub s_per_million_ios: f64,
+}
+
+impl CpuReport {
+    /// The process's user and system CPU seconds so far.
+    pub fn now() -> (f64, f64) {
+        use nix::sys::resource::{UsageWho, getrusage};
+        let secs = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+        getrusage(UsageWho::RUSAGE_SELF)
+            .map(|u| (secs(u.user_time()), secs(u.system_time())))
+            .unwrap_or_default()
+    }
+
+    /// The CPU used since `start` (from `now`), for `ios` complete I/Os.
+    pub fn since(start: (f64, f64), ios: u64) -> CpuReport {
+        let (user, system) = Self::now();
+        let (user_s, system_s) = (user - start.0, system - start.1);
+        CpuReport {
+            user_s,
+            system_s,
+            s_per_million_ios: if ios > 0 {
+                (user_s + system_s) * 1e6 / ios as f64
+            } else {
+                0.0
+            },
+        }
+    }
 }
 
 /// What became of the written data when the I/O stopped. No "durable bandwidth" is derived:
@@ -257,6 +326,7 @@ impl RunReport {
             left_out: last.total_left_out,
             writeback: None,
             interrupted_by: None,
+            cpu: None,
         }
     }
 

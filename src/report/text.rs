@@ -11,7 +11,8 @@ use crate::stats::{Counts, IntervalFigures, IoErrorRecord, LeftOut};
 use crate::sweep::Dimension;
 use crate::units::{format_block_size, format_bytes, format_count_rate, format_latency_ns};
 
-/// "4k random read, 1 thread" — the settings as a phrase.
+/// "4k random read, 1 thread" — the settings as a phrase; with a queue deeper than 1, in the
+/// way disk figures are quoted: "4k random read, QD32 T4".
 pub fn describe_settings(s: &Settings) -> String {
     let pattern = match s.random_pct {
         100 => "random".to_string(),
@@ -23,6 +24,14 @@ pub fn describe_settings(s: &Settings) -> String {
         0 => "write".to_string(),
         p => format!("{p}% read / {}% write", 100 - p),
     };
+    if s.iodepth > 1 {
+        return format!(
+            "{} {pattern} {mix}, QD{} T{}",
+            format_block_size(s.bs),
+            s.iodepth,
+            s.threads
+        );
+    }
     let plural = if s.threads == 1 { "" } else { "s" };
     format!(
         "{} {pattern} {mix}, {} thread{plural}",
@@ -320,7 +329,7 @@ pub fn step_header(d: Dimension) -> String {
 pub fn step_line(d: Dimension, r: &IntervalFigures) -> String {
     let value = d.value(&r.settings);
     let shown = match d {
-        Dimension::Threads => value.to_string(),
+        Dimension::Threads | Dimension::Iodepth => value.to_string(),
         Dimension::Bs => format_block_size(value),
     };
     format!(
@@ -406,6 +415,7 @@ mod tests {
     fn settings_read_as_a_phrase() {
         let s = Settings {
             threads: 4,
+            iodepth: 1,
             bs: 65536,
             read_pct: 70,
             random_pct: 0,
@@ -414,6 +424,11 @@ mod tests {
             describe_settings(&s),
             "64k sequential 70% read / 30% write, 4 threads"
         );
+        let deep = Settings {
+            iodepth: 32,
+            ..Settings::default()
+        };
+        assert_eq!(describe_settings(&deep), "4k random read, QD32 T1");
         assert_eq!(
             describe_settings(&Settings::default()),
             "4k random read, 1 thread"
@@ -438,6 +453,7 @@ mod tests {
             left_out: LeftOut::default(),
             writeback: None,
             interrupted_by: None,
+            cpu: None,
         }
     }
 

@@ -1,8 +1,8 @@
-//! Moving one setting a step, as the TUI's sliders do: threads and block size halve and
-//! double (or move by one thread), percentages move by 5 or 10; every result stays within
+//! Moving one setting a step, as the TUI's sliders do: threads, queue depth and block size
+//! halve and double (threads and depth also move by one), percentages move by 5 or 10; every result stays within
 //! the limits, and lowering read % needs writes allowed.
 
-use super::{MAX_BS, MAX_THREADS, Settings};
+use super::{MAX_BS, MAX_IODEPTH, MAX_THREADS, Settings};
 
 /// Smallest block size the slider offers.
 pub const MIN_BS: u64 = 512;
@@ -11,6 +11,7 @@ pub const MIN_BS: u64 = 512;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Knob {
     Threads,
+    QueueDepth,
     BlockSize,
     ReadPct,
     RandomPct,
@@ -18,8 +19,9 @@ pub enum Knob {
 
 impl Knob {
     /// The sliders, top to bottom.
-    pub const ALL: [Knob; 4] = [
+    pub const ALL: [Knob; 5] = [
         Knob::Threads,
+        Knob::QueueDepth,
         Knob::BlockSize,
         Knob::ReadPct,
         Knob::RandomPct,
@@ -43,6 +45,7 @@ impl Knob {
     pub fn label(self) -> &'static str {
         match self {
             Knob::Threads => "threads",
+            Knob::QueueDepth => "queue depth",
             Knob::BlockSize => "block size",
             Knob::ReadPct => "read %",
             Knob::RandomPct => "random %",
@@ -82,6 +85,15 @@ pub fn stepped(
             }
             .clamp(1, MAX_THREADS);
         }
+        Knob::QueueDepth => {
+            n.iodepth = match step {
+                Step::Down => s.iodepth / 2,
+                Step::Up => s.iodepth.saturating_mul(2),
+                Step::Minus => s.iodepth.saturating_sub(1),
+                Step::Plus => s.iodepth + 1,
+            }
+            .clamp(1, MAX_IODEPTH);
+        }
         Knob::BlockSize => {
             n.bs = if up {
                 if s.bs.is_power_of_two() {
@@ -120,6 +132,22 @@ pub fn stepped(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn depth_halves_doubles_and_steps_by_one_within_limits() {
+        let d = |iodepth, step| {
+            let s = Settings {
+                iodepth,
+                ..Settings::default()
+            };
+            stepped(s, Knob::QueueDepth, step, false).map(|n| n.iodepth)
+        };
+        assert_eq!(d(1, Step::Down), Ok(1));
+        assert_eq!(d(32, Step::Up), Ok(64));
+        assert_eq!(d(32, Step::Plus), Ok(33));
+        assert_eq!(d(256, Step::Up), Ok(256));
+        assert_eq!(d(256, Step::Minus), Ok(255));
+    }
 
     #[test]
     fn threads_halve_double_and_step_by_one_within_limits() {

@@ -1,15 +1,29 @@
-//! The sweeps offered without a spec (the TUI's `s t` and `s b`): threads 1 to 64, or block
-//! sizes from the target's logical block size to 4 MiB, doubling, as far as the target allows.
+//! The sweeps offered without a spec (the TUI's `s t`, `s b` and `s q`): threads 1 to 64, block
+//! sizes from the target's logical block size to 4 MiB as far as the target allows, or queue
+//! depths 1 to 256 (io_uring only), doubling.
 
 use super::{Dimension, SweepSpec};
 use crate::report::ConfigReport;
-use crate::settings::MAX_THREADS;
+use crate::settings::{IoEngine, MAX_IODEPTH, MAX_THREADS};
 
 /// The thread counts a sweep started with `s t` runs: 1 to 64, doubling.
 pub const SWEEP_THREADS: (u64, u64) = (1, 64);
 /// The block sizes a sweep started with `s b` runs: 512 (or the logical block size) to 4 MiB,
 /// doubling.
 pub const SWEEP_BS: (u64, u64) = (512, 4 << 20);
+/// The queue depths a sweep started with `s q` runs: 1 to 256, doubling.
+pub const SWEEP_IODEPTH: (u64, u64) = (1, MAX_IODEPTH as u64);
+
+/// On psync the depth is fixed at 1: why, for the message line.
+pub fn psync_refusal(info: &ConfigReport) -> Result<(), String> {
+    if info.ioengine == IoEngine::IoUring {
+        return Ok(());
+    }
+    Err(match &info.ioengine_fallback {
+        Some(why) => format!("queue depth stays 1: {why}"),
+        None => "queue depth stays 1 with --ioengine psync".into(),
+    })
+}
 
 /// The sweep values of `dimension` for a target with this geometry: threads 1..64, or block
 /// sizes from the logical block size (at least 512) to 4 MiB that fit the span.
@@ -19,6 +33,13 @@ pub fn default_sweep(dimension: Dimension, info: &ConfigReport) -> Result<SweepS
             let (lo, hi) = SWEEP_THREADS;
             std::iter::successors(Some(lo), |v| Some(v * 2))
                 .take_while(|v| *v <= hi.min(MAX_THREADS as u64))
+                .collect()
+        }
+        Dimension::Iodepth => {
+            psync_refusal(info)?;
+            let (lo, hi) = SWEEP_IODEPTH;
+            std::iter::successors(Some(lo), |v| Some(v * 2))
+                .take_while(|v| *v <= hi)
                 .collect()
         }
         Dimension::Bs => {
@@ -38,4 +59,24 @@ pub fn default_sweep(dimension: Dimension, info: &ConfigReport) -> Result<SweepS
         ));
     }
     Ok(SweepSpec { dimension, values })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::ConfigReport;
+
+    #[test]
+    fn a_depth_sweep_needs_io_uring_and_says_why_not() {
+        let mut info = ConfigReport {
+            ioengine: IoEngine::Psync,
+            ioengine_fallback: Some("io_uring refused (EPERM)".into()),
+            ..ConfigReport::example()
+        };
+        let e = default_sweep(Dimension::Iodepth, &info).unwrap_err();
+        assert!(e.contains("EPERM"), "{e}");
+        info.ioengine = IoEngine::IoUring;
+        let spec = default_sweep(Dimension::Iodepth, &info).unwrap();
+        assert_eq!(spec.values, vec![1, 2, 4, 8, 16, 32, 64, 128, 256]);
+    }
 }

@@ -4,7 +4,7 @@
 //! is refused here, before anything is opened, with one line naming the flag.
 
 use super::Dimension;
-use crate::settings::{MAX_BS, MAX_THREADS};
+use crate::settings::{MAX_BS, MAX_IODEPTH, MAX_THREADS};
 use crate::units::parse_size;
 
 /// A parsed `--sweep`: the dimension and its strictly rising values.
@@ -14,7 +14,7 @@ pub struct SweepSpec {
     pub values: Vec<u64>,
 }
 
-const USAGE: &str = "use e.g. threads=1,2,4,8, threads=1..64 or bs=512..4M";
+const USAGE: &str = "use e.g. threads=1,2,4,8, threads=1..64, bs=512..4M or iodepth=1..256";
 
 impl SweepSpec {
     /// Parses "threads=1,2,4,8", "threads=1..64" (doubling), "bs=512..4M" (doubling) or
@@ -26,6 +26,7 @@ impl SweepSpec {
         let dimension = match dim.trim() {
             "threads" | "t" => Dimension::Threads,
             "bs" | "b" => Dimension::Bs,
+            "iodepth" | "q" => Dimension::Iodepth,
             other => {
                 return Err(format!(
                     "--sweep '{text}': unknown dimension '{other}'; {USAGE}"
@@ -85,7 +86,7 @@ impl SweepSpec {
 /// A value as `--sweep` takes it: "64", "4k".
 fn typed(dimension: Dimension, v: u64) -> String {
     match dimension {
-        Dimension::Threads => v.to_string(),
+        Dimension::Threads | Dimension::Iodepth => v.to_string(),
         Dimension::Bs => crate::units::format_block_size(v),
     }
 }
@@ -95,6 +96,7 @@ pub fn max_value(dimension: Dimension) -> u64 {
     match dimension {
         Dimension::Threads => MAX_THREADS as u64,
         Dimension::Bs => MAX_BS,
+        Dimension::Iodepth => MAX_IODEPTH as u64,
     }
 }
 
@@ -102,14 +104,15 @@ pub fn max_value(dimension: Dimension) -> u64 {
 fn parse_value(text: &str, dimension: Dimension, v: &str) -> Result<u64, String> {
     let v = v.trim();
     let n = match dimension {
-        Dimension::Threads => v
+        Dimension::Threads | Dimension::Iodepth => v
             .parse::<u64>()
-            .map_err(|_| format!("--sweep '{text}': '{v}' is not a thread count"))?,
+            .map_err(|_| format!("--sweep '{text}': '{v}' is not a whole number"))?,
         Dimension::Bs => parse_size(v).map_err(|e| format!("--sweep {e}"))?,
     };
     let (lo, hi) = match dimension {
         Dimension::Threads => (1, MAX_THREADS as u64),
         Dimension::Bs => (512, MAX_BS),
+        Dimension::Iodepth => (1, MAX_IODEPTH as u64),
     };
     if !(lo..=hi).contains(&n) {
         return Err(format!("--sweep '{text}': {v} is outside {lo}..{hi}"));

@@ -116,7 +116,26 @@ pub fn config_report(config: &Config, p: &Prepared) -> ConfigReport {
     };
     let mut report = ConfigReport::new(facts, config.settings, config.duration);
     report.warnings = warnings(p);
-    report.with_durability(config.durability)
+    report
+        .with_engine(config.ioengine, config.ioengine_fallback.clone())
+        .with_durability(config.durability)
+}
+
+/// Picks the engine (`--ioengine`, or io_uring when the kernel allows it) and records it in
+/// the config. On a fallback to psync the depth becomes 1, and the reason says so when a
+/// deeper queue was asked for. Asking for io_uring when it is refused is an error.
+pub fn resolve_engine(mut config: Config) -> Result<Config> {
+    let engine = crate::engine::ioengine::resolve(config.ioengine).map_err(anyhow::Error::msg)?;
+    let mut fallback = engine.fallback;
+    if engine.engine == crate::settings::IoEngine::Psync && config.settings.iodepth > 1 {
+        if let Some(why) = &mut fallback {
+            why.push_str(&format!(" (-Q {} not possible)", config.settings.iodepth));
+        }
+        config.settings.iodepth = 1;
+    }
+    config.ioengine = Some(engine.engine);
+    config.ioengine_fallback = fallback;
+    Ok(config)
 }
 
 /// What the target and its scratch file warn about, and whether the page cache is in play.

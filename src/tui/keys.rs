@@ -9,8 +9,8 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use super::action::Action;
 use super::state::{App, Confirm, FioOverlay, Picker, PickerRow, Run, Screen, View};
 use crate::report::fio;
-use crate::settings::{Step, stepped};
-use crate::sweep::{Dimension, SWEEP_THREADS, default_sweep};
+use crate::settings::{Knob, Step, stepped};
+use crate::sweep::{Dimension, SWEEP_IODEPTH, SWEEP_THREADS, default_sweep, psync_refusal};
 
 impl App {
     /// Handles a key; the returned action is for the run loop to carry out.
@@ -139,6 +139,7 @@ fn run_key(run: &mut Run, key: KeyEvent, help: &mut bool) -> Action {
         let dimension = match key.code {
             KeyCode::Char('t') => Dimension::Threads,
             KeyCode::Char('b') => Dimension::Bs,
+            KeyCode::Char('q') => Dimension::Iodepth,
             _ => {
                 run.notice = None;
                 return Action::None;
@@ -177,9 +178,10 @@ fn run_key(run: &mut Run, key: KeyEvent, help: &mut bool) -> Action {
             run.sweep_prompt = true;
             run.message = None;
             run.notice = Some(format!(
-                "sweep: t threads {}..{} · b block size 512..4M · {:.1} s per step · other keys cancel",
+                "sweep: t threads {}..{} · b block size 512..4M · q depth 1..{} · {:.1} s/step · other keys cancel",
                 SWEEP_THREADS.0,
                 SWEEP_THREADS.1,
+                SWEEP_IODEPTH.1,
                 run.step_time.as_secs_f64()
             ));
             Action::None
@@ -222,6 +224,12 @@ fn run_key(run: &mut Run, key: KeyEvent, help: &mut bool) -> Action {
 }
 
 fn step(run: &mut Run, step: Step) -> Action {
+    if run.focus == Knob::QueueDepth
+        && let Err(why) = psync_refusal(&run.info)
+    {
+        run.message = Some(why);
+        return Action::None;
+    }
     match stepped(run.settings, run.focus, step, run.info.write_allowed) {
         Ok(n) if n == run.settings => Action::None,
         Ok(n) => {

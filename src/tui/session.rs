@@ -251,7 +251,11 @@ impl Session {
             target.clone(),
             target.geometry(),
             self.config.settings,
-            DEFAULT_TICK,
+            crate::engine::Options {
+                tick: DEFAULT_TICK,
+                ioengine: self.config.ioengine.unwrap_or_default(),
+                ..crate::engine::Options::default()
+            },
             Box::new(EventSink(self.events.clone())),
         ) {
             Ok(e) => e,

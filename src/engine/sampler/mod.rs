@@ -20,7 +20,7 @@ mod emit;
 use super::io::BlockIo;
 use super::stops;
 use super::worker::{self, Control, ControlState, WorkerSlot};
-use super::{Command, Geometry, SnapshotSink};
+use super::{Command, Geometry, Options, SnapshotSink};
 use crate::settings::Settings;
 use crate::stats::{Counts, Latency, LeftOut};
 
@@ -48,8 +48,7 @@ struct Cut {
 pub(super) fn spawn(
     geometry: Geometry,
     settings: Settings,
-    tick: Duration,
-    fsync_every: u32,
+    options: Options,
     commands: Receiver<Command>,
     out: Box<dyn SnapshotSink>,
 ) -> Result<JoinHandle<()>, String> {
@@ -67,8 +66,10 @@ pub(super) fn spawn(
         errors_kept: AtomicUsize::new(0),
         align: geometry.logical_block_size.max(4096) as usize,
         span: geometry.span,
-        fsync_every,
+        fsync_every: options.fsync_every,
+        ioengine: options.ioengine,
     });
+    let tick = options.tick;
     let now = Instant::now();
     let sampler = Sampler {
         control,

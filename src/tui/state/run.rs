@@ -32,8 +32,9 @@ pub struct AppRates {
     pub w_bytes_per_s: f64,
     /// Mean latency of the app's I/Os, in ns (0 when none).
     pub mean_latency_ns: f64,
-    /// Worker threads: the most I/Os the app can have in flight.
+    /// Worker threads; times `iodepth`, the most I/Os the app can have in flight.
     pub threads: usize,
+    pub iodepth: usize,
 }
 
 /// The kernel's view of the target's device beside the app's.
@@ -193,6 +194,7 @@ impl Run {
                 w_bytes_per_s: per_s(w.counts.write_bytes),
                 mean_latency_ns: w.latency.mean,
                 threads: w.settings.threads,
+                iodepth: w.settings.iodepth,
             }
         });
     }

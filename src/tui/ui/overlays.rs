@@ -13,14 +13,17 @@ use crate::tui::widgets::Theme;
 /// Every key, for the help overlay.
 pub const HELP: &[(&str, &str)] = &[
     ("Tab ↑ ↓ j k", "move between sliders"),
-    ("← → h l", "threads/block size: halve/double; %: one step"),
-    ("+ -", "threads: one more/fewer; others: one step"),
+    (
+        "← → h l",
+        "threads/depth/block size: halve/double; %: one step",
+    ),
+    ("+ -", "threads/depth: one more/fewer; others: one step"),
     ("space", "pause / resume"),
     ("r", "reset the statistics"),
     ("[ ] PgUp PgDn", "scroll the thread table"),
     (
-        "s t / s b",
-        "sweep threads 1..64 / block size 512..4M (-T per step)",
+        "s t / s b / s q",
+        "sweep threads 1..64 / block size 512..4M / depth 1..256",
     ),
     ("Esc (sweeping)", "cancel the sweep; the run goes on"),
     ("v", "show the last sweep's chart (Enter/Esc: back)"),

@@ -13,7 +13,7 @@ use super::panes::{draw_bw, draw_histogram, draw_iops, draw_kernel, draw_latency
 use crate::report::baseline::Baseline;
 use crate::report::text::describe_settings;
 use crate::settings::Knob;
-use crate::settings::{MAX_BS, MAX_THREADS};
+use crate::settings::{MAX_BS, MAX_IODEPTH, MAX_THREADS};
 use crate::tui::state::{Run, SweepState};
 use crate::tui::widgets::Theme;
 use crate::tui::widgets::slider::Slider;
@@ -214,9 +214,9 @@ pub(super) fn draw_run(
             Layout::vertical([Constraint::Fill(1), Constraint::Fill(1)]).areas(right);
         draw_histogram(run, theme, hist, buf);
         draw_threads(run, theme, threads, buf);
-    } else if body.height >= 6 {
+    } else if body.height >= 7 {
         let [controls, rest] =
-            Layout::vertical([Constraint::Length(6), Constraint::Fill(1)]).areas(body);
+            Layout::vertical([Constraint::Length(7), Constraint::Fill(1)]).areas(body);
         draw_controls(run, theme, controls, buf);
         if rest.height >= 8 {
             let [iops, lat] =
@@ -279,6 +279,10 @@ pub(super) fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffe
                 s.threads.to_string(),
                 log_position(s.threads as u64, 1, MAX_THREADS as u64),
             ),
+            Knob::QueueDepth => (
+                s.iodepth.to_string(),
+                log_position(s.iodepth as u64, 1, MAX_IODEPTH as u64),
+            ),
             Knob::BlockSize => (
                 format_block_size(s.bs),
                 log_position(s.bs, crate::settings::MIN_BS, MAX_BS),
@@ -309,11 +313,12 @@ pub(super) fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffe
             buf,
         );
     }
-    if inner.height > 5 {
+    let rows = Knob::ALL.len() as u16;
+    if inner.height > rows {
         let phrase = format!("  {}", describe_settings(&s));
         Line::styled(phrase, theme.dim()).render(
             Rect {
-                y: inner.y + 5,
+                y: inner.y + rows,
                 height: 1,
                 ..inner
             },

@@ -50,7 +50,10 @@ impl Widget for KernelPanel<'_> {
             (
                 "queue",
                 k.map_or_else(dash, |k| format!("{:.2}", k.avg_queue_depth)),
-                a.map_or_else(dash, |a| format!("≤{} thr", a.threads)),
+                a.map_or_else(dash, |a| match a.iodepth {
+                    0 | 1 => format!("≤{} thr", a.threads),
+                    d => format!("≤{} T×QD", a.threads * d),
+                }),
             ),
             (
                 "await",

@@ -28,7 +28,7 @@ impl Widget for Slider<'_> {
             ratatui::style::Style::new()
         };
         let marker = if self.focused { "▶ " } else { "  " };
-        let head = format!("{marker}{:<10} ", self.label);
+        let head = format!("{marker}{:<11} ", self.label);
         let tail = format!(" {:>6}", self.value);
         let (x, _) = buf.set_stringn(area.x, area.y, &head, area.width as usize, style);
         let used = x - area.x;

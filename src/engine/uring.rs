@@ -1,0 +1,272 @@
+//! The io_uring worker loop: one ring per worker, `iodepth` I/Os in flight on it, each with its
+//! own aligned buffer and its own offset from the worker's generator (random offsets are
+//! independent; sequential ones are consecutive blocks of the worker's stripe, as with fio).
+//! Accounting, boundaries and kept errors are the psync loop's own (`worker::Worker`): only
+//! a completion that moved the whole block is an op; a short or negative `res` is counted
+//! apart with its offset and errno.
+//!
+//! Latency is from submission to reaping: the time is taken once when a batch of requests is
+//! queued (just before the `io_uring_enter` that submits it) and once when a batch of
+//! completions is reaped. That is fio's total latency `lat`, not `clat`.
+//!
+//! Live changes: when the control generation moves, the worker stops submitting, reaps every
+//! request still in flight (they count under the old settings, before the boundary), and only
+//! then marks its boundary and takes the new settings, depth included. Pause, stop, reset and
+//! the detection of a stopped process all go through the generation, so they too find no I/O
+//! in flight once the worker has switched.
+//!
+//! What makes it fast was measured with the release binary on a 1 GiB scratch file, 4k random
+//! reads, one thread at QD32, A/B runs of 3 s alternated (3-4 pairs, on a shared 2-core
+//! machine, so IOPS were noisy; CPU seconds per I/O from time(1) were steadier), medians:
+//! - batched submission (queue every free slot, one `submit_and_wait` per reaping pass)
+//!   against one `submit` per request: O_DIRECT 4.8 µs CPU per I/O against 6.2; page-cached
+//!   (`--buffered`) 2.0 µs against 2.9, and 325k IOPS against 237k. Kept.
+//! - registered buffers (`FIXED_BUFFERS`): O_DIRECT 5.0 µs against 5.35 (-7%); page-cached
+//!   2.0 against 2.03 (no difference: the copy dominates). Kept.
+//! - registered file (`FIXED_FILE`): O_DIRECT 4.4 µs against 4.7 (-6%). Kept.
+
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::atomic::Ordering::Acquire;
+use std::time::Instant;
+
+use io_uring::{IoUring, cqueue, opcode, squeue, types};
+
+use super::io::BlockIo;
+use super::stops;
+use super::worker::{Control, Outcome, Worker, WorkerSlot, scramble};
+
+/// Registered buffers (ReadFixed/WriteFixed): the kernel maps the pages once instead of at
+/// every I/O. Falls back to plain reads and writes when registration is refused (the
+/// RLIMIT_MEMLOCK of an unprivileged user).
+const FIXED_BUFFERS: bool = true;
+/// Registered file: the kernel skips the descriptor table lookup and reference count per I/O.
+const FIXED_FILE: bool = true;
+
+/// What one in-flight request is.
+#[derive(Clone, Copy)]
+struct InFlight {
+    offset: u64,
+    is_read: bool,
+    start: Instant,
+    /// The SIGCONT count at submission: a request the process was stopped during is not an op.
+    continued: u64,
+}
+
+/// One worker's ring and what is registered on it.
+struct Ring {
+    ring: IoUring,
+    entries: usize,
+    fixed_file: bool,
+    /// The `Worker::bufs_epoch` whose buffers are registered; None: plain reads and writes.
+    registered: Option<u64>,
+}
+
+impl Ring {
+    fn new(depth: usize, fd: RawFd) -> io::Result<Ring> {
+        let entries = depth.next_power_of_two() as u32;
+        let ring = IoUring::builder().build(entries)?;
+        let fixed_file = FIXED_FILE && ring.submitter().register_files(&[fd]).is_ok();
+        let entries = ring.params().sq_entries() as usize;
+        Ok(Ring {
+            ring,
+            entries,
+            fixed_file,
+            registered: None,
+        })
+    }
+
+    /// Registers the worker's buffers if they changed since the last registration.
+    fn register(&mut self, w: &mut Worker) {
+        if !FIXED_BUFFERS || self.registered == Some(w.bufs_epoch) {
+            return;
+        }
+        let sub = self.ring.submitter();
+        if self.registered.take().is_some() {
+            let _ = sub.unregister_buffers();
+        }
+        let iovecs: Vec<nix::libc::iovec> = w
+            .bufs
+            .iter_mut()
+            .map(|b| nix::libc::iovec {
+                iov_base: b.as_mut_ptr().cast(),
+                iov_len: b.len(),
+            })
+            .collect();
+        // SAFETY: the buffers stay allocated until `Worker::refresh` replaces them, which
+        // bumps the epoch; they are re-registered before any further submission, and no
+        // request is in flight across a refresh.
+        if unsafe { sub.register_buffers(&iovecs) }.is_ok() {
+            self.registered = Some(w.bufs_epoch);
+        }
+    }
+
+    /// The submission entry for request `i`: read or write of buffer `i` at `offset`.
+    fn entry(
+        &self,
+        w: &mut Worker,
+        fd: RawFd,
+        i: usize,
+        is_read: bool,
+        offset: u64,
+    ) -> squeue::Entry {
+        let buf = &mut w.bufs[i];
+        let (ptr, len) = (buf.as_mut_ptr(), buf.len() as u32);
+        let fixed = self.registered.is_some();
+        macro_rules! op {
+            ($target:expr) => {
+                match (is_read, fixed) {
+                    (true, true) => opcode::ReadFixed::new($target, ptr, len, i as u16)
+                        .offset(offset)
+                        .build(),
+                    (true, false) => opcode::Read::new($target, ptr, len).offset(offset).build(),
+                    (false, true) => opcode::WriteFixed::new($target, ptr, len, i as u16)
+                        .offset(offset)
+                        .build(),
+                    (false, false) => opcode::Write::new($target, ptr, len).offset(offset).build(),
+                }
+            };
+        }
+        let e = if self.fixed_file {
+            op!(types::Fixed(0))
+        } else {
+            op!(types::Fd(fd))
+        };
+        e.user_data(i as u64)
+    }
+}
+
+/// Runs the worker on io_uring until its slot's stop flag is set. Fails only when a ring
+/// cannot be built (then nothing is in flight and the caller may carry on another way).
+pub(super) fn run(
+    w: &mut Worker,
+    slot: &WorkerSlot,
+    control: &Control,
+    io: &mut dyn BlockIo,
+    fd: RawFd,
+) -> io::Result<()> {
+    let mut ring: Option<Ring> = None;
+    while w.refresh(slot, control) {
+        let depth = w.settings.iodepth.max(1);
+        if ring.as_ref().is_none_or(|r| r.entries < depth) {
+            drop(ring.take()); // the old ring is empty: close it before building the next
+            ring = Some(Ring::new(depth, fd)?);
+        }
+        let r = ring.as_mut().expect("built above");
+        r.register(w);
+        drive(r, w, slot, control, io, fd, depth)?;
+    }
+    Ok(())
+}
+
+/// Keeps `depth` requests in flight until the generation moves, then reaps the rest.
+fn drive(
+    r: &mut Ring,
+    w: &mut Worker,
+    slot: &WorkerSlot,
+    control: &Control,
+    io: &mut dyn BlockIo,
+    fd: RawFd,
+    depth: usize,
+) -> io::Result<()> {
+    let mut free: Vec<usize> = (0..depth).rev().collect();
+    let mut meta = vec![
+        InFlight {
+            offset: 0,
+            is_read: true,
+            start: Instant::now(),
+            continued: 0,
+        };
+        depth
+    ];
+    loop {
+        let submitting = control.generation.load(Acquire) == w.seen_generation;
+        if submitting && !free.is_empty() {
+            let start = Instant::now();
+            let continued = stops::continued();
+            while let Some(i) = free.pop() {
+                let Some((is_read, offset)) = w.next_io() else {
+                    free.push(i);
+                    break;
+                };
+                if !is_read {
+                    scramble(&mut w.bufs[i], &mut w.rng);
+                }
+                let entry = r.entry(w, fd, i, is_read, offset);
+                meta[i] = InFlight {
+                    offset,
+                    is_read,
+                    start,
+                    continued,
+                };
+                // SAFETY: buffer `i` stays allocated and untouched until its completion is
+                // reaped; the queue has room, since at most `depth <= entries` are in flight.
+                unsafe { r.ring.submission().push(&entry) }.expect("room for every request");
+            }
+        }
+        if free.len() == depth {
+            return Ok(()); // nothing in flight, and not submitting
+        }
+        submit_and_wait(&mut r.ring)?;
+        let end = Instant::now();
+        let stopped_now = stops::continued();
+        let mut cq = r.ring.completion();
+        cq.sync();
+        for cqe in &mut cq {
+            let i = cqe.user_data() as usize;
+            let m = meta[i];
+            let outcome = outcome(w, io, control.fsync_every, &cqe, m.is_read);
+            let stopped = stopped_now != m.continued;
+            w.settle(
+                slot,
+                control,
+                outcome,
+                m.is_read,
+                m.offset,
+                stopped,
+                end - m.start,
+            );
+            free.push(i);
+        }
+        drop(cq);
+        w.maybe_flush(slot, end);
+    }
+}
+
+/// How a completion ended: all of `bs` moved (then the fdatasync when due), fewer, or an errno.
+#[inline]
+fn outcome(
+    w: &mut Worker,
+    io: &mut dyn BlockIo,
+    fsync_every: u32,
+    cqe: &cqueue::Entry,
+    is_read: bool,
+) -> Outcome {
+    let res = cqe.result();
+    let op = if is_read { "read" } else { "write" };
+    if res < 0 {
+        Outcome::Failed(io::Error::from_raw_os_error(-res), op)
+    } else if (res as u64) < w.settings.bs {
+        Outcome::Short(res as usize)
+    } else if is_read {
+        Outcome::Full(res as u64)
+    } else {
+        w.after_full_write(io, fsync_every, res as u64)
+    }
+}
+
+/// Submits what is queued and waits for at least one completion; a signal (SIGCONT after a
+/// stop) interrupting the wait is not an error.
+fn submit_and_wait(ring: &mut IoUring) -> io::Result<()> {
+    loop {
+        match ring.submit_and_wait(1) {
+            Ok(_) => return Ok(()),
+            Err(e) if e.raw_os_error() == Some(nix::libc::EINTR) => {
+                if !ring.completion().is_empty() {
+                    return Ok(());
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
