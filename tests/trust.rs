@@ -340,3 +340,69 @@ fn under_a_tight_ulimit_v_a_run_starts_or_is_refused_never_aborts() {
         }
     }
 }
+
+/// Starts a headless run in `dir` and waits until it prints its header (the file is open).
+fn start_run(dir: &std::path::Path, args: &[&str]) -> std::process::Child {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_diskscope"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    child
+}
+
+#[test]
+fn a_scratch_file_in_use_is_not_written_through_its_name() {
+    let dir = workdir();
+    let d = dir.path();
+    let first = start_run(d, &["--no-tui", "--size", "16M", "-T", "4s"]);
+    let scratch = d.join("diskscope.scratch");
+    let before = common::checksum(&scratch);
+    let out = diskscope(
+        d,
+        &[
+            "diskscope.scratch",
+            "--read",
+            "0",
+            "--allow-write",
+            "-T",
+            "1s",
+        ],
+    );
+    refused_keeping(
+        &out,
+        1,
+        &[
+            "diskscope.scratch",
+            "another diskscope run is using this file",
+        ],
+    );
+    assert_eq!(common::checksum(&scratch), before, "written while in use");
+    // Reading it beside the other run is allowed, and said.
+    let out = diskscope(d, &["diskscope.scratch", "-T", "1s"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("another diskscope run is using this file"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = first.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// `refused` without the scratch-file check (the scratch file here is another run's).
+fn refused_keeping(out: &std::process::Output, code: i32, needles: &[&str]) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    for n in needles {
+        assert!(err.contains(n), "missing {n:?} in: {err}");
+    }
+}

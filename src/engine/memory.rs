@@ -71,11 +71,11 @@ impl BufferLimit {
         };
         let bytes = |b: u128| format_bytes(u64::try_from(b).unwrap_or(u64::MAX));
         Err(format!(
-            "{shape} need {} of I/O buffers (+{} of stacks), over the limit of {}: use fewer \
-             threads or smaller blocks (diskscope's limit is a quarter of {})",
+            "{shape} need {} of buffers, over the limit of {} (+{} of stacks; diskscope's \
+             limit is a quarter of {}): use fewer threads or smaller blocks",
             bytes(need),
-            bytes(stacks),
             format_bytes(self.bytes),
+            bytes(stacks),
             self.basis
         ))
     }

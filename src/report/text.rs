@@ -77,17 +77,34 @@ const MAX_THREAD_LINES: usize = 16;
 fn thread_spread(threads: &[super::ThreadReport]) -> String {
     let mut iops: Vec<f64> = threads.iter().map(|t| t.iops).collect();
     iops.sort_by(f64::total_cmp);
-    let mut lat: Vec<f64> = threads.iter().map(|t| t.latency_mean_ns).collect();
+    // A thread that completed nothing has no mean latency (not 0 ns).
+    let mut lat: Vec<f64> = threads
+        .iter()
+        .filter(|t| t.counts.ops > 0)
+        .map(|t| t.latency_mean_ns)
+        .collect();
     lat.sort_by(f64::total_cmp);
     let (n, mid) = (iops.len(), iops.len() / 2);
+    let idle = n - lat.len();
+    let latency = match lat.len() {
+        0 => "no thread completed an I/O".to_string(),
+        m => format!(
+            "mean latency per thread {} / {} / {}{}",
+            format_latency_ns(lat[0]),
+            format_latency_ns(lat[m / 2]),
+            format_latency_ns(lat[m - 1]),
+            if idle > 0 {
+                format!(" ({idle} completed none)")
+            } else {
+                String::new()
+            }
+        ),
+    };
     format!(
-        "  {n} threads: IOPS per thread min {:.0} / median {:.0} / max {:.0}; mean latency per thread {} / {} / {} (every thread in --json)",
+        "  {n} threads: IOPS per thread min {:.0} / median {:.0} / max {:.0}; {latency} (every thread in --json)",
         iops[0],
         iops[mid],
         iops[n - 1],
-        format_latency_ns(lat[0]),
-        format_latency_ns(lat[mid]),
-        format_latency_ns(lat[n - 1])
     )
 }
 
@@ -370,6 +387,15 @@ pub fn sweep_summary(r: &SweepReport) -> String {
         (None, _) => "no saturation found: no step did any I/O".to_string(),
     };
     let _ = writeln!(out, "{finding}");
+    // Stops inside measured steps, as a single run says them.
+    let mut stops = LeftOut::default();
+    let partial = r.partial_step.iter().map(|p| &p.figures);
+    for figures in r.steps.iter().chain(partial) {
+        stops.merge(&figures.left_out);
+    }
+    if stops.stops > 0 {
+        let _ = writeln!(out, "{}", left_out_line(&stops));
+    }
     error_lines(&mut out, &r.errors);
     out
 }
@@ -472,5 +498,33 @@ mod tests {
             changed.contains("settings at the end: 4k random read, 8 threads"),
             "{changed}"
         );
+    }
+}
+
+#[cfg(test)]
+mod sweep_stop_tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::report::{ConfigReport, SweepReport};
+    use crate::stats::Window;
+
+    #[test]
+    fn a_stop_inside_a_sweep_step_is_said_in_the_summary() {
+        let mut step = Window::default().figures();
+        step.left_out.stops = 1;
+        step.left_out.stopped = Duration::from_millis(1500);
+        let r = SweepReport {
+            config: ConfigReport::example(),
+            dimension: crate::sweep::Dimension::Threads,
+            step_time_s: 2.0,
+            steps: vec![step.clone(), step],
+            saturation: None,
+            partial_step: None,
+            errors: vec![],
+            interrupted_by: None,
+        };
+        let text = sweep_summary(&r);
+        assert!(text.contains("stopped 2× for 3.0s"), "{text}");
     }
 }

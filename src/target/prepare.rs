@@ -22,6 +22,8 @@ use crate::units::format_bytes;
 pub struct Prepared {
     pub target: Arc<Target>,
     pub scratch: Option<Scratch>,
+    /// A named regular file's lock (shared to read, exclusive to write), held for the run.
+    _claim: Option<std::fs::File>,
 }
 
 /// The directory a scratch file is laid out in: the current one when no target is named, the
@@ -53,6 +55,7 @@ pub fn prepare(config: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Pr
         return Ok(Prepared {
             target,
             scratch: Some(scratch),
+            _claim: None,
         });
     }
     let path = config.target.as_deref().unwrap_or(Path::new("."));
@@ -63,11 +66,48 @@ pub fn prepare(config: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Pr
         // Before any open for writing: named, and not mounted or held (O_EXCL checks again).
         safety::check_device_write(path, config.allow_write.as_deref().unwrap_or(""))?;
     }
-    let target = Target::open(path, spec(config.size))?;
+    let mut target = Target::open(path, spec(config.size))?;
+    let claim = claim(&mut target, write)?;
     Ok(Prepared {
         target: Arc::new(target),
         scratch: None,
+        _claim: claim,
     })
+}
+
+/// Takes the lock other diskscope runs take on their files (a scratch file is locked
+/// exclusively for its whole run): shared to read, exclusive to write. A file another run
+/// holds is never written; reading it beside that run is allowed, with a warning, since both
+/// runs' figures then include each other's I/O.
+fn claim(target: &mut Target, write: bool) -> Result<Option<std::fs::File>> {
+    if target.kind != open::TargetKind::RegularFile {
+        return Ok(None);
+    }
+    let Ok(file) = std::fs::File::open(&target.path) else {
+        return Ok(None);
+    };
+    let taken = if write {
+        file.try_lock()
+    } else {
+        file.try_lock_shared()
+    };
+    match taken {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) if write => anyhow::bail!(
+            "{}: another diskscope run is using this file (it holds its lock); wait for that \
+             run to end before writing to it",
+            target.path.display()
+        ),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            target.warnings.push(
+                "another diskscope run is using this file: both runs' figures include each \
+                 other's I/O"
+                    .into(),
+            );
+            Ok(None)
+        }
+        Err(std::fs::TryLockError::Error(_)) => Ok(None),
+    }
 }
 
 /// Progress of a scratch-file layout on stderr: one line, updated in place on a terminal.
