@@ -65,7 +65,15 @@ struct Ring {
 impl Ring {
     fn new(depth: usize, fd: RawFd) -> io::Result<Ring> {
         let entries = depth.next_power_of_two() as u32;
-        let ring = IoUring::builder().build(entries)?;
+        // Only this thread submits, and it reaps in its own loop: no IPI per completion
+        // (coop taskrun, single issuer; kernels before 6.0 refuse them, then plain). Measured
+        // at T1 QD32 O_DIRECT, 3 pairs: 88-98k IOPS against 84-91k plain; defer taskrun
+        // gained nothing more.
+        let ring = IoUring::builder()
+            .setup_coop_taskrun()
+            .setup_single_issuer()
+            .build(entries)
+            .or_else(|_| IoUring::builder().build(entries))?;
         let fixed_file = FIXED_FILE && ring.submitter().register_files(&[fd]).is_ok();
         let entries = ring.params().sq_entries() as usize;
         Ok(Ring {
