@@ -164,26 +164,19 @@ fn a_closed_stdout_stops_the_run_quietly_and_still_saves_the_result() {
     let dir = workdir();
     make_file(&dir.path().join("data"), 8 << 20);
     let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_diskscope"))
-        .args([
+    // Like `| head -1`: read a line, then close the pipe.
+    let mut child = start_run(
+        dir.path(),
+        &[
             "data",
             "--buffered",
             "--no-tui",
             "-T",
             "20s",
             "--json=r.json",
-        ])
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Like `| head -1`: read a line, then close the pipe.
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
+        ],
+    );
+    drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
     let err = stderr(&out);
     assert!(!err.contains("panicked"), "{err}");
