@@ -352,3 +352,54 @@ fn a_depth_sweep_reports_each_depth_and_speaks_of_depth() {
     let said = v["saturation"]["summary"].as_str().unwrap();
     assert!(said.contains("depth"), "{said}");
 }
+
+/// The per-thread in-flight figure (time in flight ÷ window, Little's law) of one-second
+/// windows over a real O_DIRECT run: never above the depth, and deeper queues really are out.
+#[test]
+fn in_flight_per_thread_stays_within_the_depth_and_rises_with_it() {
+    if !uring_allowed() {
+        return;
+    }
+    let dir = workdir();
+    let t = open_with(&temp_file(dir.path(), 32 << 20), false, true);
+    let mut engine =
+        Engine::start_with(t.clone(), t.geometry(), Settings::default(), uring()).unwrap();
+    let mut in_flight = Vec::new();
+    for depth in [1, 8] {
+        engine
+            .apply(Settings {
+                iodepth: depth,
+                ..Settings::default()
+            })
+            .unwrap();
+        let mut seconds = diskscope::stats::seconds::Seconds::default();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        // Two whole windows at this depth; the first one may hold the switch.
+        while seconds.windows < 2 && Instant::now() < deadline {
+            if let Ok(s) = engine.snapshots().recv_timeout(Duration::from_millis(200))
+                && s.settings.iodepth == depth
+            {
+                seconds.push(&s);
+            }
+        }
+        let now = seconds.now.expect("a whole second at this depth");
+        let row = &now.threads[0];
+        let expected = row.ops_per_s * row.latency_mean_ns.expect("I/O done") / 1e9;
+        assert!(
+            (row.in_flight - expected).abs() <= expected * 0.02,
+            "in flight {} vs ops/s × mean latency {expected}",
+            row.in_flight
+        );
+        assert!(
+            row.in_flight <= depth as f64 * 1.02,
+            "depth {depth}: {} in flight",
+            row.in_flight
+        );
+        in_flight.push(row.in_flight);
+    }
+    engine.join();
+    assert!(
+        in_flight[1] > in_flight[0] * 2.0,
+        "depth 8 should keep more out than depth 1: {in_flight:?}"
+    );
+}

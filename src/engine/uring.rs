@@ -5,9 +5,9 @@
 //! a completion that moved the whole block is an op; a short or negative `res` is counted
 //! apart with its offset and errno.
 //!
-//! Latency is from submission to reaping: the time is taken once when a batch of requests is
-//! queued (just before the `io_uring_enter` that submits it) and once when a batch of
-//! completions is reaped. That is fio's total latency `lat`, not `clat`.
+//! Latency is from submission to reaping: the time is taken when a request is queued (just
+//! before the `io_uring_enter` that submits it) and once when a batch of completions is
+//! reaped. That is fio's total latency `lat`, not `clat`.
 //!
 //! Live changes: when the control generation moves, the worker stops submitting, reaps every
 //! request still in flight (they count under the old settings, before the boundary), and only
@@ -18,9 +18,14 @@
 //! What makes it fast was measured with the release binary on a 1 GiB scratch file, 4k random
 //! reads, one thread at QD32, A/B runs of 3 s alternated (3-4 pairs, on a shared 2-core
 //! machine, so IOPS were noisy; CPU seconds per I/O from time(1) were steadier), medians:
-//! - batched submission (queue every free slot, one `submit_and_wait` per reaping pass)
-//!   against one `submit` per request: O_DIRECT 4.8 µs CPU per I/O against 6.2; page-cached
-//!   (`--buffered`) 2.0 µs against 2.9, and 325k IOPS against 237k. Kept.
+//! - one `io_uring_enter` per request as it is queued (fio's default, `iodepth_batch_submit=1`)
+//!   against every free slot queued and submitted together: on this machine's virtio disk the
+//!   batched form fell into waves — 32 completions reaped per enter, the device idle while the
+//!   next 32 were queued — and did 84k IOPS at QD32 against fio's 102-115k; submitting each
+//!   request at once keeps the device fed (kernel await 350 µs down to 180-230 µs) and did
+//!   88-91k against 74-79k for batches of 4 or 8 (4 runs each, medians); at QD64 one and
+//!   four per enter tied (108k). The price is CPU on a page-cached file: 1.96-2.18 µs per
+//!   I/O against 1.56-1.61 batched. Kept: the disk is what is measured.
 //! - registered buffers (`FIXED_BUFFERS`): O_DIRECT 5.0 µs against 5.35 (-7%); page-cached
 //!   2.0 against 2.03 (no difference: the copy dominates). Kept.
 //! - registered file (`FIXED_FILE`): O_DIRECT 4.4 µs against 4.7 (-6%). Kept.
@@ -190,7 +195,6 @@ fn drive(
     loop {
         let submitting = control.generation.load(Acquire) == w.seen_generation;
         if submitting && !free.is_empty() {
-            let start = Instant::now();
             let continued = stops::continued();
             while let Some(i) = free.pop() {
                 let Some((is_read, offset)) = w.next_io() else {
@@ -204,18 +208,19 @@ fn drive(
                 meta[i] = InFlight {
                     offset,
                     is_read,
-                    start,
+                    start: Instant::now(),
                     continued,
                 };
                 // SAFETY: buffer `i` stays allocated and untouched until its completion is
                 // reaped; the queue has room, since at most `depth <= entries` are in flight.
                 unsafe { r.ring.submission().push(&entry) }.expect("room for every request");
+                submit(&mut r.ring)?;
             }
         }
         if free.len() == depth {
             return Ok(()); // nothing in flight, and not submitting
         }
-        submit_and_wait(&mut r.ring)?;
+        wait(&mut r.ring)?;
         let end = Instant::now();
         let stopped_now = stops::continued();
         let mut cq = r.ring.completion();
@@ -263,9 +268,19 @@ fn outcome(
     }
 }
 
-/// Submits what is queued and waits for at least one completion; a signal (SIGCONT after a
-/// stop) interrupting the wait is not an error.
-fn submit_and_wait(ring: &mut IoUring) -> io::Result<()> {
+/// Hands the kernel the request just queued; a signal interrupting the call is retried.
+fn submit(ring: &mut IoUring) -> io::Result<()> {
+    loop {
+        match ring.submit() {
+            Err(e) if e.raw_os_error() == Some(nix::libc::EINTR) => continue,
+            other => return other.map(drop),
+        }
+    }
+}
+
+/// Waits for at least one completion; a signal (SIGCONT after a stop) interrupting the wait
+/// is not an error.
+fn wait(ring: &mut IoUring) -> io::Result<()> {
     loop {
         match ring.submit_and_wait(1) {
             Ok(_) => return Ok(()),

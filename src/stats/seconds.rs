@@ -24,6 +24,10 @@ pub struct ThreadRow {
     pub ops_per_s: f64,
     /// Mean latency of the thread's I/Os in the window; None when it did none.
     pub latency_mean_ns: Option<f64>,
+    /// Average number of the thread's I/Os in flight over the window: the time its I/Os
+    /// spent in flight divided by the window's length (Little's law), so at depth 32 it says
+    /// how many of the 32 were really out. An I/O's time counts in the window it completed in.
+    pub in_flight: f64,
     /// Operations since the start or reset.
     pub total_ops: u64,
 }
@@ -87,6 +91,7 @@ impl Seconds {
                     active: t.active,
                     ops_per_s: per_second(ops, w.elapsed),
                     latency_mean_ns: (ops > 0).then(|| (sum - sum0) / ops as f64),
+                    in_flight: (sum - sum0).max(0.0) / w.elapsed.as_nanos().max(1) as f64,
                     total_ops: t.total.ops,
                 }
             })

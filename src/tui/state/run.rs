@@ -35,6 +35,8 @@ pub struct AppRates {
     /// Worker threads; times `iodepth`, the most I/Os the app can have in flight.
     pub threads: usize,
     pub iodepth: usize,
+    /// The app's I/Os in flight on average over the window (the threads' sum).
+    pub in_flight: f64,
 }
 
 /// The kernel's view of the target's device beside the app's.
@@ -195,6 +197,7 @@ impl Run {
                 mean_latency_ns: w.latency.mean,
                 threads: w.settings.threads,
                 iodepth: w.settings.iodepth,
+                in_flight: w.threads.iter().map(|t| t.in_flight).sum(),
             }
         });
     }

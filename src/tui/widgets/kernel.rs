@@ -16,6 +16,15 @@ pub struct KernelPanel<'a> {
     pub theme: Theme,
 }
 
+/// An average count of I/Os in flight: one decimal while small, whole numbers beyond.
+pub fn format_in_flight(n: f64) -> String {
+    if n < 100.0 {
+        format!("{n:.1}")
+    } else {
+        format!("{n:.0}")
+    }
+}
+
 fn pair(a: String, b: String) -> String {
     format!("{a} {b}")
 }
@@ -50,9 +59,13 @@ impl Widget for KernelPanel<'_> {
             (
                 "queue",
                 k.map_or_else(dash, |k| format!("{:.2}", k.avg_queue_depth)),
-                a.map_or_else(dash, |a| match a.iodepth {
-                    0 | 1 => format!("≤{} thr", a.threads),
-                    d => format!("≤{} T×QD", a.threads * d),
+                // Measured in flight, of the most there can be (threads × depth).
+                a.map_or_else(dash, |a| {
+                    format!(
+                        "{}/{}",
+                        format_in_flight(a.in_flight),
+                        a.threads * a.iodepth.max(1)
+                    )
                 }),
             ),
             (

@@ -1,12 +1,13 @@
-//! The per-thread table: ops/s and mean latency of each worker over the same one-second
-//! window as "IOPS now" (so the rows add up to it), plus its total, starting at a scroll
-//! offset so hundreds of workers stay readable.
+//! The per-thread table: ops/s, mean latency and average I/Os in flight of each worker over
+//! the same one-second window as "IOPS now" (so the rows add up to it), plus its total when
+//! the pane is wide enough, starting at a scroll offset so hundreds of workers stay readable.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
 
 use super::Theme;
+use super::kernel::format_in_flight;
 use crate::stats::seconds::ThreadRow;
 use crate::units::{format_count_rate, format_latency_ns};
 
@@ -23,29 +24,35 @@ impl Widget for ThreadTable<'_> {
             return;
         }
         let w = area.width as usize;
-        let header = format!(
-            "{:>4} {:>7} {:>9} {:>10}",
-            "#", "ops/s", "mean lat", "total ops"
-        );
+        // The total is the one column that goes when the pane is narrow (80 columns).
+        let total = w >= 40;
+        let row = |id: &str, ops: &str, lat: &str, fl: &str, tot: &str| {
+            let mut line = format!("{id:>4} {ops:>7} {lat:>9} {fl:>6}");
+            if total {
+                line += &format!(" {tot:>10}");
+            }
+            line
+        };
+        let header = row("#", "ops/s", "mean lat", "in fl", "total ops");
         buf.set_stringn(area.x, area.y, &header, w, self.theme.dim());
         let Some(threads) = self.rows else { return };
         let rows = area.height.saturating_sub(1) as usize;
         let start = self.scroll.min(threads.len().saturating_sub(1));
-        for (row, t) in threads.iter().skip(start).take(rows).enumerate() {
-            let line = format!(
-                "{:>4} {:>7} {:>9} {:>10}",
-                t.id,
-                format_count_rate(t.ops_per_s),
-                t.latency_mean_ns
+        for (i, t) in threads.iter().skip(start).take(rows).enumerate() {
+            let line = row(
+                &t.id.to_string(),
+                &format_count_rate(t.ops_per_s),
+                &t.latency_mean_ns
                     .map_or_else(|| "-".into(), format_latency_ns),
-                t.total_ops
+                &format_in_flight(t.in_flight),
+                &t.total_ops.to_string(),
             );
             let style = if t.active {
                 ratatui::style::Style::new()
             } else {
                 self.theme.dim()
             };
-            buf.set_stringn(area.x, area.y + 1 + row as u16, &line, w, style);
+            buf.set_stringn(area.x, area.y + 1 + i as u16, &line, w, style);
         }
     }
 }
