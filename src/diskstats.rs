@@ -8,6 +8,7 @@
 //! (5.5+). Lines with more fields are accepted and the extra ones ignored.
 
 pub mod devmap;
+pub mod members;
 
 use std::fs;
 use std::path::Path;

@@ -1123,3 +1123,55 @@ fn the_depth_slider_stays_at_1_on_psync_and_says_why() {
         Action::Apply(s) if s.iodepth == 2
     ));
 }
+
+/// A RAID1 whose reads all go to one mirror: `m` swaps the kernel pane for the member rows,
+/// and only where the target has members.
+#[test]
+fn members_pane_shows_each_member_row_by_row() {
+    use diskscope::diskstats::members::Member;
+    let mut app = run_app();
+    app.on_key(key(KeyCode::Char('m')));
+    assert!(
+        !app.run().unwrap().kernel.show_members,
+        "a plain disk has no members to show"
+    );
+    let rates = |r: f64, q: f64, util: f64| KernelRates {
+        r_per_s: r,
+        w_per_s: 0.0,
+        r_bytes_per_s: r * 4096.0,
+        w_bytes_per_s: 0.0,
+        avg_queue_depth: q,
+        await_ms: (r > 0.0).then_some(0.46),
+        util_pct: util,
+    };
+    let member = |name: &str, depth| Member {
+        name: name.into(),
+        depth,
+    };
+    {
+        let k = &mut app.run_mut().unwrap().kernel;
+        k.device = Some("md0".into());
+        k.members = vec![
+            (member("sdb1", 1), Some(rates(8_600.0, 3.9, 99.2))),
+            (member("sdc1", 1), Some(rates(0.0, 0.0, 0.0))),
+            (member("nvme0n1p12", 1), None),
+        ];
+    }
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(text.contains("m: 3 members"), "{text}");
+    app.on_key(key(KeyCode::Char('m')));
+    assert!(app.run().unwrap().kernel.show_members);
+    assert_snapshot("members_80x24", &draw(&app, 80, 24));
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(
+        text.contains("  sdb1  8600  35.2   3.9  460 µs    99"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  sdc1     0   0.0   0.0       -     0"),
+        "{text}"
+    );
+    assert!(text.contains("  nvm…     -"), "long names are cut: {text}");
+    app.on_key(key(KeyCode::Char('m')));
+    assert!(!app.run().unwrap().kernel.show_members);
+}

@@ -211,6 +211,12 @@ fn run_key(run: &mut Run, key: KeyEvent, help: &mut bool) -> Action {
             run.thread_scroll = (run.thread_scroll + 8).min(run.thread_rows().saturating_sub(1));
             Action::None
         }
+        KeyCode::Char('m') => {
+            // Only an md or dm target has members to show.
+            let k = &mut run.kernel;
+            k.show_members = !k.show_members && !k.members.is_empty();
+            Action::None
+        }
         KeyCode::PageUp | KeyCode::Char('[') => {
             run.thread_scroll = run.thread_scroll.saturating_sub(8);
             Action::None

@@ -267,12 +267,11 @@ impl Session {
             report.duration_s = None;
         }
         let device = devmap::device_of(&target.path, Path::new("/proc"));
-        self.kernel = Some(KernelSampler {
-            device: device.clone(),
-            proc_root: PathBuf::from("/proc"),
-            prev: None,
-            windows: 0,
-        });
+        self.kernel = Some(KernelSampler::new(
+            device.clone(),
+            Path::new("/proc"),
+            Path::new("/sys"),
+        ));
         let mut run = Run::new(report.clone(), engine.settings(), device);
         run.step_time = self.config.duration.unwrap_or(DEFAULT_STEP_TIME);
         // `--sweep` in a terminal: the sweep starts at once (its steps are checked against

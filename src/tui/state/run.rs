@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::sweep::{SweepRun, View};
 use crate::diskstats::KernelRates;
+use crate::diskstats::members::Member;
 use crate::report::{ConfigReport, RunReport};
 use crate::settings::{Knob, Settings};
 use crate::stats::seconds::Seconds;
@@ -46,6 +47,11 @@ pub struct KernelView {
     pub device: Option<String>,
     pub kernel: Option<KernelRates>,
     pub app: Option<AppRates>,
+    /// The devices under an md or dm target, with their rates over the same second (None
+    /// before the second reading, or when the kernel no longer lists one).
+    pub members: Vec<(Member, Option<KernelRates>)>,
+    /// Whether the pane shows the members instead of the kernel-vs-app comparison (`m`).
+    pub show_members: bool,
 }
 
 /// The state of the run screen.

@@ -21,6 +21,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("space", "pause / resume"),
     ("r", "reset the statistics"),
     ("[ ] PgUp PgDn", "scroll the thread table"),
+    ("m", "md/dm target: its member disks in the kernel pane"),
     (
         "s t / s b / s q",
         "sweep threads 1..64 / block size 512..4M / depth 1..256",

@@ -11,20 +11,35 @@ use crate::tui::state::Run;
 use crate::tui::widgets::Theme;
 use crate::tui::widgets::histogram::LatencyHistogramView;
 use crate::tui::widgets::kernel::KernelPanel;
+use crate::tui::widgets::members::MembersPanel;
 use crate::tui::widgets::threads::ThreadTable;
 use crate::units::{format_bytes, format_count_rate, format_latency_ns};
 
 pub(super) fn draw_kernel(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
-    let block = Block::bordered().title(Span::styled(
-        " kernel (/proc/diskstats) vs app, 1 s ",
-        theme.dim(),
-    ));
-    let inner = framed(block, area, buf);
-    KernelPanel {
-        view: &run.kernel,
-        theme,
+    let view = &run.kernel;
+    if let (true, Some(device)) = (view.show_members, view.device.as_deref()) {
+        let block = Block::bordered().title(Span::styled(
+            format!(" {device} and its members, 1 s (m: back) "),
+            theme.dim(),
+        ));
+        let inner = framed(block, area, buf);
+        MembersPanel {
+            device,
+            kernel: view.kernel,
+            members: &view.members,
+            theme,
+        }
+        .render(inner, buf);
+        return;
     }
-    .render(inner, buf);
+    let title = if view.members.is_empty() {
+        " kernel (/proc/diskstats) vs app, 1 s ".to_string()
+    } else {
+        format!(" kernel vs app, 1 s · m: {} members ", view.members.len())
+    };
+    let block = Block::bordered().title(Span::styled(title, theme.dim()));
+    let inner = framed(block, area, buf);
+    KernelPanel { view, theme }.render(inner, buf);
 }
 
 /// The last `n` values of a history.

@@ -4,6 +4,7 @@
 
 pub mod histogram;
 pub mod kernel;
+pub mod members;
 pub mod picker;
 pub mod slider;
 pub mod sweep;
