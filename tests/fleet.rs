@@ -422,10 +422,7 @@ fn fio_json_is_a_baseline_for_a_run() {
     );
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        text.contains(&format!("vs baseline plain.json: IOPS")),
-        "{text}"
-    );
+    assert!(text.contains("vs baseline plain.json: IOPS"), "{text}");
     assert!(text.contains(&format!("vs {want:.0} (")), "{text}");
     // A client/server result is a fleet: the run is compared with its median host.
     let out = diskscope(

@@ -29,7 +29,21 @@ pub fn header(c: &FleetConfig) -> String {
     )
 }
 
-/// "  127.0.0.2: running" / "  127.0.0.5: failed: cannot connect …".
+/// "fleet 4 hosts · /dev/nvme0n1 · 4k random read, QD32 T4 · io_uring · 10 s": the header
+/// short enough for an 80-column screen.
+pub fn short_header(c: &FleetConfig) -> String {
+    format!(
+        "fleet {} hosts · {} · {} · {}{} · {:.0} s",
+        c.hosts.len(),
+        c.target,
+        describe_settings(&c.settings),
+        c.ioengine.name(),
+        if c.direct { "" } else { " buffered" },
+        c.duration_s
+    )
+}
+
+/// "  127.0.0.2: running"/ "  127.0.0.5: failed: cannot connect …".
 pub fn state_line(b: &Board, i: usize) -> String {
     let row = &b.rows[i];
     match &row.status {
