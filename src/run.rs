@@ -242,9 +242,11 @@ fn print_fio(config: &Config) -> Result<ExitStatus> {
         None => report::fio::FioJob::run(&c),
     }
     .drop_cache(config.drop_cache);
+    // The command line is a comment, so the whole output is a job file:
+    // `diskscope --fio > diskscope.fio`, then `fio --client=hosts.list diskscope.fio`.
     output::print(&format!(
-        "# fio command line:\n{}\n\n# fio job file (save as diskscope.fio, run: fio diskscope.fio, \
-         or fio --client=HOST diskscope.fio):\n{}",
+        "# fio command line:\n# {}\n\n# fio job file (all of this output is one: save it as diskscope.fio, \
+         run fio diskscope.fio, or on many hosts fio --client=hosts.list diskscope.fio):\n{}",
         job.command_line(),
         job.job_file()
     ));
