@@ -36,7 +36,11 @@ Examples:
   diskscope --list                      every disk with size, block sizes, mounts
   diskscope /dev/sdb -t 4 -T 30s        4 threads of 4k random reads for 30 s
   diskscope -b 1M --random 0 --no-tui   sequential 1 MiB reads of the scratch file
-  diskscope /data --read 70 --allow-write --json > run.json";
+  diskscope /data --read 70 --allow-write --json > run.json
+  diskscope --fleet hosts.list /dev/nvme0n1 -Q 32 -T 30s --json=fleet.json
+                                        the same read test on every host of hosts.list
+                                        (each runs fio --server), outliers named
+  diskscope --show fio.json             fio's JSON output in diskscope's summary form";
 
 /// diskscope: watch what a disk can do — live IOPS, bandwidth and latency as threads, block
 /// size and read/write mix change.
@@ -133,9 +137,27 @@ pub struct Args {
     #[arg(long, value_name = "SPEC", value_parser = values::sweep)]
     pub sweep: Option<SweepSpec>,
 
-    /// Compare with a saved run or sweep (from --json FILE)
+    /// Compare with a saved result: a run, sweep or fleet (--json FILE), or fio's own JSON
+    /// output (--output-format=json or json+, local or client/server)
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
+
+    /// Run the same test on many hosts through fio's client/server mode (each host runs
+    /// `fio --server`): a comma list (a,b:8766) or a file of `host[,port]` lines (fio's
+    /// hosts.list). TARGET is the path on every host and must exist there. Read-only on
+    /// block devices; writes (--read below 100, with --allow-write) only to regular files.
+    /// Exit status 3 when some hosts failed, 1 when all did
+    #[arg(long, value_name = "HOSTS", value_parser = values::fleet_hosts)]
+    pub fleet: Option<crate::fleet::hosts::HostList>,
+
+    /// With --fleet: flag hosts whose IOPS is more than PCT % below the fleet's median
+    #[arg(long, value_name = "PCT", default_value = "20", value_parser = values::outlier_pct)]
+    pub outlier_pct: f64,
+
+    /// Print a saved result in diskscope's summary form and exit: a run, sweep or fleet
+    /// (--json FILE), or fio's JSON output (per host when it has hosts)
+    #[arg(long, value_name = "FILE")]
+    pub show: Option<PathBuf>,
 
     /// Print the fio command line and job file equivalent to these settings, and exit
     #[arg(long)]
@@ -198,6 +220,12 @@ pub struct Config {
     pub csv_file: Option<PathBuf>,
     pub sweep: Option<SweepSpec>,
     pub baseline: Option<PathBuf>,
+    /// `--fleet HOSTS`: run on these hosts through fio's client/server mode.
+    pub fleet: Option<Vec<crate::fleet::hosts::Host>>,
+    /// `--outlier-pct`: the share below the fleet's median that flags a host.
+    pub outlier_pct: f64,
+    /// `--show FILE`: print a saved result.
+    pub show: Option<PathBuf>,
     pub fio: bool,
     pub drop_cache: bool,
     pub list: bool,
@@ -298,6 +326,21 @@ impl Args {
                 })?;
             }
         }
+        if self.fleet.is_some() {
+            if self.target.is_none() {
+                return Err(
+                    "--fleet needs TARGET: the path of the file or device on every host \
+                     (fio never creates it there)"
+                        .into(),
+                );
+            }
+            if sweep.is_some() {
+                return Err("--fleet runs one test, not a --sweep; drop one of them".into());
+            }
+            if self.fio {
+                return Err("--fio prints the job without running it; --fleet runs it (its --json FILE keeps the job file); drop one of them".into());
+            }
+        }
         if self.end_fsync && sweep.is_some() {
             return Err(
                 "--end-fsync times the flush after one run, not after a --sweep; drop one of them"
@@ -319,6 +362,9 @@ impl Args {
             csv_file,
             sweep,
             baseline: self.baseline,
+            fleet: self.fleet.map(|l| l.0),
+            outlier_pct: self.outlier_pct,
+            show: self.show,
             fio: self.fio,
             drop_cache: self.drop_cache,
             list: self.list,

@@ -42,6 +42,11 @@ pub enum Mode {
     Sweep(SweepSpec),
     /// The interactive screen.
     Tui,
+    /// `--fleet`: the test on many hosts through fio's client/server mode; `tui` when the
+    /// fleet screen is drawn.
+    Fleet { tui: bool },
+    /// `--show FILE`: print a saved result.
+    Show,
 }
 
 impl Mode {
@@ -52,6 +57,9 @@ impl Mode {
         }
         if config.man {
             return Ok(Mode::Man);
+        }
+        if config.show.is_some() {
+            return Ok(Mode::Show);
         }
         if config.list {
             return Ok(Mode::List);
@@ -67,7 +75,11 @@ impl Mode {
                 "--tui needs a terminal on stdin and stdout, and {why}; drop --tui (or use --no-tui) for text output"
             );
         }
-        if !config.no_tui && config.output == Output::Text && terminal.is_ok() {
+        let tui = !config.no_tui && config.output == Output::Text && terminal.is_ok();
+        if config.fleet.is_some() {
+            return Ok(Mode::Fleet { tui });
+        }
+        if tui {
             if config.durability != Default::default() {
                 anyhow::bail!(
                     "--fsync and --end-fsync work in text runs only for now; add --no-tui"
@@ -117,6 +129,12 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         Mode::Fio => print_fio(&config),
         Mode::Tui => crate::tui::run(config),
         Mode::Run | Mode::Sweep(_) => headless_run(&config, &mode),
+        Mode::Fleet { tui } => crate::fleet::front::run(&config, tui),
+        Mode::Show => {
+            let path = config.show.clone().unwrap_or_default();
+            let text = crate::show::show(&path).map_err(anyhow::Error::msg)?;
+            print_and_exit(&text)
+        }
     }
 }
 
@@ -224,9 +242,11 @@ fn print_fio(config: &Config) -> Result<ExitStatus> {
         None => report::fio::FioJob::run(&c),
     }
     .drop_cache(config.drop_cache);
+    // The command line is a comment, so the whole output is a job file:
+    // `diskscope --fio > diskscope.fio`, then `fio --client=hosts.list diskscope.fio`.
     output::print(&format!(
-        "# fio command line:\n{}\n\n# fio job file (save as diskscope.fio, run: fio diskscope.fio, \
-         or fio --client=HOST diskscope.fio):\n{}",
+        "# fio command line:\n# {}\n\n# fio job file (all of this output is one: save it as diskscope.fio, \
+         run fio diskscope.fio, or on many hosts fio --client=hosts.list diskscope.fio):\n{}",
         job.command_line(),
         job.job_file()
     ));

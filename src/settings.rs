@@ -38,7 +38,7 @@ impl IoEngine {
 }
 
 /// What the workers do. Changing any field while running takes effect live.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Settings {
     /// Worker threads, each with its own file descriptor (1..=1024).
     pub threads: usize,

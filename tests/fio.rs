@@ -47,7 +47,11 @@ fn export(dir: &Path, file: &Path, args: &[&str]) -> (String, String) {
     let out = diskscope(dir, &all);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8(out.stdout).unwrap();
-    let cmd = text.lines().nth(1).unwrap().to_string();
+    let cmd = text.lines().nth(1).unwrap();
+    let cmd = cmd
+        .strip_prefix("# ")
+        .expect("the command line is a comment")
+        .to_string();
     let job = text.split_once("diskscope.fio):\n").unwrap().1.to_string();
     (cmd, job)
 }

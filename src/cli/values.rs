@@ -75,6 +75,23 @@ pub fn percentage(text: &str) -> Result<u8, String> {
     }
 }
 
+/// `--fleet`: a file of hosts or a comma list (`fleet::hosts::parse`).
+pub fn fleet_hosts(text: &str) -> Result<crate::fleet::hosts::HostList, String> {
+    crate::fleet::hosts::parse(text)
+        .map(crate::fleet::hosts::HostList)
+        .map_err(|e| e.strip_prefix("--fleet ").map_or(e.clone(), str::to_string))
+}
+
+/// `--outlier-pct`: a share from 0 (exclusive) to 100 (exclusive).
+pub fn outlier_pct(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(v) if v > 0.0 && v < 100.0 => Ok(v),
+        _ => Err(format!(
+            "'{text}': give a percentage above 0 and below 100 (e.g. 20)"
+        )),
+    }
+}
+
 /// `--sweep`: `SweepSpec::parse`, whose messages already name the flag.
 pub fn sweep(text: &str) -> Result<SweepSpec, String> {
     SweepSpec::parse(text)

@@ -1,5 +1,7 @@
-//! A saved run or sweep (a diskscope `--json` file) to compare against: "before" figures for
-//! an "after" run — a new firmware, scheduler or RAID layout. Only the figures needed for the
+//! A saved result to compare against: "before" figures for an "after" run — a new firmware,
+//! scheduler or RAID layout. It may be a diskscope `--json` file (a run, a sweep or a
+//! fleet) or fio's own JSON output (`--output-format=json` or `json+`): a local fio run reads
+//! as a run, a client/server one as a fleet of its hosts. Only the figures needed for the
 //! comparison are read, so files from older versions still load.
 
 use std::path::Path;
@@ -7,7 +9,9 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use serde_json::Value;
 
+use super::fio_json::{self, FioEntry};
 use super::{RunReport, result_file};
+use crate::fleet::FleetReport;
 use crate::stats::IntervalFigures;
 use crate::sweep::Dimension;
 use crate::units::format_latency_ns;
@@ -44,19 +48,36 @@ pub enum Baseline {
         dimension: Dimension,
         steps: Vec<(u64, Figures)>,
     },
+    /// A fleet (diskscope's, or fio's client/server JSON): each host, and the sum.
+    Fleet {
+        label: String,
+        hosts: Vec<(String, Figures)>,
+        aggregate: Figures,
+    },
 }
 
 impl Baseline {
-    /// Reads a `--json` file of a run or a sweep.
+    /// Reads a saved result: diskscope's run, sweep or fleet, or fio's JSON output.
     pub fn load(path: &Path) -> Result<Baseline> {
         let shown = path.display();
         let text = result_file::read_bounded("--baseline", path).map_err(anyhow::Error::msg)?;
-        let v: Value = serde_json::from_str(&text).map_err(|e| {
-            anyhow::anyhow!("--baseline {shown}: not a diskscope JSON result ({e})")
-        })?;
         let label = path
             .file_name()
             .map_or_else(|| shown.to_string(), |n| n.to_string_lossy().into_owned());
+        let docs = fio_json::documents(&text);
+        if docs.iter().any(fio_json::is_fio) {
+            let out = fio_json::parse(&text)
+                .map_err(|e| anyhow::anyhow!("--baseline {shown}: fio's JSON, but {e}"))?;
+            return Ok(Baseline::from_fio(label, &out));
+        }
+        let Some(v) = docs.into_iter().next() else {
+            bail!(
+                "--baseline {shown}: not a JSON result; give a file saved with --json FILE, or fio's --output-format=json output"
+            );
+        };
+        if v["fleet"].is_object() && v["hosts"].is_array() {
+            return Ok(Baseline::from_fleet_json(label, &v));
+        }
         if let Some(steps) = v["steps"].as_array() {
             let dimension = match v["dimension"].as_str() {
                 Some("threads") => Dimension::Threads,
@@ -80,6 +101,73 @@ impl Baseline {
         }
     }
 
+    /// fio's output: a client/server run as a fleet of its hosts, a local one as a run.
+    pub fn from_fio(label: String, out: &fio_json::FioOutput) -> Baseline {
+        let finals = out.finals();
+        if out.client_server {
+            let hosts: Vec<(String, Figures)> = out
+                .hosts()
+                .into_iter()
+                .map(|(h, p)| {
+                    let jobs: Vec<&FioEntry> = finals
+                        .iter()
+                        .copied()
+                        .filter(|e| e.host.as_deref() == Some(h.as_str()) && e.port == p)
+                        .collect();
+                    (h, fio_figures(&jobs))
+                })
+                .collect();
+            let aggregate = sum_figures(hosts.iter().map(|(_, f)| *f));
+            Baseline::Fleet {
+                label,
+                hosts,
+                aggregate,
+            }
+        } else {
+            Baseline::Run {
+                label,
+                total: fio_figures(&finals),
+            }
+        }
+    }
+
+    fn from_fleet_json(label: String, v: &Value) -> Baseline {
+        let fig = |t: &Value| Figures {
+            iops: t["iops"].as_f64().unwrap_or(0.0),
+            bw_bytes_per_s: t["bw_bytes_per_s"].as_f64().unwrap_or(0.0),
+            p50_ns: t["lat_p50_ns"].as_f64().unwrap_or(0.0),
+            p99_ns: t["lat_p99_ns"]
+                .as_f64()
+                .or(t["worst_p99_ns"].as_f64())
+                .unwrap_or(0.0),
+        };
+        let hosts = v["hosts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|h| h["total"].is_object() && h["state"] == "done")
+            .filter_map(|h| Some((h["host"].as_str()?.to_string(), fig(&h["total"]))))
+            .collect();
+        Baseline::Fleet {
+            label,
+            hosts,
+            aggregate: fig(&v["aggregate"]),
+        }
+    }
+
+    /// The figures a single run compares with: a run's total, or a fleet's median host.
+    pub fn run_figures(&self) -> Option<Figures> {
+        match self {
+            Baseline::Run { total, .. } => Some(*total),
+            Baseline::Fleet { hosts, .. } if !hosts.is_empty() => {
+                let mut v: Vec<Figures> = hosts.iter().map(|(_, f)| *f).collect();
+                v.sort_by(|a, b| a.iops.total_cmp(&b.iops));
+                Some(v[(v.len() - 1) / 2])
+            }
+            _ => None,
+        }
+    }
+
     /// The baseline's figures for a sweep step of `dimension` = `value`, if it has that step.
     pub fn step(&self, dimension: Dimension, value: u64) -> Option<Figures> {
         match self {
@@ -91,6 +179,41 @@ impl Baseline {
             _ => None,
         }
     }
+}
+
+/// One run's figures from fio's jobs: rates added, the worst percentile (fio keeps them per
+/// job; with `group_reporting` there is one).
+fn fio_figures(jobs: &[&FioEntry]) -> Figures {
+    Figures {
+        iops: jobs.iter().map(|e| e.iops()).sum(),
+        bw_bytes_per_s: jobs.iter().map(|e| e.bw_bytes_per_s()).sum(),
+        p50_ns: jobs
+            .iter()
+            .filter_map(|e| e.lat_p50_ns())
+            .fold(0.0, f64::max),
+        p99_ns: jobs
+            .iter()
+            .filter_map(|e| e.lat_p99_ns())
+            .fold(0.0, f64::max),
+    }
+}
+
+/// A fleet's sum: rates added, the worst host's percentiles.
+fn sum_figures(f: impl Iterator<Item = Figures>) -> Figures {
+    f.fold(
+        Figures {
+            iops: 0.0,
+            bw_bytes_per_s: 0.0,
+            p50_ns: 0.0,
+            p99_ns: 0.0,
+        },
+        |a, b| Figures {
+            iops: a.iops + b.iops,
+            bw_bytes_per_s: a.bw_bytes_per_s + b.bw_bytes_per_s,
+            p50_ns: a.p50_ns.max(b.p50_ns),
+            p99_ns: a.p99_ns.max(b.p99_ns),
+        },
+    )
 }
 
 fn change(now: f64, before: f64) -> String {
@@ -113,10 +236,65 @@ pub fn compare_run(b: &Baseline, r: &RunReport) -> String {
             format_latency_ns(total.p99_ns),
             change(r.total.latency_ns.p99 as f64, total.p99_ns)
         ),
+        Baseline::Fleet { label, hosts, .. } => match b.run_figures() {
+            Some(m) => format!(
+                "vs baseline fleet {label} ({} hosts): IOPS {:.0} vs the median host's {:.0} ({}), p99 {} vs {} ({})",
+                hosts.len(),
+                r.total.iops,
+                m.iops,
+                change(r.total.iops, m.iops),
+                format_latency_ns(r.total.latency_ns.p99 as f64),
+                format_latency_ns(m.p99_ns),
+                change(r.total.latency_ns.p99 as f64, m.p99_ns)
+            ),
+            None => format!("baseline fleet {label} has no host that finished"),
+        },
         Baseline::Sweep { label, .. } => {
             format!("baseline {label} is a sweep; compare it with a sweep")
         }
     }
+}
+
+/// A fleet against a baseline: fleet against fleet (the sum, then each host found in both),
+/// or every host against a single run.
+pub fn compare_fleet(b: &Baseline, r: &FleetReport) -> String {
+    let line = |what: &str, now: f64, before: f64| {
+        format!(
+            "  {what}: IOPS {now:.0} vs {before:.0} ({})\n",
+            change(now, before)
+        )
+    };
+    let mut out = String::new();
+    let done = r.hosts.iter().filter_map(|h| Some((&h.host, h.total?)));
+    match b {
+        Baseline::Fleet {
+            label,
+            hosts,
+            aggregate,
+        } => {
+            out.push_str(&format!("vs baseline fleet {label}:\n"));
+            out.push_str(&line("fleet total", r.aggregate.iops, aggregate.iops));
+            for (name, t) in done {
+                if let Some((_, f)) = hosts.iter().find(|(n, _)| n == name) {
+                    out.push_str(&line(name, t.iops, f.iops));
+                }
+            }
+        }
+        Baseline::Run { label, total } => {
+            out.push_str(&format!(
+                "vs baseline run {label} (every host against it):\n"
+            ));
+            for (name, t) in done {
+                out.push_str(&line(name, t.iops, total.iops));
+            }
+        }
+        Baseline::Sweep { label, .. } => {
+            out.push_str(&format!(
+                "baseline {label} is a sweep; compare it with a sweep\n"
+            ));
+        }
+    }
+    out
 }
 
 /// "  (baseline 52000 IO/s, +6%)" for a sweep step, or nothing.

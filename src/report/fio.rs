@@ -21,6 +21,9 @@
 //!   and in job files replaces `${VAR}`, `$pagesize`, `$mb_memory` and `$ncpus`
 //!   (options.c). A path fio cannot name is reached through a symlink the export creates.
 //!
+//! A fleet (`FioJob::fleet`) runs the same job on every host through `fio --client`: this is
+//! the one writer of job files, for `--fio` and `--fleet` alike.
+//!
 //! What fio cannot express is said in `#` comments of the job file, never hidden.
 
 use std::time::Duration;
@@ -42,9 +45,19 @@ struct Section {
     options: Options,
 }
 
+/// How much of the target the jobs cover: diskscope's span in bytes (known here), or the
+/// whole target on each host of a fleet (its size is known only there): `size=100%`, so fio
+/// never lays out or re-lays a file smaller than a byte count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Span {
+    Bytes(u64),
+    Whole,
+}
+
 /// A fio job equivalent to a diskscope run or sweep.
 #[derive(Debug, Clone)]
 pub struct FioJob {
+    span: Span,
     global: Options,
     sections: Vec<Section>,
     /// What differs from diskscope, or what to do first; `#` lines of the job file.
@@ -60,6 +73,33 @@ impl FioJob {
         let mut job = FioJob::new(c, runtime);
         job.add_step(c, c.settings(), "diskscope".into(), false);
         job
+    }
+
+    /// The run `c` describes on every host of a fleet (`fio --client`): the target path as
+    /// given (the path on each host, never made absolute or linked here), the whole target
+    /// (`size=100%`), and `allow_file_create=0`, so fio never creates, lays out or re-lays a
+    /// file — a missing target fails on its host instead. Percentiles are total latency
+    /// (`lat_percentiles=1`), diskscope's basis. A path fio cannot name is refused.
+    pub fn fleet(c: &ConfigReport) -> Result<FioJob, String> {
+        if let Some(why) = fio_cannot_name(&c.target) {
+            return Err(format!(
+                "{}: fio cannot take this path ({why}); link it on the hosts to a plain name",
+                c.target
+            ));
+        }
+        let runtime = Duration::from_secs_f64(c.duration_s.unwrap_or(60.0).max(0.001));
+        let mut job = FioJob::new(c, runtime);
+        job.span = Span::Whole;
+        job.notes.clear();
+        job.global
+            .retain(|(k, _)| *k != "filename" && *k != "invalidate");
+        job.global.push(("invalidate", "0".into()));
+        job.global.push(("filename", escape_colons(&c.target)));
+        job.global.push(("allow_file_create", "0".into()));
+        job.global.push(("lat_percentiles", "1".into()));
+        job.link_from = None;
+        job.add_step(c, c.settings(), "diskscope".into(), false);
+        Ok(job)
     }
 
     /// A sweep of `spec` from `c`'s settings: one stonewalled group per step, each with
@@ -134,6 +174,7 @@ impl FioJob {
             global.push(("end_fsync", "1".into()));
         }
         FioJob {
+            span: Span::Bytes(c.span_bytes),
             global,
             sections: Vec::new(),
             notes,
@@ -158,7 +199,19 @@ impl FioJob {
         }
         self.note_mix_differences(s);
         let first = self.sections.len();
-        for (suffix, extra) in placements(c.span_bytes, s) {
+        let placed = match self.span {
+            Span::Bytes(span) => placements(span, s),
+            Span::Whole => {
+                let (placed, note) = whole_placements(s);
+                if let Some(n) = note
+                    && !self.notes.contains(&n)
+                {
+                    self.notes.push(n);
+                }
+                placed
+            }
+        };
+        for (suffix, extra) in placed {
             let mut options = common.clone();
             options.extend(extra);
             self.sections.push(Section {
@@ -306,6 +359,37 @@ fn placements(span: u64, s: Settings) -> Vec<(String, Options)> {
             (format!("-t{i}"), o)
         })
         .collect()
+}
+
+/// Placements over a whole target of unknown size, in fio's percentages: random or
+/// single-thread jobs all cover it; sequential threads get stripes of a whole percent each
+/// (fio takes no fractions), with what that leaves unused said in a note.
+fn whole_placements(s: Settings) -> (Vec<(String, Options)>, Option<String>) {
+    let whole = |size: String| -> Options {
+        vec![
+            ("numjobs", s.threads.to_string()),
+            ("offset", "0".into()),
+            ("size", size),
+        ]
+    };
+    if s.random_pct == 100 || s.threads == 1 {
+        return (vec![(String::new(), whole("100%".into()))], None);
+    }
+    let pct = 100 / s.threads;
+    if pct == 0 {
+        let note = format!(
+            "{} sequential threads: fio's stripes are whole percents, so each job walks the whole target",
+            s.threads
+        );
+        return (vec![(String::new(), whole("100%".into()))], Some(note));
+    }
+    let mut o = whole(format!("{pct}%"));
+    o.push(("offset_increment", format!("{pct}%")));
+    let unused = 100 - pct * s.threads;
+    let note = (unused > 0).then(|| {
+        format!("each thread's stripe is {pct}% of the target (whole percents): the last {unused}% is not used")
+    });
+    (vec![(String::new(), o)], note)
 }
 
 /// "3s", or "1500ms" when not whole seconds.

@@ -220,3 +220,55 @@ fn durability_maps_to_fdatasync_and_end_fsync() {
         "{job}"
     );
 }
+
+#[test]
+fn the_fleet_job_is_the_export_over_the_whole_target_without_creating_it() {
+    let c = ConfigReport {
+        ioengine: IoEngine::IoUring,
+        target: "data/disk.img".into(),
+        ..config(4, 100, 100)
+    }
+    .with_settings(Settings {
+        threads: 4,
+        iodepth: 32,
+        ..Settings::default()
+    });
+    let job = FioJob::fleet(&c).unwrap().job_file();
+    for l in [
+        "ioengine=io_uring",
+        "iodepth=32",
+        "numjobs=4",
+        "size=100%",
+        "allow_file_create=0",
+        "lat_percentiles=1",
+        // The path on each host, as given: not made absolute here.
+        "filename=data/disk.img",
+    ] {
+        assert!(has(&job, l), "{l} missing from\n{job}");
+    }
+    assert_eq!(job.matches("filename=").count(), 1, "{job}");
+    // The same writer as --fio: the knobs' lines are the export's.
+    let export = job_file(&c);
+    for l in [
+        "rw=randread",
+        "bs=4096",
+        "direct=1",
+        "fixedbufs",
+        "runtime=30s",
+    ] {
+        assert!(has(&export, l) && has(&job, l), "{l}");
+    }
+    // Sequential threads get whole-percent stripes, and the unused rest is said.
+    let seq = FioJob::fleet(&config(3, 100, 0)).unwrap().job_file();
+    assert!(
+        has(&seq, "size=33%") && has(&seq, "offset_increment=33%"),
+        "{seq}"
+    );
+    assert!(seq.contains("the last 1% is not used"), "{seq}");
+    // A name fio would misread is refused, not linked on a machine that is not the host.
+    let bad = ConfigReport {
+        target: "/srv/a;b".into(),
+        ..config(1, 100, 100)
+    };
+    assert!(FioJob::fleet(&bad).unwrap_err().contains("comment"));
+}

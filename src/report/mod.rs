@@ -7,6 +7,8 @@ pub(crate) mod csv;
 pub mod export;
 pub mod final_text;
 pub(crate) mod fio;
+pub mod fio_json;
+pub mod fio_terse;
 pub(crate) mod result_file;
 pub(crate) mod save;
 pub(crate) mod text;

@@ -146,7 +146,8 @@ pub fn write_result(kind: Kind, path: &Path, text: &str) -> Result<(), String> {
 pub fn holds(kind: Kind, text: &str) -> bool {
     match kind {
         Kind::Json => serde_json::from_str::<serde_json::Value>(text).is_ok_and(|v| {
-            v["config"]["target"].is_string() && (v["total"].is_object() || v["steps"].is_array())
+            (v["config"]["target"].is_string() && (v["total"].is_object() || v["steps"].is_array()))
+                || (v["fleet"]["target"].is_string() && v["hosts"].is_array())
         }),
         Kind::Csv => {
             let first = text.lines().next().unwrap_or("");
@@ -200,6 +201,7 @@ mod tests {
         let sweep = r#"{"config":{"target":"x"},"steps":[]}"#;
         assert!(holds(Kind::Json, run));
         assert!(holds(Kind::Json, sweep));
+        assert!(holds(Kind::Json, r#"{"fleet":{"target":"x"},"hosts":[]}"#));
         assert!(!holds(Kind::Json, r#"{"name":"pkg","version":"1.0.0"}"#));
         assert!(!holds(Kind::Json, "not json"));
         assert!(holds(Kind::Csv, &format!("{}\n1,2\n", csv::HEADER)));

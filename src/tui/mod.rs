@@ -15,6 +15,7 @@
 
 pub mod action;
 pub(crate) mod event;
+pub(crate) mod fleet;
 mod kernel;
 pub(crate) mod keys;
 pub(crate) mod session;

@@ -4,6 +4,7 @@
 //! feeding events in and looking at the state that comes out.
 
 pub mod confirm;
+pub mod fleet;
 pub mod picker;
 pub mod run;
 pub mod sweep;

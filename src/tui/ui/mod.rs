@@ -11,6 +11,7 @@
 //! saturation sentence; the write confirmation, the help and the fio job are drawn over
 //! whatever is underneath.
 
+mod fleet;
 mod overlays;
 mod panes;
 mod run;

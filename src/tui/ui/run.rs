@@ -160,12 +160,9 @@ pub(super) fn message_line(run: &Run, theme: Theme) -> Line<'static> {
     }
 }
 
-/// The baseline's figures when it is a single run.
+/// The baseline's figures when it is a single run, or a fleet's median host.
 pub(super) fn run_baseline(b: Option<&Baseline>) -> Option<crate::report::baseline::Figures> {
-    match b {
-        Some(Baseline::Run { total, .. }) => Some(*total),
-        _ => None,
-    }
+    b.and_then(Baseline::run_figures)
 }
 
 pub(super) fn draw_run(

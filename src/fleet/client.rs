@@ -1,0 +1,296 @@
+//! One host of a fleet: one `fio --client=HOST,PORT` process, its output read as it comes.
+//!
+//! One process per host, not fio's multi-host `--client=hosts.list`: fio sums the hosts' ETA
+//! figures into one line and prefixes a host's messages with the name the host gives itself
+//! (every loopback server here is "<vm>"), so neither the live rate nor an error could be
+//! told apart by host. Each process runs with `--output-format=terse`: a fio client prints
+//! its ETA lines — the only figures that stream while a client/server run goes on — only when
+//! no JSON is asked for (fio's client.c skips them for JSON), and in client mode the
+//! `--status-interval` snapshots arrive together at the end, whatever the format.
+//!
+//! A host is given `CONNECT_TIMEOUT` to show that it runs the job and the run's length plus
+//! `FINISH_MARGIN` to end; past either its fio client is killed and the host fails with that
+//! reason. A failed host is named with why — no server, a missing target, fio's own error,
+//! no results at all (another fio version: fio issue #620) — and never stops the others.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use super::hosts::Host;
+use crate::report::fio_json::FioEntry;
+use crate::report::fio_terse;
+
+/// How long a host may take to start the job (connect, send, lay nothing out).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long past the run's length a host may take to send its results.
+pub const FINISH_MARGIN: Duration = Duration::from_secs(30);
+
+/// What a host is doing, as the controller sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostEvent {
+    /// Its fio client started; nothing heard yet.
+    Connecting,
+    /// An ETA line: the host's rate over the last second.
+    Running(Live),
+    /// The client ended.
+    Finished(Box<HostOutcome>),
+}
+
+/// One ETA line of a host.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Live {
+    /// I/Os per second over fio's last ETA period (reads + writes), as fio rounds it.
+    pub iops: f64,
+    /// How far through the run fio says it is, 0-100.
+    pub percent: Option<f64>,
+}
+
+/// What a host's fio client left behind.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HostOutcome {
+    /// Its cumulative snapshots, in order (the last is the final one).
+    pub entries: Vec<FioEntry>,
+    /// Why the host failed, if it did.
+    pub failure: Option<String>,
+}
+
+/// What a host runs: the fio binary, the job file, how the job's I/O counts are read.
+#[derive(Debug, Clone)]
+pub struct Job<'a> {
+    pub fio: &'a Path,
+    pub job_file: &'a Path,
+    /// The target path on the hosts, for messages.
+    pub target: &'a str,
+    pub bs: u64,
+    pub runtime: Duration,
+}
+
+/// Runs `job` on `host`, reporting through `report`; returns what the host gave.
+pub fn run_host(
+    host: &Host,
+    job: &Job,
+    stop: &dyn Fn() -> bool,
+    report: &dyn Fn(HostEvent),
+) -> HostOutcome {
+    report(HostEvent::Connecting);
+    let child = Command::new(job.fio)
+        .arg(format!("--client={}", host.fio_client_arg()))
+        .args([
+            "--output-format=terse",
+            "--terse-version=3",
+            "--status-interval=1",
+            "--eta=always",
+        ])
+        .arg(job.job_file)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let outcome = match child {
+        Ok(c) => watch(c, job, stop, report),
+        Err(e) => HostOutcome {
+            entries: vec![],
+            failure: Some(format!("cannot run {}: {e}", job.fio.display())),
+        },
+    };
+    report(HostEvent::Finished(Box::new(outcome.clone())));
+    outcome
+}
+
+/// Lines of a stream, split at `\n` and at the `\r` that ends each ETA line.
+fn spawn_lines(mut r: impl Read + Send + 'static, tx: mpsc::Sender<String>) {
+    std::thread::spawn(move || {
+        let (mut buf, mut chunk) = (Vec::new(), [0u8; 8192]);
+        while let Ok(n) = r.read(&mut chunk) {
+            if n == 0 {
+                break;
+            }
+            buf.extend_from_slice(&chunk[..n]);
+            while let Some(i) = buf.iter().position(|&b| b == b'\n' || b == b'\r') {
+                let line: Vec<u8> = buf.drain(..=i).collect();
+                let _ = tx.send(String::from_utf8_lossy(&line[..i]).into_owned());
+            }
+        }
+        if !buf.is_empty() {
+            let _ = tx.send(String::from_utf8_lossy(&buf).into_owned());
+        }
+    });
+}
+
+fn watch(
+    mut child: Child,
+    job: &Job,
+    stop: &dyn Fn() -> bool,
+    report: &dyn Fn(HostEvent),
+) -> HostOutcome {
+    let (tx, rx) = mpsc::channel();
+    if let Some(out) = child.stdout.take() {
+        spawn_lines(out, tx.clone());
+    }
+    if let Some(err) = child.stderr.take() {
+        spawn_lines(err, tx);
+    }
+    let start = Instant::now();
+    let mut started = false;
+    let mut stopping = false;
+    let mut entries = Vec::new();
+    let mut text: Vec<String> = Vec::new();
+    let mut timed_out = None;
+    loop {
+        match rx.recv_timeout(Duration::from_millis(200)) {
+            Ok(line) => {
+                if fio_terse::is_terse(&line) {
+                    started = true;
+                    entries.extend(fio_terse::parse_line(&line, job.bs, true));
+                } else if let Some(live) = parse_eta(&line) {
+                    started = true;
+                    report(HostEvent::Running(live));
+                } else if !line.trim().is_empty() && !line.starts_with(';') && text.len() < 50 {
+                    text.push(line.trim().to_string());
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+        if stop() && !stopping {
+            // As Ctrl-C would: fio's client tells its server to stop and still reports.
+            stopping = true;
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(child.id() as i32),
+                nix::sys::signal::Signal::SIGINT,
+            );
+        }
+        let waited = start.elapsed();
+        let late = if !started && waited > CONNECT_TIMEOUT {
+            Some(format!(
+                "did not start the job within {} s (is `fio --server` running there and the port open?)",
+                CONNECT_TIMEOUT.as_secs()
+            ))
+        } else if waited > job.runtime + CONNECT_TIMEOUT + FINISH_MARGIN {
+            Some(format!(
+                "did not finish within {} s of the run's end; stopped waiting",
+                (CONNECT_TIMEOUT + FINISH_MARGIN).as_secs()
+            ))
+        } else {
+            None
+        };
+        if late.is_some() {
+            let _ = child.kill();
+            timed_out = late;
+            break;
+        }
+    }
+    let status = child.wait().ok();
+    let failure = timed_out.or_else(|| failure(&entries, &text, status, job));
+    HostOutcome { entries, failure }
+}
+
+/// Why a host that ran to its end failed, if it did: from fio's messages, its error number,
+/// its exit status, or the absence of any result.
+fn failure(
+    entries: &[FioEntry],
+    text: &[String],
+    status: Option<std::process::ExitStatus>,
+    job: &Job,
+) -> Option<String> {
+    let has = |needle: &str| text.iter().find(|l| l.contains(needle));
+    if let Some(l) = has("fio: connect:") {
+        let why = l.trim_start_matches("fio: connect:").trim();
+        return Some(format!(
+            "cannot connect: {why} (is `fio --server` running there?)"
+        ));
+    }
+    if has("you need to specify size=").is_some() {
+        return Some(format!(
+            "{}: not there (or empty): a fleet run uses an existing file or device and never creates one",
+            job.target
+        ));
+    }
+    let fio_error = text
+        .iter()
+        .find(|l| l.contains("error=") && l.starts_with("fio:"))
+        .and_then(|l| l.rsplit("error=").next())
+        .map(str::to_string);
+    if let Some(e) = entries.iter().rev().find(|e| e.error != 0) {
+        let errno = nix::errno::Errno::from_raw(e.error as i32);
+        return Some(match fio_error {
+            Some(msg) => format!("fio error {} ({errno:?}): {msg}", e.error),
+            None => format!("fio error {} ({errno:?}: {})", e.error, errno.desc()),
+        });
+    }
+    if entries.is_empty() {
+        let last = text.last().cloned().unwrap_or_default();
+        return Some(match status.and_then(|s| s.code()) {
+            Some(0) | None => format!(
+                "gave no results{}: is fio on it the same version as here ({})? fio's client and server must match (fio issue #620)",
+                if last.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({last})")
+                },
+                crate::fleet::fio_version(job.fio).unwrap_or_else(|| "unknown".into())
+            ),
+            Some(code) => format!("fio exited with status {code}: {last}"),
+        });
+    }
+    None
+}
+
+/// The figures of an ETA line: `Jobs: 1 (f=1): [r(1)][75.0%][r=51.1M][r=12.8k IOPS][eta 00m:01s]`.
+pub fn parse_eta(line: &str) -> Option<Live> {
+    let rest = line.trim().strip_prefix("Jobs:")?;
+    let brackets: Vec<&str> = rest
+        .split('[')
+        .filter_map(|b| b.split(']').next())
+        .collect();
+    let iops = brackets
+        .iter()
+        .find_map(|b| b.strip_suffix(" IOPS"))
+        .map(|b| {
+            b.split(',')
+                .filter_map(|kv| kv.split_once('='))
+                .map(|(_, v)| rate(v))
+                .sum()
+        })
+        .unwrap_or(0.0);
+    let percent = brackets
+        .iter()
+        .find_map(|b| b.strip_suffix('%'))
+        .and_then(|p| p.parse().ok());
+    Some(Live { iops, percent })
+}
+
+/// fio's rounded count: "12.8k" = 12800, "2560" = 2560, "1.2M" = 1.2e6.
+fn rate(v: &str) -> f64 {
+    let v = v.trim();
+    let (num, mult) = match v.chars().last() {
+        Some('k') | Some('K') => (&v[..v.len() - 1], 1e3),
+        Some('M') => (&v[..v.len() - 1], 1e6),
+        Some('G') => (&v[..v.len() - 1], 1e9),
+        _ => (v, 1.0),
+    };
+    num.parse::<f64>().map_or(0.0, |n| n * mult)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eta_lines() {
+        let l =
+            parse_eta("Jobs: 1 (f=1): [r(1)][75.0%][r=51.1M][r=12.8k IOPS][eta 00m:01s]").unwrap();
+        assert_eq!(l.iops, 12800.0);
+        assert_eq!(l.percent, Some(75.0));
+        let m = parse_eta(
+            "Jobs: 2 (f=2): [m(2)][50.0%][r=10.0M,w=3.5M][r=2560,w=900 IOPS][eta 00m:05s]",
+        )
+        .unwrap();
+        assert_eq!(m.iops, 3460.0);
+        assert_eq!(parse_eta("Jobs: 1 (f=1)").unwrap().iops, 0.0);
+        assert!(parse_eta("3;fio-3.33;d").is_none());
+    }
+}

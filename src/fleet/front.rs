@@ -1,0 +1,118 @@
+//! `--fleet` from the command line: fio found here, the spec checked, the baseline read
+//! before anything runs; then the fleet run headless (a line per state change and per
+//! second, then the table) or on the TUI's fleet screen, the result saved with `--json FILE`,
+//! and the exit status: 0 every host finished, 3 some failed, 1 all did.
+
+use anyhow::Result;
+
+use super::live::Board;
+use super::{FleetEvent, FleetReport, FleetSpec};
+use crate::cli::{Config, Output};
+use crate::exit::ExitStatus;
+use crate::report::baseline::{Baseline, compare_fleet};
+use crate::report::result_file::{Kind, write_result};
+use crate::{output, signals};
+
+/// Runs the fleet `config` describes.
+pub fn run(config: &Config, tui: bool) -> Result<ExitStatus> {
+    signals::install();
+    let spec = spec(config).map_err(anyhow::Error::msg)?;
+    let baseline = config.baseline.as_deref().map(Baseline::load).transpose()?;
+    let stop = || signals::received().is_some();
+    let report = if tui {
+        crate::tui::fleet::run(&spec, baseline.as_ref())?
+    } else {
+        headless(&spec, config.output, &stop)?
+    };
+    match config.output {
+        Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
+        _ if tui => {}
+        _ => {
+            output::print(&super::text::summary(&report));
+            if let Some(b) = &baseline {
+                output::print(&compare_fleet(b, &report));
+            }
+        }
+    }
+    if tui {
+        // The screen is gone: the table goes to the normal screen, as a run's summary does.
+        output::print(&super::text::summary(&report));
+        if let Some(b) = &baseline {
+            output::print(&compare_fleet(b, &report));
+        }
+    }
+    if let Some(path) = &config.json_file {
+        let text = serde_json::to_string_pretty(&report)? + "\n";
+        write_result(Kind::Json, path, &text).map_err(anyhow::Error::msg)?;
+        eprintln!("diskscope: saved {}", path.display());
+    }
+    Ok(status(&report))
+}
+
+/// The spec of `config`: hosts, target, settings, fio on this machine.
+pub fn spec(config: &Config) -> Result<FleetSpec, String> {
+    let fio = super::find_fio()?;
+    let hosts = config.fleet.clone().unwrap_or_default();
+    let target = config
+        .target
+        .as_ref()
+        .map(|t| t.display().to_string())
+        .unwrap_or_default();
+    if config.csv_file.is_some() || config.output == Output::Csv {
+        return Err("--fleet saves its result with --json FILE; --csv is for single runs".into());
+    }
+    FleetSpec::new(
+        hosts,
+        &target,
+        config.settings,
+        config.ioengine,
+        config.direct,
+        config.allow_write.is_some(),
+        config.durability,
+        config.duration.unwrap_or(crate::run::DEFAULT_HEADLESS_TIME),
+        config.outlier_pct,
+        fio,
+    )
+}
+
+/// Without a screen: the header, state changes and a live line a second on stderr-free
+/// stdout (nothing but the JSON with `--json`), then the report.
+pub fn headless(
+    spec: &FleetSpec,
+    out: Output,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<FleetReport> {
+    let lines = out == Output::Text;
+    let mut board = Board::new(&spec.hosts);
+    if out != Output::Json {
+        output::print(&format!("{}\n", super::text::header(&spec.fleet_config())));
+    }
+    let mut report = super::run(spec, stop, &mut |e| match e {
+        FleetEvent::Host(i, ev) => {
+            if board.apply(*i, ev) && lines {
+                output::print(&(super::text::state_line(&board, *i) + "\n"));
+            }
+        }
+        FleetEvent::Tick => {
+            board.tick();
+            if lines && !board.finished() {
+                output::print(&(super::text::live_line(&board) + "\n"));
+            }
+        }
+    })
+    .map_err(anyhow::Error::msg)?;
+    report.interrupted_by = signals::received().map(|s| format!("{s:?}"));
+    Ok(report)
+}
+
+/// 0 when every host finished, 3 when some failed, 1 when none finished; a signal wins.
+pub fn status(r: &FleetReport) -> ExitStatus {
+    if let Some(sig) = signals::received() {
+        return ExitStatus::Signal(sig);
+    }
+    match (r.aggregate.hosts_done, r.aggregate.hosts_failed) {
+        (0, _) => ExitStatus::Failure,
+        (_, 0) => ExitStatus::Success,
+        _ => ExitStatus::IoErrors,
+    }
+}

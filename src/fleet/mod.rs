@@ -1,0 +1,273 @@
+//! The same benchmark on many servers, through fio's client/server mode: each host runs
+//! `fio --server`, and diskscope — the controller — writes one self-contained job file
+//! (`report::fio::FioJob::fleet`, the writer `--fio` uses too), runs one `fio --client`
+//! per host in parallel (`client`), shows their live state (`live`), and reads what they
+//! return as its own results (`results`): per-host totals and seconds, the aggregate, the
+//! hosts that fall behind. No network protocol of diskscope's own: fio's is the one used.
+//!
+//! Safety: fio on a remote host cannot be held to diskscope's mount and stack checks (fio
+//! only string-matches mtab, fio issue #1007), so a fleet run is read-only on block devices
+//! and writes only to regular files, with `--allow-write`; fio never creates or lays out a
+//! file on a fleet run (`allow_file_create=0`, `size=100%`).
+
+pub mod client;
+pub mod front;
+pub mod hosts;
+pub mod live;
+pub mod results;
+pub mod text;
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::report::fio::FioJob;
+use crate::report::{ConfigReport, TargetFacts, TargetKind};
+use crate::settings::{IoEngine, Settings};
+use client::{HostEvent, Job};
+use hosts::Host;
+use results::{Aggregate, HostResult, Interval};
+
+/// Default share below the fleet's median IOPS that makes a host an outlier.
+pub const DEFAULT_OUTLIER_PCT: f64 = 20.0;
+
+/// What a fleet runs, checked.
+#[derive(Debug, Clone)]
+pub struct FleetSpec {
+    pub hosts: Vec<Host>,
+    /// The path on every host.
+    pub target: String,
+    pub config: ConfigReport,
+    pub outlier_pct: f64,
+    pub runtime: Duration,
+    /// The fio binary on this machine.
+    pub fio: PathBuf,
+    pub job_file: String,
+}
+
+/// Everything a fleet reports (`--json FILE`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FleetReport {
+    pub fleet: FleetConfig,
+    /// Finished hosts by IOPS, highest first; failed hosts last, with their reason.
+    pub hosts: Vec<HostResult>,
+    pub aggregate: Aggregate,
+    /// The fleet's seconds: the hosts' k-th seconds added up.
+    pub intervals: Vec<Interval>,
+    /// Hosts more than `outlier_pct` below the median IOPS.
+    pub outliers: Vec<String>,
+    /// The job file every host ran.
+    pub job_file: String,
+    pub interrupted_by: Option<String>,
+}
+
+/// What was run, where.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FleetConfig {
+    pub target: String,
+    pub hosts: Vec<Host>,
+    #[serde(flatten)]
+    pub settings: Settings,
+    pub ioengine: IoEngine,
+    pub direct: bool,
+    pub duration_s: f64,
+    pub write_allowed: bool,
+    pub outlier_pct: f64,
+    /// fio on the controller ("fio-3.33").
+    pub fio_version: Option<String>,
+    /// What the latency figures span.
+    pub latency_basis: String,
+}
+
+/// One thing that happened during a fleet run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FleetEvent {
+    Host(usize, HostEvent),
+    /// A second passed.
+    Tick,
+}
+
+/// `fio --version` of `fio`, if it runs.
+pub fn fio_version(fio: &Path) -> Option<String> {
+    let out = std::process::Command::new(fio)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// The fio found on PATH, or the one line saying to install it.
+pub fn find_fio() -> Result<PathBuf, String> {
+    let fio = PathBuf::from("fio");
+    match fio_version(&fio) {
+        Some(_) => Ok(fio),
+        None => Err(
+            "--fleet drives fio's client/server mode, and fio is not installed here: \
+                     install it (apt-get install fio, or your distribution's fio package)"
+                .into(),
+        ),
+    }
+}
+
+impl FleetSpec {
+    /// A fleet of `hosts` running `settings` on `target` (the path on each host).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        hosts: Vec<Host>,
+        target: &str,
+        settings: Settings,
+        ioengine: Option<IoEngine>,
+        direct: bool,
+        write_allowed: bool,
+        durability: crate::report::Durability,
+        runtime: Duration,
+        outlier_pct: f64,
+        fio: PathBuf,
+    ) -> Result<FleetSpec, String> {
+        let device = target.starts_with("/dev/");
+        if settings.read_pct < 100 && device {
+            return Err(format!(
+                "--fleet {target}: a fleet writes only to regular files; on block devices it is \
+                 read-only, since fio on a remote host cannot be held to diskscope's mount \
+                 checks. Use --read 100, or a file path"
+            ));
+        }
+        // psync keeps one I/O in flight; a deeper queue needs io_uring on the hosts.
+        let ioengine = ioengine.unwrap_or(if settings.iodepth > 1 {
+            IoEngine::IoUring
+        } else {
+            IoEngine::Psync
+        });
+        let facts = TargetFacts {
+            path: target.to_string(),
+            kind: if device {
+                TargetKind::BlockDevice
+            } else {
+                TargetKind::RegularFile
+            },
+            size_bytes: 0,
+            device_bytes: None,
+            span_bytes: 0,
+            logical_block_size: 512,
+            direct,
+            write_allowed,
+        };
+        let mut config =
+            ConfigReport::new(facts, settings, Some(runtime)).with_engine(Some(ioengine), None);
+        config.durability = durability;
+        let job_file = FioJob::fleet(&config)?.job_file();
+        Ok(FleetSpec {
+            hosts,
+            target: target.to_string(),
+            config,
+            outlier_pct,
+            runtime,
+            fio,
+            job_file,
+        })
+    }
+
+    /// What the report says was run.
+    pub fn fleet_config(&self) -> FleetConfig {
+        FleetConfig {
+            target: self.target.clone(),
+            hosts: self.hosts.clone(),
+            settings: self.config.settings(),
+            ioengine: self.config.ioengine,
+            direct: self.config.direct,
+            duration_s: self.runtime.as_secs_f64(),
+            write_allowed: self.config.write_allowed,
+            outlier_pct: self.outlier_pct,
+            fio_version: fio_version(&self.fio),
+            latency_basis: crate::report::LATENCY_BASIS.to_string(),
+        }
+    }
+}
+
+/// Runs the fleet: every host at once, `on_event` called in this thread as things happen
+/// (and once a second); `stop` asks every host's fio to stop early (it still reports).
+pub fn run(
+    spec: &FleetSpec,
+    stop: &(dyn Fn() -> bool + Sync),
+    on_event: &mut dyn FnMut(&FleetEvent),
+) -> Result<FleetReport, String> {
+    let job_path = std::env::temp_dir().join(format!("diskscope-fleet-{}.fio", std::process::id()));
+    std::fs::write(&job_path, &spec.job_file)
+        .map_err(|e| format!("{}: cannot write the job file: {e}", job_path.display()))?;
+    let job = Job {
+        fio: &spec.fio,
+        job_file: &job_path,
+        target: &spec.target,
+        bs: spec.config.bs,
+        runtime: spec.runtime,
+    };
+    let (tx, rx) = mpsc::channel();
+    let outcomes = std::thread::scope(|s| {
+        let handles: Vec<_> = spec
+            .hosts
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let tx = tx.clone();
+                let job = &job;
+                s.spawn(move || {
+                    client::run_host(h, job, stop, &|e| {
+                        let _ = tx.send(FleetEvent::Host(i, e));
+                    })
+                })
+            })
+            .collect();
+        drop(tx);
+        let mut next_tick = std::time::Instant::now() + Duration::from_secs(1);
+        loop {
+            let wait = next_tick.saturating_duration_since(std::time::Instant::now());
+            match rx.recv_timeout(wait) {
+                Ok(e) => on_event(&e),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    on_event(&FleetEvent::Tick);
+                    next_tick += Duration::from_secs(1);
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect::<Vec<_>>()
+    });
+    let _ = std::fs::remove_file(&job_path);
+    let mut hosts: Vec<HostResult> = spec
+        .hosts
+        .iter()
+        .zip(&outcomes)
+        .map(|(h, o)| results::host_result(h, &o.entries, o.failure.clone()))
+        .collect();
+    let aggregate = results::aggregate(&mut hosts, spec.outlier_pct);
+    results::sort_hosts(&mut hosts);
+    let outliers = hosts
+        .iter()
+        .filter(|h| h.outlier)
+        .map(|h| h.host.clone())
+        .collect();
+    Ok(FleetReport {
+        fleet: spec.fleet_config(),
+        intervals: results::fleet_intervals(&hosts),
+        hosts,
+        aggregate,
+        outliers,
+        job_file: spec.job_file.clone(),
+        interrupted_by: None,
+    })
+}
+
+impl FleetReport {
+    /// True when any host failed.
+    pub fn had_failures(&self) -> bool {
+        self.aggregate.hosts_failed > 0
+    }
+}

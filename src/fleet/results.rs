@@ -1,0 +1,266 @@
+//! A fleet's results: each host's cumulative fio snapshots turned into its totals and
+//! per-second intervals, the fleet's aggregate, and the hosts that fall behind.
+//!
+//! Cumulative and interval figures are kept apart (fio issue #130 mixed them): a snapshot
+//! says what a host did since its start; an interval is the difference of two consecutive
+//! snapshots, divided by the difference of their runtimes, never a snapshot relabelled. The
+//! aggregate is computed here from the hosts' final figures — ops and bytes are sums,
+//! IOPS the sum of each host's rate, mean latency weighted by ops — not taken from fio's
+//! "All clients", which with `--status-interval` sums only the first snapshot. Percentiles
+//! do not add up across hosts, so the fleet's p99 is said as the worst host's.
+//!
+//! Outliers: hosts whose IOPS is more than `outlier_pct` below the median of the hosts that
+//! finished, flagged by name.
+
+use serde::{Deserialize, Serialize};
+
+use super::hosts::Host;
+use crate::report::fio_json::FioEntry;
+
+/// One host's figures over its whole run, or over one interval.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Figures {
+    /// Seconds the figures cover (fio's runtime, or the interval's length).
+    pub elapsed_s: f64,
+    pub ops: u64,
+    pub bytes: u64,
+    pub iops: f64,
+    pub bw_bytes_per_s: f64,
+    pub lat_mean_ns: f64,
+    /// Whole-run figures only (fio's percentiles are cumulative).
+    pub lat_p50_ns: Option<f64>,
+    pub lat_p99_ns: Option<f64>,
+}
+
+/// One second of one host (or of the fleet): the difference of two snapshots.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// The host's runtime at the end of the interval, s.
+    pub t_s: f64,
+    #[serde(flatten)]
+    pub figures: Figures,
+}
+
+/// How a host ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HostState {
+    Done,
+    Failed,
+}
+
+/// One host's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostResult {
+    pub host: String,
+    pub port: u16,
+    pub state: HostState,
+    /// Why it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Cumulative, over its whole run (`None` when it did no I/O at all).
+    pub total: Option<Figures>,
+    /// Per second, from its `--status-interval` snapshots.
+    pub intervals: Vec<Interval>,
+    /// More than the outlier share below the fleet's median IOPS.
+    pub outlier: bool,
+}
+
+/// The fleet as a whole, over the hosts that finished.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Aggregate {
+    pub hosts_done: usize,
+    pub hosts_failed: usize,
+    /// Sum over hosts.
+    pub ops: u64,
+    pub bytes: u64,
+    /// Sum of each host's rate.
+    pub iops: f64,
+    pub bw_bytes_per_s: f64,
+    /// Weighted by each host's ops.
+    pub lat_mean_ns: f64,
+    /// The worst host's p99 (percentiles do not add across hosts).
+    pub worst_p99_ns: Option<f64>,
+    pub median_iops: f64,
+}
+
+/// A host's totals and intervals from its snapshots (in order, all of one job).
+pub fn host_result(host: &Host, entries: &[FioEntry], failure: Option<String>) -> HostResult {
+    let total = entries.last().filter(|e| e.ios() > 0).map(|e| Figures {
+        elapsed_s: e.runtime_ms as f64 / 1e3,
+        ops: e.ios(),
+        bytes: e.io_bytes(),
+        iops: per_s(e.ios(), e.runtime_ms),
+        bw_bytes_per_s: per_s(e.io_bytes(), e.runtime_ms),
+        lat_mean_ns: e.lat_mean_ns(),
+        lat_p50_ns: e.lat_p50_ns(),
+        lat_p99_ns: e.lat_p99_ns(),
+    });
+    HostResult {
+        host: host.name.clone(),
+        port: host.port,
+        state: if failure.is_some() {
+            HostState::Failed
+        } else {
+            HostState::Done
+        },
+        reason: failure,
+        total,
+        intervals: intervals(entries),
+        outlier: false,
+    }
+}
+
+fn per_s(n: u64, ms: u64) -> f64 {
+    if ms == 0 {
+        0.0
+    } else {
+        n as f64 * 1e3 / ms as f64
+    }
+}
+
+/// Consecutive cumulative snapshots differenced into intervals; a snapshot whose runtime
+/// did not advance (fio repeats the last one as the final result) adds none.
+pub fn intervals(entries: &[FioEntry]) -> Vec<Interval> {
+    let mut out = Vec::new();
+    let mut prev: Option<&FioEntry> = None;
+    for e in entries {
+        let (ms0, ops0, bytes0, sum0) = prev.map_or((0, 0, 0, 0.0), |p| {
+            (
+                p.runtime_ms,
+                p.ios(),
+                p.io_bytes(),
+                p.lat_mean_ns() * p.ios() as f64,
+            )
+        });
+        if e.runtime_ms <= ms0 || e.ios() < ops0 {
+            continue;
+        }
+        let (ms, ops) = (e.runtime_ms - ms0, e.ios() - ops0);
+        let bytes = e.io_bytes().saturating_sub(bytes0);
+        let lat_sum = e.lat_mean_ns() * e.ios() as f64 - sum0;
+        out.push(Interval {
+            t_s: e.runtime_ms as f64 / 1e3,
+            figures: Figures {
+                elapsed_s: ms as f64 / 1e3,
+                ops,
+                bytes,
+                iops: per_s(ops, ms),
+                bw_bytes_per_s: per_s(bytes, ms),
+                lat_mean_ns: if ops > 0 {
+                    (lat_sum / ops as f64).max(0.0)
+                } else {
+                    0.0
+                },
+                lat_p50_ns: None,
+                lat_p99_ns: None,
+            },
+        });
+        prev = Some(e);
+    }
+    out
+}
+
+/// The median of `v` (0 when empty).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    }
+}
+
+/// Flags the finished hosts more than `pct` % below the median IOPS of the finished hosts
+/// (with at least two of them); returns the aggregate.
+pub fn aggregate(hosts: &mut [HostResult], pct: f64) -> Aggregate {
+    let done: Vec<Figures> = hosts
+        .iter()
+        .filter(|h| h.state == HostState::Done)
+        .filter_map(|h| h.total)
+        .collect();
+    let med = median(done.iter().map(|f| f.iops).collect());
+    if done.len() >= 2 {
+        for h in hosts.iter_mut().filter(|h| h.state == HostState::Done) {
+            let iops = h.total.map_or(0.0, |t| t.iops);
+            h.outlier = iops < med * (1.0 - pct / 100.0);
+        }
+    }
+    let ops: u64 = done.iter().map(|f| f.ops).sum();
+    Aggregate {
+        hosts_done: hosts.iter().filter(|h| h.state == HostState::Done).count(),
+        hosts_failed: hosts
+            .iter()
+            .filter(|h| h.state == HostState::Failed)
+            .count(),
+        ops,
+        bytes: done.iter().map(|f| f.bytes).sum(),
+        iops: done.iter().map(|f| f.iops).sum(),
+        bw_bytes_per_s: done.iter().map(|f| f.bw_bytes_per_s).sum(),
+        lat_mean_ns: if ops > 0 {
+            done.iter()
+                .map(|f| f.lat_mean_ns * f.ops as f64)
+                .sum::<f64>()
+                / ops as f64
+        } else {
+            0.0
+        },
+        worst_p99_ns: done.iter().filter_map(|f| f.lat_p99_ns).reduce(f64::max),
+        median_iops: med,
+    }
+}
+
+/// The fleet's seconds: the k-th interval of every finished host added up (each host's
+/// seconds run on its own clock, started within a moment of the others).
+pub fn fleet_intervals(hosts: &[HostResult]) -> Vec<Interval> {
+    let done: Vec<&HostResult> = hosts
+        .iter()
+        .filter(|h| h.state == HostState::Done)
+        .collect();
+    let n = done.iter().map(|h| h.intervals.len()).max().unwrap_or(0);
+    (0..n)
+        .map(|k| {
+            let these: Vec<&Interval> = done.iter().filter_map(|h| h.intervals.get(k)).collect();
+            let ops: u64 = these.iter().map(|i| i.figures.ops).sum();
+            let lat: f64 = these
+                .iter()
+                .map(|i| i.figures.lat_mean_ns * i.figures.ops as f64)
+                .sum();
+            Interval {
+                t_s: these.iter().map(|i| i.t_s).fold(0.0, f64::max),
+                figures: Figures {
+                    elapsed_s: these
+                        .iter()
+                        .map(|i| i.figures.elapsed_s)
+                        .fold(0.0, f64::max),
+                    ops,
+                    bytes: these.iter().map(|i| i.figures.bytes).sum(),
+                    iops: these.iter().map(|i| i.figures.iops).sum(),
+                    bw_bytes_per_s: these.iter().map(|i| i.figures.bw_bytes_per_s).sum(),
+                    lat_mean_ns: if ops > 0 { lat / ops as f64 } else { 0.0 },
+                    lat_p50_ns: None,
+                    lat_p99_ns: None,
+                },
+            }
+        })
+        .collect()
+}
+
+/// Finished hosts by IOPS, highest first, then the failed ones in their given order.
+pub fn sort_hosts(hosts: &mut [HostResult]) {
+    hosts.sort_by(|a, b| {
+        let key = |h: &HostResult| match h.state {
+            HostState::Done => h.total.map_or(0.0, |t| t.iops),
+            HostState::Failed => f64::NEG_INFINITY,
+        };
+        key(b).total_cmp(&key(a))
+    });
+}
+
+#[cfg(test)]
+#[path = "results_tests.rs"]
+mod tests;
