@@ -1175,3 +1175,35 @@ fn members_pane_shows_each_member_row_by_row() {
     app.on_key(key(KeyCode::Char('m')));
     assert!(!app.run().unwrap().kernel.show_members);
 }
+
+/// 30 s of the bimodal run with a stall every 7 s (two reads of ~0.5 s): `d` swaps the
+/// distribution for the heatmap, where the stalls stand in their own band, column by column.
+#[test]
+fn heatmap_shows_periodic_stalls_without_colour() {
+    let mut run = Run::new(info(false), settings(), Some("sdb".into()));
+    let mut total = Counts::default();
+    for i in 0..300 {
+        let mut s = snapshot(i, &mut total);
+        if i % 70 == 65 {
+            s.interval_latency.record_n(500_000_000, 2);
+            s.interval.ops += 2;
+        }
+        run.push(s);
+    }
+    let mut app = App::new(Screen::Run(Box::new(run)), false);
+    app.on_key(key(KeyCode::Char('d')));
+    assert!(app.run().unwrap().show_heatmap);
+    assert_snapshot("heatmap_80x24", &draw(&app, 80, 24));
+    let text = screen_text(&draw(&app, 80, 24));
+    let stall_row = text
+        .lines()
+        .find(|l| l.contains("≥ 134 ms"))
+        .unwrap_or_else(|| panic!("a band for the stalls: {text}"));
+    assert_eq!(
+        stall_row.matches('░').count(),
+        4,
+        "one marked second per stall in the 25 s shown: {stall_row}"
+    );
+    app.on_key(key(KeyCode::Char('d')));
+    assert!(!app.run().unwrap().show_heatmap);
+}

@@ -3,6 +3,7 @@
 //! intervals for reports. Nothing here spawns threads or does I/O; workers and the sampler live
 //! in `engine`, consumers (headless report, TUI) only read these types.
 
+pub mod heat;
 pub mod latency;
 pub mod log2;
 pub mod seconds;

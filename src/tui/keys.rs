@@ -211,6 +211,10 @@ fn run_key(run: &mut Run, key: KeyEvent, help: &mut bool) -> Action {
             run.thread_scroll = (run.thread_scroll + 8).min(run.thread_rows().saturating_sub(1));
             Action::None
         }
+        KeyCode::Char('d') => {
+            run.show_heatmap = !run.show_heatmap;
+            Action::None
+        }
         KeyCode::Char('m') => {
             // Only an md or dm target has members to show.
             let k = &mut run.kernel;

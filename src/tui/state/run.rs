@@ -10,6 +10,7 @@ use crate::diskstats::KernelRates;
 use crate::diskstats::members::Member;
 use crate::report::{ConfigReport, RunReport};
 use crate::settings::{Knob, Settings};
+use crate::stats::heat::Heat;
 use crate::stats::seconds::Seconds;
 use crate::stats::{IntervalFigures, Log2Histogram, Snapshot, Window};
 use crate::sweep::DEFAULT_STEP_TIME;
@@ -76,6 +77,10 @@ pub struct Run {
     recent: VecDeque<Log2Histogram>,
     /// `recent` merged: what the histogram pane shows.
     pub latency: Log2Histogram,
+    /// A log2 histogram per second: what the heatmap shows.
+    pub heat: Heat,
+    /// The latency pane shows the heatmap instead of the distribution (`d`).
+    pub show_heatmap: bool,
     pub kernel: KernelView,
     /// First row of the thread table.
     pub thread_scroll: usize,
@@ -115,6 +120,8 @@ impl Run {
             seconds: Seconds::default(),
             recent: VecDeque::with_capacity(RECENT_LATENCY_LEN),
             latency: Log2Histogram::default(),
+            heat: Heat::default(),
+            show_heatmap: false,
             kernel: KernelView {
                 device: kernel_device,
                 ..KernelView::default()
@@ -146,11 +153,9 @@ impl Run {
             push_bounded(&mut self.bw, s.interval_bw().round() as u64, HISTORY_LEN);
             push_bounded(&mut self.p50, lat.p50, HISTORY_LEN);
             push_bounded(&mut self.p99, lat.p99, HISTORY_LEN);
-            push_bounded(
-                &mut self.recent,
-                Log2Histogram::of(&s.interval_latency),
-                RECENT_LATENCY_LEN,
-            );
+            let buckets = Log2Histogram::of(&s.interval_latency);
+            self.heat.push(&s, &buckets);
+            push_bounded(&mut self.recent, buckets, RECENT_LATENCY_LEN);
         }
         let mut merged = Log2Histogram::default();
         for h in &self.recent {
@@ -216,6 +221,7 @@ impl Run {
         self.p99.clear();
         self.recent.clear();
         self.latency = Log2Histogram::default();
+        self.heat = Heat::default();
         self.seconds = Seconds::default();
         // The engine's totals restart, so the saved intervals do too.
         self.intervals.clear();

@@ -23,6 +23,10 @@ pub const HELP: &[(&str, &str)] = &[
     ("[ ] PgUp PgDn", "scroll the thread table"),
     ("m", "md/dm target: its member disks in the kernel pane"),
     (
+        "d",
+        "latency distribution / heatmap (░ ≤5% ▒ ≤25% ▓ ≤60% █ of a second's I/Os)",
+    ),
+    (
         "s t / s b / s q",
         "sweep threads 1..64 / block size 512..4M / depth 1..256",
     ),

@@ -9,6 +9,7 @@ use ratatui::widgets::{Block, Borders, Sparkline, Widget};
 use super::framed;
 use crate::tui::state::Run;
 use crate::tui::widgets::Theme;
+use crate::tui::widgets::heatmap::Heatmap;
 use crate::tui::widgets::histogram::LatencyHistogramView;
 use crate::tui::widgets::kernel::KernelPanel;
 use crate::tui::widgets::members::MembersPanel;
@@ -152,8 +153,21 @@ pub(super) fn draw_latency(
 }
 
 pub(super) fn draw_histogram(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
+    if run.show_heatmap {
+        let block = Block::bordered().title(Span::styled(
+            " latency heatmap, 1 s a column (d) ",
+            theme.accent(),
+        ));
+        let inner = framed(block, area, buf);
+        Heatmap {
+            columns: &run.heat.columns,
+            theme,
+        }
+        .render(inner, buf);
+        return;
+    }
     let block = Block::bordered().title(Span::styled(
-        " latency distribution, last 2 s ",
+        " latency distribution, last 2 s (d) ",
         theme.accent(),
     ));
     let inner = framed(block, area, buf);
