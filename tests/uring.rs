@@ -107,8 +107,15 @@ fn bs_changes_at_depth_32_never_mix_two_block_sizes_in_an_interval() {
                 ..start
             };
             engine.apply(s).unwrap();
-            for snap in drain(&engine, Duration::from_millis(120)) {
-                *per_bs.entry(snap.settings.bs).or_insert(0) += snap.interval.ops;
+            // At least 120 ms of snapshots, and (up to 5 s under load) until this setting ran:
+            // the workers reap what is in flight before they switch.
+            let deadline = Instant::now() + Duration::from_secs(5);
+            let mut ran = false;
+            while !ran && Instant::now() < deadline {
+                for snap in drain(&engine, Duration::from_millis(120)) {
+                    *per_bs.entry(snap.settings.bs).or_insert(0) += snap.interval.ops;
+                    ran |= snap.settings == s && snap.interval.ops > 0;
+                }
             }
         }
         // Pause and reset with requests in flight: the workers reap before parking.
