@@ -87,8 +87,9 @@ impl Run {
             return Action::None;
         };
         match sweep.runner.on_snapshot(s) {
-            Next::Continue => Action::None,
-            Next::Apply(next) => Action::Apply(next),
+            // A sweep has no rests.
+            Next::Continue | Next::Resume => Action::None,
+            Next::Apply(next) | Next::Rest(next) => Action::Apply(next),
             Next::Done => {
                 sweep.state = SweepState::Done;
                 sweep.saturation = saturation(sweep.dimension(), sweep.results());
