@@ -12,6 +12,7 @@ pub mod run;
 pub mod settings;
 pub(crate) mod signals;
 pub mod stats;
+pub mod suite;
 pub mod sweep;
 mod sys;
 pub mod target;
