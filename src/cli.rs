@@ -10,6 +10,7 @@ use clap::Parser;
 use crate::report::Durability;
 use crate::report::result_file;
 use crate::settings::{IoEngine, Settings};
+use crate::suite::{SuiteName, Timing};
 use crate::sweep::SweepSpec;
 
 pub(crate) mod docs;
@@ -133,7 +134,25 @@ pub struct Args {
     #[arg(long, value_name = "SPEC", value_parser = values::sweep)]
     pub sweep: Option<SweepSpec>,
 
-    /// Compare with a saved run or sweep (from --json FILE)
+    /// Run a suite and print its card, the figures CrystalDiskMark quotes: standard (SEQ1M Q8T1,
+    /// SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1), nvme (SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16,
+    /// RND4K Q1T1), peak (SEQ1M Q8T1, RND4K Q32T1) or real (SEQ1M Q1T1, RND4K Q1T1). Reads
+    /// always, writes with --allow-write; -T is the time per pass [5s]
+    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "standard",
+          value_parser = values::suite,
+          conflicts_with_all = ["threads", "iodepth", "bs", "read", "random", "sweep", "tui", "end_fsync"])]
+    pub suite: Option<SuiteName>,
+
+    /// With --suite: passes per test and direction; the card shows their median, min-max and
+    /// best [3]
+    #[arg(long, value_name = "N", value_parser = values::passes, requires = "suite")]
+    pub passes: Option<usize>,
+
+    /// With --suite: how long the engine rests between two passes (0 for none) [1s]
+    #[arg(long, value_name = "DUR", value_parser = values::pause, requires = "suite")]
+    pub pause: Option<Duration>,
+
+    /// Compare with a saved run, sweep or suite's card (from --json FILE)
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
 
@@ -197,6 +216,10 @@ pub struct Config {
     pub json_file: Option<PathBuf>,
     pub csv_file: Option<PathBuf>,
     pub sweep: Option<SweepSpec>,
+    /// `--suite NAME`: the card instead of one run.
+    pub suite: Option<SuiteName>,
+    /// `--passes`, `-T` and `--pause` for the suite (the TUI's `c` uses them too).
+    pub suite_timing: Timing,
     pub baseline: Option<PathBuf>,
     pub fio: bool,
     pub drop_cache: bool,
@@ -318,6 +341,12 @@ impl Args {
             json_file,
             csv_file,
             sweep,
+            suite: self.suite,
+            suite_timing: Timing {
+                passes: self.passes.unwrap_or(crate::suite::DEFAULT_PASSES),
+                pass_time: self.time.unwrap_or(crate::suite::DEFAULT_PASS_TIME),
+                pause: self.pause.unwrap_or(crate::suite::DEFAULT_PAUSE),
+            },
             baseline: self.baseline,
             fio: self.fio,
             drop_cache: self.drop_cache,
@@ -383,6 +412,33 @@ mod tests {
     }
 
     #[test]
+    fn suites_default_to_standard_with_three_passes_of_five_seconds() {
+        let c = config(&["--suite"]).unwrap();
+        assert_eq!(c.suite, Some(SuiteName::Standard));
+        assert_eq!(c.suite_timing, Timing::default());
+        let c = config(&[
+            "/dev/sdb",
+            "--suite=nvme",
+            "--passes",
+            "2",
+            "-T",
+            "300ms",
+            "--pause",
+            "0",
+        ])
+        .unwrap();
+        assert_eq!(c.suite, Some(SuiteName::Nvme));
+        assert_eq!(
+            c.suite_timing,
+            Timing {
+                passes: 2,
+                pass_time: Duration::from_millis(300),
+                pause: Duration::ZERO
+            }
+        );
+    }
+
+    #[test]
     fn allow_write_with_and_without_device() {
         assert_eq!(
             config(&["--allow-write", "--read", "70"])
@@ -411,6 +467,12 @@ mod tests {
             (vec!["-Q", "0"], "--iodepth '0'"),
             (vec!["-Q", "257"], "1 to 256"),
             (vec!["--ioengine", "libaio"], "'libaio'"),
+            (vec!["--suite", "fast"], "no such suite"),
+            (vec!["--suite", "/dev/sdb"], "--suite=NAME"),
+            (vec!["--suite", "-t", "4"], "cannot be used with"),
+            (vec!["--passes", "3"], "--suite"),
+            (vec!["--suite", "--passes", "0"], "--passes '0'"),
+            (vec!["--suite", "--pause", "2h"], "at most 1h"),
             (
                 vec!["-Q", "8", "--ioengine", "psync"],
                 "psync keeps one I/O",

@@ -1,4 +1,4 @@
-//! A saved run or sweep (a diskscope `--json` file) to compare against: "before" figures for
+//! A saved run, sweep or suite's card (a diskscope `--json` file) to compare against: "before" figures for
 //! an "after" run — a new firmware, scheduler or RAID layout. Only the figures needed for the
 //! comparison are read, so files from older versions still load.
 
@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::{RunReport, result_file};
 use crate::stats::IntervalFigures;
+use crate::suite::{Direction, DirectionResult, SuiteReport};
 use crate::sweep::Dimension;
 use crate::units::format_latency_ns;
 
@@ -44,6 +45,38 @@ pub enum Baseline {
         dimension: Dimension,
         steps: Vec<(u64, Figures)>,
     },
+    /// A suite's card: per test name, the read and write medians (`None`: not run).
+    Suite {
+        label: String,
+        suite: String,
+        tests: Vec<(String, Option<CardFigures>, Option<CardFigures>)>,
+    },
+}
+
+/// One direction of a saved card: the medians of its passes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CardFigures {
+    pub mb_per_s: f64,
+    pub iops: f64,
+    pub p99_ns: f64,
+}
+
+impl CardFigures {
+    fn from_json(v: &Value) -> Option<CardFigures> {
+        Some(CardFigures {
+            mb_per_s: v["mb_per_s"]["median"].as_f64()?,
+            iops: v["iops"]["median"].as_f64()?,
+            p99_ns: v["latency_ns"]["p99"].as_f64()?,
+        })
+    }
+
+    fn of(d: &DirectionResult) -> CardFigures {
+        CardFigures {
+            mb_per_s: d.mb_per_s.median,
+            iops: d.iops.median,
+            p99_ns: d.latency_ns.p99 as f64,
+        }
+    }
 }
 
 impl Baseline {
@@ -57,6 +90,22 @@ impl Baseline {
         let label = path
             .file_name()
             .map_or_else(|| shown.to_string(), |n| n.to_string_lossy().into_owned());
+        if let (Some(suite), Some(tests)) = (v["suite"].as_str(), v["tests"].as_array()) {
+            let tests = tests
+                .iter()
+                .filter_map(|t| {
+                    let name = t["name"].as_str()?.to_string();
+                    let read = CardFigures::from_json(&t["read"]);
+                    let write = CardFigures::from_json(&t["write"]);
+                    Some((name, read, write))
+                })
+                .collect();
+            return Ok(Baseline::Suite {
+                label,
+                suite: suite.to_string(),
+                tests,
+            });
+        }
         if let Some(steps) = v["steps"].as_array() {
             let dimension = match v["dimension"].as_str() {
                 Some("threads") => Dimension::Threads,
@@ -116,7 +165,60 @@ pub fn compare_run(b: &Baseline, r: &RunReport) -> String {
         Baseline::Sweep { label, .. } => {
             format!("baseline {label} is a sweep; compare it with a sweep")
         }
+        Baseline::Suite { label, .. } => {
+            format!("baseline {label} is a suite's card; compare it with --suite")
+        }
     }
+}
+
+/// A card against a saved one, test by test (by name) and direction: the medians' change.
+pub fn compare_suite(b: &Baseline, r: &SuiteReport) -> String {
+    let Baseline::Suite {
+        label,
+        suite,
+        tests,
+    } = b
+    else {
+        return format!(
+            "baseline {} is not a suite's card; compare it with a run or sweep",
+            match b {
+                Baseline::Run { label, .. } | Baseline::Sweep { label, .. } => label,
+                Baseline::Suite { label, .. } => label,
+            }
+        );
+    };
+    let mut out = format!("vs baseline {label} (suite {suite}), medians now vs then:\n");
+    for t in &r.tests {
+        let before = tests.iter().find(|(n, _, _)| *n == t.name);
+        let mut cells = Vec::new();
+        for d in [Direction::Read, Direction::Write] {
+            let now = t.direction(d).ok().map(CardFigures::of);
+            let then = before.and_then(|(_, r, w)| if d == Direction::Read { *r } else { *w });
+            cells.push(match (now, then) {
+                (Some(n), Some(b)) if t.random => format!(
+                    "{} {:.0} vs {:.0} IOPS ({}), p99 {}",
+                    d.name(),
+                    n.iops,
+                    b.iops,
+                    change(n.iops, b.iops),
+                    change(n.p99_ns, b.p99_ns)
+                ),
+                (Some(n), Some(b)) => format!(
+                    "{} {:.1} vs {:.1} MB/s ({}), p99 {}",
+                    d.name(),
+                    n.mb_per_s,
+                    b.mb_per_s,
+                    change(n.mb_per_s, b.mb_per_s),
+                    change(n.p99_ns, b.p99_ns)
+                ),
+                (Some(_), None) => format!("{} not in the baseline", d.name()),
+                (None, Some(_)) => format!("{} not run now", d.name()),
+                (None, None) => continue,
+            });
+        }
+        out.push_str(&format!("  {:<14}{}\n", t.name, cells.join(" · ")));
+    }
+    out
 }
 
 /// "  (baseline 52000 IO/s, +6%)" for a sweep step, or nothing.

@@ -277,7 +277,11 @@ mod tests {
         assert_eq!(d.latency_ns.count, d.counts.ops);
         let mean = (la.count() + lb.count()) as f64 * 1e6 + lc.count() as f64 * 5e6;
         let mean = mean / d.counts.ops as f64;
-        assert!((d.latency_ns.mean - mean).abs() / mean < 0.001, "{}", d.latency_ns.mean);
+        assert!(
+            (d.latency_ns.mean - mean).abs() / mean < 0.001,
+            "{}",
+            d.latency_ns.mean
+        );
         assert_eq!(d.passes.len(), 3);
     }
 
@@ -300,11 +304,17 @@ mod tests {
         assert_eq!(rows[0].name, "SEQ1M Q1T1");
         let r0 = rows[0].read.as_ref().unwrap();
         assert_eq!((r0.mb_per_s.median, r0.passes.len()), (200.0, 2));
-        assert_eq!(rows[0].write_not_run.as_deref(), Some("not run: add --allow-write"));
+        assert_eq!(
+            rows[0].write_not_run.as_deref(),
+            Some("not run: add --allow-write")
+        );
         // The second test has one pass so far.
         assert_eq!(rows[1].read.as_ref().unwrap().passes.len(), 1);
         assert_eq!(rows[1].note, None);
         let rows = super::rows(&plan, &[], &[], "not run: stopped");
-        assert_eq!(rows[1].direction(Direction::Read).unwrap_err(), "not run: stopped");
+        assert_eq!(
+            rows[1].direction(Direction::Read).unwrap_err(),
+            "not run: stopped"
+        );
     }
 }

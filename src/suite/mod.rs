@@ -314,7 +314,11 @@ mod tests {
         assert_eq!(names(SuiteName::Peak), ["SEQ1M Q8T1", "RND4K Q32T1"]);
         assert_eq!(names(SuiteName::Real), ["SEQ1M Q1T1", "RND4K Q1T1"]);
         assert_eq!(SuiteName::parse("NVMe"), Ok(SuiteName::Nvme));
-        assert!(SuiteName::parse("fast").unwrap_err().contains("standard, nvme"));
+        assert!(
+            SuiteName::parse("fast")
+                .unwrap_err()
+                .contains("standard, nvme")
+        );
     }
 
     #[test]
@@ -340,10 +344,20 @@ mod tests {
             ]
         );
         let s = p.step_settings();
-        assert_eq!((s[0].bs, s[0].iodepth, s[0].random_pct, s[0].read_pct), (1 << 20, 8, 0, 100));
-        assert_eq!((s[7].bs, s[7].iodepth, s[7].random_pct, s[7].read_pct), (4096, 32, 100, 0));
+        assert_eq!(
+            (s[0].bs, s[0].iodepth, s[0].random_pct, s[0].read_pct),
+            (1 << 20, 8, 0, 100)
+        );
+        assert_eq!(
+            (s[7].bs, s[7].iodepth, s[7].random_pct, s[7].read_pct),
+            (4096, 32, 100, 0)
+        );
         let ro = Plan::new(SuiteName::Peak, t, Some("no".into()), IoEngine::Psync);
         assert_eq!(ro.passes.len(), 4);
-        assert!(ro.step_settings().iter().all(|s| s.iodepth == 1 && s.read_pct == 100));
+        assert!(
+            ro.step_settings()
+                .iter()
+                .all(|s| s.iodepth == 1 && s.read_pct == 100)
+        );
     }
 }

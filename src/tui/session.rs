@@ -361,6 +361,7 @@ impl Session {
                 let what = match export {
                     Export::Run(_) => "run",
                     Export::Sweep(_) => "sweep",
+                    Export::Suite(_) => "card",
                 };
                 run.notice = Some(format!("saved the {what} to {}", path.display()));
             }
