@@ -145,11 +145,11 @@ pub struct Args {
 
     /// With --suite: passes per test and direction; the card shows their median, min-max and
     /// best [3]
-    #[arg(long, value_name = "N", value_parser = values::passes, requires = "suite")]
+    #[arg(long, value_name = "N", value_parser = values::passes)]
     pub passes: Option<usize>,
 
     /// With --suite: how long the engine rests between two passes (0 for none) [1s]
-    #[arg(long, value_name = "DUR", value_parser = values::pause, requires = "suite")]
+    #[arg(long, value_name = "DUR", value_parser = values::pause)]
     pub pause: Option<Duration>,
 
     /// Compare with a saved run, sweep or suite's card (from --json FILE)
@@ -319,6 +319,16 @@ impl Args {
                     let step = w.dimension.describe(w.dimension.value(&s));
                     format!("--sweep step {step}: {e}")
                 })?;
+            }
+        }
+        if self.suite.is_none() {
+            for (flag, given) in [
+                ("--passes", self.passes.is_some()),
+                ("--pause", self.pause.is_some()),
+            ] {
+                if given {
+                    return Err(format!("{flag} sets how a suite runs; add --suite [NAME]"));
+                }
             }
         }
         if self.end_fsync && sweep.is_some() {
