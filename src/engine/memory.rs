@@ -86,6 +86,11 @@ pub fn mem_total(meminfo: &str) -> Option<u64> {
         .map(|kib| kib * 1024)
 }
 
+/// This machine's RAM, from /proc/meminfo.
+pub fn ram_bytes() -> Option<u64> {
+    mem_total(&std::fs::read_to_string("/proc/meminfo").ok()?)
+}
+
 /// The limit for this process, read from the system once.
 pub fn buffer_limit() -> &'static BufferLimit {
     static LIMIT: OnceLock<BufferLimit> = OnceLock::new();

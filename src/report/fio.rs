@@ -287,11 +287,13 @@ impl FioJob {
 }
 
 /// The job file of the run `c` describes.
+#[cfg(test)]
 pub fn job_file(c: &ConfigReport) -> String {
     FioJob::run(c).job_file()
 }
 
 /// The command line of the run `c` describes.
+#[cfg(test)]
 pub fn command_line(c: &ConfigReport) -> String {
     FioJob::run(c).command_line()
 }

@@ -8,23 +8,13 @@ use anyhow::{Result, anyhow};
 use super::start_engine;
 use crate::cli::{Config, Output};
 use crate::engine::Geometry;
+use crate::engine::memory::ram_bytes;
 use crate::report::baseline::{Baseline, compare_suite};
 use crate::report::save::save_suite;
-use crate::report::{ConfigReport, TargetKind, card_text, csv};
-use crate::suite::{Plan, SuiteName, SuiteRunner, honesty_notes};
+use crate::report::{ConfigReport, card_text, csv};
+use crate::suite::{Plan, SuiteName, SuiteRunner, notes, write_refusal};
 use crate::target::prepare::{Prepared, config_report};
 use crate::{headless, output};
-
-/// Why the writes are not run, in the words the card shows; `None` when they are.
-pub fn write_refusal(c: &ConfigReport) -> Option<String> {
-    if c.write_allowed {
-        return None;
-    }
-    Some(match c.target_kind {
-        TargetKind::BlockDevice => format!("not run: add --allow-write={}", c.target),
-        _ => "not run: add --allow-write".to_string(),
-    })
-}
 
 /// The plan of `name` on the target `c` describes, with the config's timing and engine.
 pub fn plan(config: &Config, name: SuiteName, c: &ConfigReport) -> Plan {
@@ -43,21 +33,6 @@ pub fn check(plan: &Plan, geometry: &Geometry, target: &str) -> Result<()> {
     Ok(())
 }
 
-/// The notes of a card on the target `c` describes (RAM from /proc/meminfo).
-pub fn notes(c: &ConfigReport) -> Vec<String> {
-    let ram = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| crate::engine::memory::mem_total(&m));
-    honesty_notes(
-        c.direct,
-        c.target_kind != TargetKind::BlockDevice,
-        c.span_bytes,
-        ram,
-        c.ioengine_fallback.as_deref(),
-        c.ioengine,
-    )
-}
-
 /// A headless suite; returns whether any pass had I/O errors.
 pub fn run(
     config: &Config,
@@ -71,7 +46,7 @@ pub fn run(
     let runner = SuiteRunner::new(plan);
     let mut info = info.with_settings(runner.first());
     info.duration_s = Some(config.suite_timing.pass_time.as_secs_f64());
-    let notes = notes(&info);
+    let notes = notes(&info, ram_bytes());
     let engine = start_engine(config, prepared, runner.first())?;
     let report = headless::run_suite(engine, runner, info, notes, config.output)?;
     match config.output {

@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::report::{ConfigReport, TargetKind};
 use crate::settings::{IoEngine, Settings};
 use crate::units::format_bytes;
 
@@ -255,39 +256,46 @@ impl Plan {
     }
 }
 
-/// What the card must say about what it measured, beyond the figures: the page cache under
-/// `--buffered`; on a file, a span the machine's RAM could hold (RAM is the yardstick: the
-/// largest page cache there can be, and no smaller than what a VM host's or a filesystem's
-/// cache under the file is likely to hold); and Q>1 tests run at depth 1 on psync.
-pub fn honesty_notes(
-    direct: bool,
-    file_target: bool,
-    span_bytes: u64,
-    ram_bytes: Option<u64>,
-    ioengine_fallback: Option<&str>,
-    ioengine: IoEngine,
-) -> Vec<String> {
+/// Why a card's writes are not run, in the words its write column shows; `None` when they
+/// are (writing is allowed on the target `c` describes, by the usual rules).
+pub fn write_refusal(c: &ConfigReport) -> Option<String> {
+    if c.write_allowed {
+        return None;
+    }
+    Some(match c.target_kind {
+        TargetKind::BlockDevice => format!("not run: add --allow-write={}", c.target),
+        _ => "not run: add --allow-write".to_string(),
+    })
+}
+
+/// What the card on the target `c` describes must say about what it measured, beyond the
+/// figures: the page cache under `--buffered`; on a file, a span smaller than `ram_bytes`
+/// (RAM is the yardstick: the largest page cache there can be, and no smaller than what a VM
+/// host's or a filesystem's cache under the file is likely to hold); and Q>1 tests run at
+/// depth 1 on psync.
+pub fn notes(c: &ConfigReport, ram_bytes: Option<u64>) -> Vec<String> {
     let mut notes = Vec::new();
-    if !direct {
+    if !c.direct {
         notes.push(
             "--buffered: this card measured the page cache (memory), not the disk; drop \
              --buffered for the disk's figures"
                 .to_string(),
         );
     }
-    if file_target && let Some(ram) = ram_bytes.filter(|&r| span_bytes < r) {
+    let file = c.target_kind != TargetKind::BlockDevice;
+    if file && let Some(ram) = ram_bytes.filter(|&r| c.span_bytes < r) {
         notes.push(format!(
             "the span ({}) is smaller than this machine's RAM ({}), the yardstick for what a \
              cache could hold: a cache under the file (a filesystem that ignores O_DIRECT, a VM \
              host's page cache, a RAID controller) may have served it; --size above {} rules \
              that out",
-            format_bytes(span_bytes),
+            format_bytes(c.span_bytes),
             format_bytes(ram),
             format_bytes(ram)
         ));
     }
-    if ioengine == IoEngine::Psync {
-        let why = ioengine_fallback.unwrap_or("--ioengine psync");
+    if c.ioengine == IoEngine::Psync {
+        let why = c.ioengine_fallback.as_deref().unwrap_or("--ioengine psync");
         notes.push(format!(
             "io_uring is not in use ({why}): psync keeps one I/O in flight per thread, so the \
              Q>1 tests ran at Q1 and are marked so"
