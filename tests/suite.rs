@@ -28,10 +28,13 @@ fn suite_json(dir: &std::path::Path, extra: &[&str]) -> Value {
     json(&diskscope(dir, &args))
 }
 
+/// A test as the JSON must show it: name, bs, iodepth, threads, random.
+type Expected = (&'static str, u64, u64, u64, bool);
+
 #[test]
 fn every_suite_runs_its_tests_in_order_with_their_settings() {
     let dir = workdir();
-    let expected: [(&str, &[(&str, u64, u64, u64, bool)]); 4] = [
+    let expected: [(&str, &[Expected]); 4] = [
         (
             "standard",
             &[
@@ -201,8 +204,7 @@ fn text_csv_saved_files_and_baseline() {
     );
     let cmp = |name: &str| {
         text.lines()
-            .filter(|l| l.starts_with(&format!("  {name}")))
-            .last()
+            .rfind(|l| l.starts_with(&format!("  {name}")))
             .unwrap_or("")
             .to_string()
     };
@@ -306,8 +308,11 @@ fn the_fio_export_has_a_section_per_pass_and_parses_in_fio() {
 }
 
 /// A target in memory that records every I/O's (offset, length) per handle.
+/// Every I/O of one handle: (offset, length).
+type Log = Arc<Mutex<Vec<(u64, usize)>>>;
+
 struct Recorder {
-    log: Arc<Mutex<Vec<(u64, usize)>>>,
+    log: Log,
 }
 
 impl BlockIo for Recorder {
@@ -322,7 +327,7 @@ impl BlockIo for Recorder {
 }
 
 #[derive(Default)]
-struct Recording(Mutex<Vec<Arc<Mutex<Vec<(u64, usize)>>>>>);
+struct Recording(Mutex<Vec<Log>>);
 
 impl IoOpener for Recording {
     fn open_io(&self) -> io::Result<Box<dyn BlockIo>> {

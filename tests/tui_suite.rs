@@ -252,7 +252,7 @@ fn esc_cancels_back_to_the_sliders() {
     let r = run(&app);
     assert_eq!(r.view, View::Live);
     assert!(!r.suite_running());
-    assert!(r.message.as_deref().unwrap().contains("suite cancelled"));
+    assert!(r.notice.as_deref().unwrap().contains("suite cancelled"));
     // Esc on the sliders quits, as before.
     assert_eq!(app.on_key(key(KeyCode::Esc)), Action::Quit);
 }

@@ -97,7 +97,9 @@ impl Run {
         suite.state = SweepState::Cancelled;
         self.view = View::Live;
         self.paused = false;
-        self.message = Some(format!(
+        // A notice: the message line is cleared when the engine takes the earlier settings.
+        self.message = None;
+        self.notice = Some(format!(
             "suite cancelled after {} of {} passes; the run goes on",
             suite.runner.passes_done(),
             suite.runner.plan().passes.len()
