@@ -10,6 +10,7 @@ use clap::Parser;
 use crate::report::Durability;
 use crate::report::result_file;
 use crate::settings::{IoEngine, Settings};
+use crate::suite::{SuiteName, Timing};
 use crate::sweep::SweepSpec;
 
 pub(crate) mod docs;
@@ -137,8 +138,26 @@ pub struct Args {
     #[arg(long, value_name = "SPEC", value_parser = values::sweep)]
     pub sweep: Option<SweepSpec>,
 
-    /// Compare with a saved result: a run, sweep or fleet (--json FILE), or fio's own JSON
-    /// output (--output-format=json or json+, local or client/server)
+    /// Run a suite and print its card, the figures CrystalDiskMark quotes: standard (SEQ1M Q8T1,
+    /// SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1), nvme (SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16,
+    /// RND4K Q1T1), peak (SEQ1M Q8T1, RND4K Q32T1) or real (SEQ1M Q1T1, RND4K Q1T1). Reads
+    /// always, writes with --allow-write; -T is the time per pass [5s]
+    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "standard",
+          value_parser = values::suite,
+          conflicts_with_all = ["threads", "iodepth", "bs", "read", "random", "sweep", "tui", "end_fsync"])]
+    pub suite: Option<SuiteName>,
+
+    /// With --suite: passes per test and direction; the card shows their median, min-max and
+    /// best [3]
+    #[arg(long, value_name = "N", value_parser = values::passes)]
+    pub passes: Option<usize>,
+
+    /// With --suite: how long the engine rests between two passes (0 for none) [1s]
+    #[arg(long, value_name = "DUR", value_parser = values::pause)]
+    pub pause: Option<Duration>,
+
+    /// Compare with a saved result: a run, sweep, suite card or fleet (--json FILE), or fio's
+    /// own JSON output (--output-format=json or json+, local or client/server)
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
 
@@ -219,6 +238,10 @@ pub struct Config {
     pub json_file: Option<PathBuf>,
     pub csv_file: Option<PathBuf>,
     pub sweep: Option<SweepSpec>,
+    /// `--suite NAME`: the card instead of one run.
+    pub suite: Option<SuiteName>,
+    /// `--passes`, `-T` and `--pause` for the suite (the TUI's `c` uses them too).
+    pub suite_timing: Timing,
     pub baseline: Option<PathBuf>,
     /// `--fleet HOSTS`: run on these hosts through fio's client/server mode.
     pub fleet: Option<Vec<crate::fleet::hosts::Host>>,
@@ -337,8 +360,21 @@ impl Args {
             if sweep.is_some() {
                 return Err("--fleet runs one test, not a --sweep; drop one of them".into());
             }
+            if self.suite.is_some() {
+                return Err("--fleet runs one test, not a --suite; drop one of them".into());
+            }
             if self.fio {
                 return Err("--fio prints the job without running it; --fleet runs it (its --json FILE keeps the job file); drop one of them".into());
+            }
+        }
+        if self.suite.is_none() {
+            for (flag, given) in [
+                ("--passes", self.passes.is_some()),
+                ("--pause", self.pause.is_some()),
+            ] {
+                if given {
+                    return Err(format!("{flag} sets how a suite runs; add --suite [NAME]"));
+                }
             }
         }
         if self.end_fsync && sweep.is_some() {
@@ -361,6 +397,12 @@ impl Args {
             json_file,
             csv_file,
             sweep,
+            suite: self.suite,
+            suite_timing: Timing {
+                passes: self.passes.unwrap_or(crate::suite::DEFAULT_PASSES),
+                pass_time: self.time.unwrap_or(crate::suite::DEFAULT_PASS_TIME),
+                pause: self.pause.unwrap_or(crate::suite::DEFAULT_PAUSE),
+            },
             baseline: self.baseline,
             fleet: self.fleet.map(|l| l.0),
             outlier_pct: self.outlier_pct,
@@ -429,6 +471,33 @@ mod tests {
     }
 
     #[test]
+    fn suites_default_to_standard_with_three_passes_of_five_seconds() {
+        let c = config(&["--suite"]).unwrap();
+        assert_eq!(c.suite, Some(SuiteName::Standard));
+        assert_eq!(c.suite_timing, Timing::default());
+        let c = config(&[
+            "/dev/sdb",
+            "--suite=nvme",
+            "--passes",
+            "2",
+            "-T",
+            "300ms",
+            "--pause",
+            "0",
+        ])
+        .unwrap();
+        assert_eq!(c.suite, Some(SuiteName::Nvme));
+        assert_eq!(
+            c.suite_timing,
+            Timing {
+                passes: 2,
+                pass_time: Duration::from_millis(300),
+                pause: Duration::ZERO
+            }
+        );
+    }
+
+    #[test]
     fn allow_write_with_and_without_device() {
         assert_eq!(
             config(&["--allow-write", "--read", "70"])
@@ -457,6 +526,12 @@ mod tests {
             (vec!["-Q", "0"], "--iodepth '0'"),
             (vec!["-Q", "257"], "1 to 256"),
             (vec!["--ioengine", "libaio"], "'libaio'"),
+            (vec!["--suite", "fast"], "no such suite"),
+            (vec!["--suite", "/dev/sdb"], "--suite=NAME"),
+            (vec!["--suite", "-t", "4"], "cannot be used with"),
+            (vec!["--passes", "3"], "--suite"),
+            (vec!["--suite", "--passes", "0"], "--passes '0'"),
+            (vec!["--suite", "--pause", "2h"], "at most 1h"),
             (
                 vec!["-Q", "8", "--ioengine", "psync"],
                 "psync keeps one I/O",

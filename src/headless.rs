@@ -2,7 +2,8 @@
 //! print a line per second (unless quiet or machine output), and build the `RunReport`. Time
 //! here is run time: an interval in which the process was stopped (SIGSTOP, Ctrl-Z) does not
 //! count toward `-T` or the one-second rows. After a run that wrote, it looks at what the page
-//! cache still holds of the target and, with `--end-fsync`, times the final sync.
+//! cache still holds of the target and, with `--end-fsync`, times the final sync. Sweeps and
+//! suites run their series of steps on the same live engine, the runner deciding each change.
 
 use std::io::Write;
 use std::sync::mpsc::RecvTimeoutError;
@@ -11,9 +12,12 @@ use std::time::Duration;
 use crate::cli::Output;
 use crate::engine::Engine;
 use crate::report::baseline::{Baseline, compare_step};
-use crate::report::{ConfigReport, CpuReport, RunReport, SweepReport, WritebackReport, csv, text};
+use crate::report::{
+    ConfigReport, CpuReport, RunReport, SweepReport, WritebackReport, card_text, csv, text,
+};
 use crate::stats::{Snapshot, Window};
-use crate::sweep::{Next, SweepRunner, saturation};
+use crate::suite::{SuiteReport, SuiteRunner};
+use crate::sweep::{Next, RAMP, SweepRunner, saturation};
 use crate::{output, signals};
 
 /// Length of a reporting interval.
@@ -241,5 +245,89 @@ pub fn run_sweep(
         interrupted_by: signals::received().map(|s| s.as_str().to_string()),
         config,
         steps,
+    })
+}
+
+/// Runs a suite: each pass's settings applied live, the engine paused between passes. Prints
+/// the header and a line per pass (text) and returns the card; the caller prints it. Fails
+/// only if a pass's settings cannot be applied (they were checked before the start).
+pub fn run_suite(
+    mut engine: Engine,
+    mut runner: SuiteRunner,
+    config: ConfigReport,
+    notes: Vec<String>,
+    output: Output,
+) -> anyhow::Result<SuiteReport> {
+    let mut out = output::stdout();
+    let plan = runner.plan().clone();
+    if output == Output::Text {
+        let name = plan.suite.name();
+        let header = card_text::header(
+            name,
+            &config,
+            plan.timing.passes,
+            plan.timing.pause.as_secs_f64(),
+        );
+        let _ = writeln!(out, "{header}");
+        for w in config.warnings.iter().filter(|w| !notes.contains(w)) {
+            let _ = writeln!(out, "  warning: {w}");
+        }
+    }
+    let mut failure = None;
+    let last = drive(&mut engine, |engine, s, stopping| {
+        let pass = runner.current();
+        let next = runner.on_snapshot(s);
+        if let (Some(p), Output::Text) = (pass, output)
+            && runner.current() != Some(p)
+            && let Some(f) = runner.card("").get(p.test).and_then(|t| {
+                t.direction(p.direction)
+                    .ok()
+                    .and_then(|d| d.passes.last().cloned())
+            })
+        {
+            let test = plan.tests()[p.test].name();
+            let line = card_text::pass_line(&test, p.direction, p.pass + 1, plan.timing.passes, &f);
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        }
+        let applied = match next {
+            _ if stopping => Ok(false),
+            Next::Apply(settings) => engine.apply(settings).map(|()| false),
+            Next::Rest(settings) => {
+                engine.set_paused(true);
+                engine.apply(settings).map(|()| false)
+            }
+            Next::Resume => {
+                engine.set_paused(false);
+                Ok(false)
+            }
+            Next::Done => Ok(true),
+            Next::Continue => Ok(false),
+        };
+        applied.unwrap_or_else(|e| {
+            failure = Some(e);
+            true
+        })
+    });
+    engine.join();
+    if let Some(e) = failure {
+        anyhow::bail!("{}: suite stopped: {e}", config.target);
+    }
+    let interrupted_by = signals::received().map(|s| s.as_str().to_string());
+    let pending = match &interrupted_by {
+        Some(sig) => format!("not run: the suite was stopped by {sig}"),
+        None => "not run".to_string(),
+    };
+    Ok(SuiteReport {
+        suite: plan.suite,
+        passes: plan.timing.passes,
+        pass_time_s: plan.timing.pass_time.as_secs_f64(),
+        ramp_s: RAMP.as_secs_f64(),
+        pause_s: plan.timing.pause.as_secs_f64(),
+        notes,
+        tests: runner.card(&pending),
+        errors: last.map(|s| s.first_errors).unwrap_or_default(),
+        interrupted_by,
+        config,
     })
 }

@@ -14,6 +14,7 @@ pub mod settings;
 pub(crate) mod show;
 pub(crate) mod signals;
 pub mod stats;
+pub mod suite;
 pub mod sweep;
 mod sys;
 pub mod target;

@@ -1,6 +1,6 @@
 //! The front door: from a validated `Config`, decide once what to do (`Mode`) and do it —
-//! list the devices, print the fio job, run headless (one run or a sweep), or hand over to the
-//! TUI. Returns how the process should exit.
+//! list the devices, print the fio job, run headless (one run, a sweep or a suite's card), or
+//! hand over to the TUI. Returns how the process should exit.
 
 use std::io::IsTerminal;
 
@@ -13,6 +13,7 @@ use crate::report::baseline::Baseline;
 use crate::report::save::{save_run, save_sweep};
 use crate::report::{ConfigReport, TargetFacts, TargetKind};
 use crate::settings::Settings;
+use crate::suite::SuiteName;
 use crate::sweep::{DEFAULT_STEP_TIME, SweepRunner, SweepSpec};
 use crate::target::discover::{Roots, discover, visible};
 use crate::target::open::{OpenSpec, Target};
@@ -21,6 +22,8 @@ use crate::target::prepare::{
 };
 use crate::target::{cache, list};
 use crate::{headless, output, report, signals};
+
+mod suite;
 
 /// Run length when none is given and there is no TUI.
 pub const DEFAULT_HEADLESS_TIME: std::time::Duration = std::time::Duration::from_secs(10);
@@ -40,6 +43,8 @@ pub enum Mode {
     Run,
     /// A `--sweep` without the TUI.
     Sweep(SweepSpec),
+    /// `--suite`: the card, always as text, JSON or CSV (the TUI runs one with `c`).
+    Suite(SuiteName),
     /// The interactive screen.
     Tui,
     /// `--fleet`: the test on many hosts through fio's client/server mode; `tui` when the
@@ -66,6 +71,9 @@ impl Mode {
         }
         if config.fio {
             return Ok(Mode::Fio);
+        }
+        if let Some(name) = config.suite {
+            return Ok(Mode::Suite(name));
         }
         let terminal = terminal_state();
         if config.tui
@@ -113,13 +121,18 @@ fn terminal_state() -> Result<(), &'static str> {
 /// Runs diskscope as configured.
 pub fn run(config: Config) -> Result<ExitStatus> {
     let mode = Mode::decide(&config)?;
-    if matches!(mode, Mode::Tui | Mode::Run | Mode::Sweep(_)) {
+    if matches!(
+        mode,
+        Mode::Tui | Mode::Run | Mode::Sweep(_) | Mode::Suite(_)
+    ) {
         // The UI, the sampler and their helper threads inherit this (nice -5 when allowed);
         // workers lower their own, so the screen stays on time beside a thousand of them.
         crate::sys::set_thread_niceness(-5);
     }
     let config = match mode {
-        Mode::Tui | Mode::Run | Mode::Sweep(_) | Mode::Fio => resolve_engine(config)?,
+        Mode::Tui | Mode::Run | Mode::Sweep(_) | Mode::Suite(_) | Mode::Fio => {
+            resolve_engine(config)?
+        }
         _ => config,
     };
     match mode {
@@ -128,7 +141,7 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         Mode::List => list_devices(&config),
         Mode::Fio => print_fio(&config),
         Mode::Tui => crate::tui::run(config),
-        Mode::Run | Mode::Sweep(_) => headless_run(&config, &mode),
+        Mode::Run | Mode::Sweep(_) | Mode::Suite(_) => headless_run(&config, &mode),
         Mode::Fleet { tui } => crate::fleet::front::run(&config, tui),
         Mode::Show => {
             let path = config.show.clone().unwrap_or_default();
@@ -138,7 +151,7 @@ pub fn run(config: Config) -> Result<ExitStatus> {
     }
 }
 
-/// A run or a sweep without the TUI: prepare the target, run, print, save.
+/// A run, a sweep or a suite without the TUI: prepare the target, run, print, save.
 fn headless_run(config: &Config, mode: &Mode) -> Result<ExitStatus> {
     signals::install();
     // Read the baseline before laying anything out, so a wrong path fails at once.
@@ -165,6 +178,7 @@ fn headless_run(config: &Config, mode: &Mode) -> Result<ExitStatus> {
     }
     let had_io_errors = match mode {
         Mode::Sweep(spec) => sweep(config, spec, &prepared, baseline.as_ref())?,
+        Mode::Suite(name) => suite::run(config, *name, &prepared, baseline.as_ref())?,
         _ => single_run(config, &prepared, baseline.as_ref())?,
     };
     drop(prepared);
@@ -235,11 +249,12 @@ fn single_run(config: &Config, prepared: &Prepared, baseline: Option<&Baseline>)
 /// out its own).
 fn print_fio(config: &Config) -> Result<ExitStatus> {
     let c = fio_config(config)?;
-    let job = match &config.sweep {
-        Some(spec) => {
+    let job = match (&config.sweep, config.suite) {
+        (_, Some(name)) => report::fio::FioJob::suite(&c, &suite::plan(config, name, &c)),
+        (Some(spec), None) => {
             report::fio::FioJob::sweep(&c, spec, config.duration.unwrap_or(DEFAULT_STEP_TIME))
         }
-        None => report::fio::FioJob::run(&c),
+        (None, None) => report::fio::FioJob::run(&c),
     }
     .drop_cache(config.drop_cache);
     // The command line is a comment, so the whole output is a job file:

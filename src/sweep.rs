@@ -6,31 +6,29 @@
 //! drive it the same way: it says when to apply the next step's settings and collects each
 //! step's figures after a ramp that is not counted, and keeps what the step under way did so
 //! far, so a stop in the middle of a step still reports its I/O. It never touches the engine
-//! itself. Parsing `--sweep` lives in `spec`, the saturation finder in `saturation`.
+//! itself. The series machinery is `steps::StepRunner` (suites run on it too); parsing
+//! `--sweep` lives in `spec`, the saturation finder in `saturation`.
 
 mod defaults;
 mod saturation;
 mod spec;
+pub mod steps;
 
 pub use defaults::{SWEEP_BS, SWEEP_IODEPTH, SWEEP_THREADS, default_sweep, psync_refusal};
 pub use saturation::{GAIN_THRESHOLD, Saturation, Verdict, saturation};
 pub use spec::SweepSpec;
+pub use steps::{Next, PartialStep, RAMP, StepRunner};
 
 use std::time::Duration;
 
 use serde::Serialize;
 
 use crate::settings::Settings;
-use crate::stats::{IntervalFigures, Snapshot, Window};
+use crate::stats::{IntervalFigures, Snapshot};
 use crate::units::format_block_size;
 
 /// Default measured time per step.
 pub const DEFAULT_STEP_TIME: Duration = Duration::from_secs(3);
-/// Time after each change that is run but not counted.
-pub const RAMP: Duration = Duration::from_millis(500);
-/// Slack when deciding that a step has run long enough (snapshots come every ~100 ms).
-const SLACK: Duration = Duration::from_millis(50);
-
 /// What a sweep varies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -85,61 +83,18 @@ impl Dimension {
     }
 }
 
-/// What the driver of a sweep should do after a snapshot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Next {
-    /// Keep running.
-    Continue,
-    /// A step finished: apply these settings for the next one.
-    Apply(Settings),
-    /// The last step finished.
-    Done,
-}
-
-/// The step under way: its ramp so far, then its measured part.
-#[derive(Debug, Clone, Default)]
-struct StepWindows {
-    ramp: Window,
-    /// `Some` once the ramp is over.
-    measure: Option<Box<Window>>,
-}
-
-/// A step that a stop cut short, with what it did until then. It is reported beside the
-/// measured steps, never mixed into the saturation finding (it is shorter, and may be ramp only).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PartialStep {
-    /// Index of the step among the sweep's steps (0-based).
-    pub step: usize,
-    /// How many steps the sweep had.
-    pub of_steps: usize,
-    /// True when the stop came during the uncounted ramp (the figures are the ramp's).
-    pub ramp_only: bool,
-    #[serde(flatten)]
-    pub figures: IntervalFigures,
-}
-
-/// Drives a sweep from snapshots.
+/// Drives a sweep from snapshots: the steps of `spec` on a `StepRunner`, with no rest
+/// between them.
 #[derive(Debug, Clone)]
 pub struct SweepRunner {
     spec: SweepSpec,
-    steps: Vec<Settings>,
-    step_time: Duration,
-    index: usize,
-    current: StepWindows,
-    results: Vec<IntervalFigures>,
+    steps: StepRunner,
 }
 
 impl SweepRunner {
     pub fn new(spec: SweepSpec, base: Settings, step_time: Duration) -> Self {
-        let steps = spec.steps(base);
-        SweepRunner {
-            spec,
-            steps,
-            step_time,
-            index: 0,
-            current: StepWindows::default(),
-            results: Vec::new(),
-        }
+        let steps = StepRunner::new(spec.steps(base), step_time, Duration::ZERO);
+        SweepRunner { spec, steps }
     }
 
     pub fn spec(&self) -> &SweepSpec {
@@ -148,67 +103,32 @@ impl SweepRunner {
 
     /// The settings to start the engine with.
     pub fn first(&self) -> Settings {
-        self.steps[0]
+        self.steps.first()
     }
 
     /// Every step's settings.
     pub fn steps(&self) -> &[Settings] {
-        &self.steps
+        self.steps.steps()
     }
 
     /// Steps measured so far.
     pub fn results(&self) -> &[IntervalFigures] {
-        &self.results
+        self.steps.results()
     }
 
     /// (current step index, number of steps, measuring rather than ramping).
     pub fn progress(&self) -> (usize, usize, bool) {
-        (self.index, self.steps.len(), self.current.measure.is_some())
+        self.steps.progress()
     }
 
-    /// The step under way, if it did any I/O yet: its measured part, or its ramp when the
-    /// measurement had not begun. `None` once every step is measured.
+    /// The step under way, if it did any I/O yet (see `StepRunner::partial`).
     pub fn partial(&self) -> Option<PartialStep> {
-        self.steps.get(self.index)?;
-        let (w, ramp_only) = match &self.current.measure {
-            Some(w) if w.snapshots > 0 => (w.as_ref(), false),
-            _ => (&self.current.ramp, true),
-        };
-        (w.snapshots > 0).then(|| PartialStep {
-            step: self.index,
-            of_steps: self.steps.len(),
-            ramp_only,
-            figures: w.figures(),
-        })
+        self.steps.partial()
     }
 
-    /// Takes one snapshot. Snapshots of other settings (the old step's last interval, cut at
-    /// the change) and paused ones are ignored.
+    /// Takes one snapshot (see `StepRunner::on_snapshot`).
     pub fn on_snapshot(&mut self, s: &Snapshot) -> Next {
-        let Some(&current) = self.steps.get(self.index) else {
-            return Next::Done;
-        };
-        if s.settings != current || s.paused {
-            return Next::Continue;
-        }
-        let Some(w) = &mut self.current.measure else {
-            self.current.ramp.push(s);
-            if self.current.ramp.elapsed + SLACK >= RAMP {
-                self.current.measure = Some(Box::default());
-            }
-            return Next::Continue;
-        };
-        w.push(s);
-        if w.elapsed + SLACK < self.step_time {
-            return Next::Continue;
-        }
-        self.results.push(w.figures());
-        self.index += 1;
-        self.current = StepWindows::default();
-        match self.steps.get(self.index) {
-            Some(&next) => Next::Apply(next),
-            None => Next::Done,
-        }
+        self.steps.on_snapshot(s)
     }
 }
 

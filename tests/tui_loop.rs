@@ -48,7 +48,7 @@ fn keys_reach_the_running_engine_and_quit_yields_the_report() {
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).expect("terminal");
     let outcome =
         event_loop(&mut terminal, &mut app, &rx, &mut session, &mut no_suspend).expect("loop");
-    let Outcome::Finished { report, sweep } = outcome else {
+    let Outcome::Finished { report, sweep, .. } = outcome else {
         panic!("quitting a run yields its report");
     };
     assert!(sweep.is_none(), "no sweep ran");
@@ -134,7 +134,7 @@ fn sweep_flag_runs_every_step_live_and_quit_yields_the_sweep() {
     let mut no_suspend = || Ok(());
     let outcome =
         event_loop(&mut terminal, &mut app, &rx, &mut session, &mut no_suspend).expect("loop");
-    let Outcome::Finished { report, sweep } = outcome else {
+    let Outcome::Finished { report, sweep, .. } = outcome else {
         panic!("quitting yields the report");
     };
     let sweep = sweep.expect("a sweep ran last");

@@ -9,6 +9,7 @@ use std::time::Duration;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
 use crate::settings::{IoEngine, MAX_BS, MAX_IODEPTH, MAX_THREADS};
+use crate::suite::{MAX_PASSES, SuiteName};
 use crate::sweep::SweepSpec;
 use crate::units::{parse_duration, parse_size};
 
@@ -97,6 +98,37 @@ pub fn sweep(text: &str) -> Result<SweepSpec, String> {
     SweepSpec::parse(text)
         .map(Ok)
         .unwrap_or_else(|e| Err(e.strip_prefix("--sweep ").map_or(e.clone(), str::to_string)))
+}
+
+/// `--suite`: standard, nvme, peak or real. A path here is most likely the target typed
+/// after a bare `--suite`, so the message says how to write that.
+pub fn suite(text: &str) -> Result<SuiteName, String> {
+    SuiteName::parse(text).map_err(|e| {
+        if text.contains('/') || text.contains('.') {
+            format!("{e} (to name the target too, put it first or write --suite=NAME)")
+        } else {
+            e
+        }
+    })
+}
+
+/// `--passes`: a whole number from 1 to `MAX_PASSES`.
+pub fn passes(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_PASSES).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "'{text}': give a whole number from 1 to {MAX_PASSES}"
+        )),
+    }
+}
+
+/// `--pause`: a duration, 0 allowed (no rest between passes), at most an hour.
+pub fn pause(text: &str) -> Result<Duration, String> {
+    let d = parse_duration(text)?;
+    if d > Duration::from_secs(3600) {
+        return Err(format!("'{text}': at most 1h"));
+    }
+    Ok(d)
 }
 
 /// One line for a refused command line: "--flag 'value': reason" for a value a parser above

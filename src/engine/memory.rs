@@ -30,11 +30,7 @@ impl BufferLimit {
     /// Derives the limit from /proc/meminfo's text, the cgroup limits found (bytes) and the
     /// address-space rlimit (bytes), whichever is smallest.
     pub fn from_sources(meminfo: &str, cgroup_bytes: Option<u64>, rlimit_as: Option<u64>) -> Self {
-        let ram = meminfo
-            .lines()
-            .find_map(|l| l.strip_prefix("MemTotal:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .map(|kib| kib * 1024);
+        let ram = mem_total(meminfo);
         let mut best: Option<(u64, String)> =
             ram.map(|b| (b, format!("the {} of RAM", format_bytes(b))));
         let others = [
@@ -79,6 +75,20 @@ impl BufferLimit {
             self.basis
         ))
     }
+}
+
+/// MemTotal of /proc/meminfo's text, in bytes: the machine's RAM.
+pub fn mem_total(meminfo: &str) -> Option<u64> {
+    meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map(|kib| kib * 1024)
+}
+
+/// This machine's RAM, from /proc/meminfo.
+pub fn ram_bytes() -> Option<u64> {
+    mem_total(&std::fs::read_to_string("/proc/meminfo").ok()?)
 }
 
 /// The limit for this process, read from the system once.

@@ -1,7 +1,7 @@
 //! A saved result to compare against: "before" figures for an "after" run — a new firmware,
-//! scheduler or RAID layout. It may be a diskscope `--json` file (a run, a sweep or a
-//! fleet) or fio's own JSON output (`--output-format=json` or `json+`): a local fio run reads
-//! as a run, a client/server one as a fleet of its hosts. Only the figures needed for the
+//! scheduler or RAID layout. It may be a diskscope `--json` file (a run, a sweep, a suite's
+//! card or a fleet) or fio's own JSON output (`--output-format=json` or `json+`): a local fio
+//! run reads as a run, a client/server one as a fleet of its hosts. Only the figures needed for the
 //! comparison are read, so files from older versions still load.
 
 use std::path::Path;
@@ -13,6 +13,7 @@ use super::fio_json::{self, FioEntry};
 use super::{RunReport, result_file};
 use crate::fleet::FleetReport;
 use crate::stats::IntervalFigures;
+use crate::suite::{Direction, DirectionResult, SuiteReport};
 use crate::sweep::Dimension;
 use crate::units::format_latency_ns;
 
@@ -54,6 +55,38 @@ pub enum Baseline {
         hosts: Vec<(String, Figures)>,
         aggregate: Figures,
     },
+    /// A suite's card: per test name, the read and write medians (`None`: not run).
+    Suite {
+        label: String,
+        suite: String,
+        tests: Vec<(String, Option<CardFigures>, Option<CardFigures>)>,
+    },
+}
+
+/// One direction of a saved card: the medians of its passes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CardFigures {
+    pub mb_per_s: f64,
+    pub iops: f64,
+    pub p99_ns: f64,
+}
+
+impl CardFigures {
+    fn from_json(v: &Value) -> Option<CardFigures> {
+        Some(CardFigures {
+            mb_per_s: v["mb_per_s"]["median"].as_f64()?,
+            iops: v["iops"]["median"].as_f64()?,
+            p99_ns: v["latency_ns"]["p99"].as_f64()?,
+        })
+    }
+
+    fn of(d: &DirectionResult) -> CardFigures {
+        CardFigures {
+            mb_per_s: d.mb_per_s.median,
+            iops: d.iops.median,
+            p99_ns: d.latency_ns.p99 as f64,
+        }
+    }
 }
 
 impl Baseline {
@@ -77,6 +110,22 @@ impl Baseline {
         };
         if v["fleet"].is_object() && v["hosts"].is_array() {
             return Ok(Baseline::from_fleet_json(label, &v));
+        }
+        if let (Some(suite), Some(tests)) = (v["suite"].as_str(), v["tests"].as_array()) {
+            let tests = tests
+                .iter()
+                .filter_map(|t| {
+                    let name = t["name"].as_str()?.to_string();
+                    let read = CardFigures::from_json(&t["read"]);
+                    let write = CardFigures::from_json(&t["write"]);
+                    Some((name, read, write))
+                })
+                .collect();
+            return Ok(Baseline::Suite {
+                label,
+                suite: suite.to_string(),
+                tests,
+            });
         }
         if let Some(steps) = v["steps"].as_array() {
             let dimension = match v["dimension"].as_str() {
@@ -252,6 +301,9 @@ pub fn compare_run(b: &Baseline, r: &RunReport) -> String {
         Baseline::Sweep { label, .. } => {
             format!("baseline {label} is a sweep; compare it with a sweep")
         }
+        Baseline::Suite { label, .. } => {
+            format!("baseline {label} is a suite's card; compare it with --suite")
+        }
     }
 }
 
@@ -293,6 +345,63 @@ pub fn compare_fleet(b: &Baseline, r: &FleetReport) -> String {
                 "baseline {label} is a sweep; compare it with a sweep\n"
             ));
         }
+        Baseline::Suite { label, .. } => {
+            out.push_str(&format!(
+                "baseline {label} is a suite's card; compare it with --suite\n"
+            ));
+        }
+    }
+    out
+}
+
+/// A card against a saved one, test by test (by name) and direction: the medians' change.
+pub fn compare_suite(b: &Baseline, r: &SuiteReport) -> String {
+    let Baseline::Suite {
+        label,
+        suite,
+        tests,
+    } = b
+    else {
+        return format!(
+            "baseline {} is not a suite's card; compare it with a run, sweep or fleet",
+            match b {
+                Baseline::Run { label, .. }
+                | Baseline::Sweep { label, .. }
+                | Baseline::Fleet { label, .. }
+                | Baseline::Suite { label, .. } => label,
+            }
+        );
+    };
+    let mut out = format!("vs baseline {label} (suite {suite}), medians now vs then:\n");
+    for t in &r.tests {
+        let before = tests.iter().find(|(n, _, _)| *n == t.name);
+        let mut cells = Vec::new();
+        for d in [Direction::Read, Direction::Write] {
+            let now = t.direction(d).ok().map(CardFigures::of);
+            let then = before.and_then(|(_, r, w)| if d == Direction::Read { *r } else { *w });
+            cells.push(match (now, then) {
+                (Some(n), Some(b)) if t.random => format!(
+                    "{} {:.0} vs {:.0} IOPS ({}), p99 {}",
+                    d.name(),
+                    n.iops,
+                    b.iops,
+                    change(n.iops, b.iops),
+                    change(n.p99_ns, b.p99_ns)
+                ),
+                (Some(n), Some(b)) => format!(
+                    "{} {:.1} vs {:.1} MB/s ({}), p99 {}",
+                    d.name(),
+                    n.mb_per_s,
+                    b.mb_per_s,
+                    change(n.mb_per_s, b.mb_per_s),
+                    change(n.p99_ns, b.p99_ns)
+                ),
+                (Some(_), None) => format!("{} not in the baseline", d.name()),
+                (None, Some(_)) => format!("{} not run now", d.name()),
+                (None, None) => continue,
+            });
+        }
+        out.push_str(&format!("  {:<14}{}\n", t.name, cells.join(" · ")));
     }
     out
 }

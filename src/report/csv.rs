@@ -4,6 +4,7 @@
 //! what is not in them (stop-spanning I/Os, and stopped time left out of the row).
 
 use crate::stats::IntervalFigures;
+use crate::suite::{Direction, SuiteReport};
 
 pub const HEADER: &str = "t_s,elapsed_s,threads,iodepth,bs,read_pct,random_pct,ops,bytes,iops,bw_bytes_per_s,errors,short_ios,lat_min_ns,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,spanning_stop,syncs,stopped_s,left_out_s,left_out_ops";
 
@@ -48,4 +49,57 @@ pub fn step_header() -> String {
 /// One CSV row for a sweep step (no trailing newline).
 pub fn step_row(index: usize, r: &IntervalFigures) -> String {
     format!("{index},{}", row(r))
+}
+
+/// A suite: one row per test and direction; a direction that did not run has empty figures
+/// and the reason in `not_run`.
+pub const SUITE_HEADER: &str = "suite,test,direction,bs,iodepth,iodepth_run,threads,random,passes,mb_per_s,mb_per_s_min,mb_per_s_max,mb_per_s_best,iops,iops_min,iops_max,iops_best,ops,bytes,errors,short_ios,lat_mean_ns,lat_p50_ns,lat_p99_ns,lat_max_ns,not_run";
+
+/// The rows of a suite (no trailing newlines).
+pub fn suite_rows(r: &SuiteReport) -> Vec<String> {
+    let mut rows = Vec::new();
+    for t in &r.tests {
+        for d in [Direction::Read, Direction::Write] {
+            let head = format!(
+                "{},{},{},{},{},{},{},{}",
+                r.suite.name(),
+                t.name,
+                d.name(),
+                t.bs,
+                t.iodepth,
+                t.iodepth_run,
+                t.threads,
+                t.random
+            );
+            let row = match t.direction(d) {
+                Ok(f) => {
+                    let l = &f.latency_ns;
+                    format!(
+                        "{head},{},{:.2},{:.2},{:.2},{:.2},{:.1},{:.1},{:.1},{:.1},{},{},{},{},{:.0},{},{},{},",
+                        f.passes.len(),
+                        f.mb_per_s.median,
+                        f.mb_per_s.min,
+                        f.mb_per_s.max,
+                        f.mb_per_s.best,
+                        f.iops.median,
+                        f.iops.min,
+                        f.iops.max,
+                        f.iops.best,
+                        f.counts.ops,
+                        f.counts.bytes,
+                        f.counts.errors,
+                        f.counts.short_ios,
+                        l.mean,
+                        l.p50,
+                        l.p99,
+                        l.max
+                    )
+                }
+                // A reason never holds a comma or a quote, but quote it anyway.
+                Err(why) => format!("{head},0,,,,,,,,,,,,,,,,,\"{}\"", why.replace('"', "'")),
+            };
+            rows.push(row);
+        }
+    }
+    rows
 }

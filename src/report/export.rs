@@ -1,4 +1,4 @@
-//! What the TUI's `e` saves: the run, or the sweep when one ran last, as pretty JSON in a new
+//! What the TUI's `e` saves: the run, or the sweep or suite when one ran last, as pretty JSON in a new
 //! file named for the time (UTC, computed here: no time zone database is read), never
 //! overwriting an earlier one.
 
@@ -11,12 +11,13 @@ use serde::Serialize;
 
 use super::{RunReport, SweepReport};
 
-/// What `e` saves: the run, or the sweep when one ran last. Serialized exactly as `--json`.
+/// What `e` saves: the run, or the sweep or suite when one ran last. Serialized exactly as `--json`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
 pub enum Export {
     Run(Box<RunReport>),
     Sweep(Box<SweepReport>),
+    Suite(Box<crate::suite::SuiteReport>),
 }
 
 /// `diskscope-YYYYmmdd-HHMMSS.json` for a time (UTC: no time zone database is read).

@@ -6,7 +6,8 @@
 //!   `ioengine=io_uring` with `iodepth` and the registrations diskscope makes (`fixedbufs`,
 //!   `registerfiles`); O_DIRECT → `direct`;
 //!   read % → `rw` + `rwmixread`; random % → `rw` + `percentage_random`; `-T` → `runtime` with
-//!   `time_based`; a sweep's uncounted ramp → `ramp_time`, one `stonewall`ed group per step.
+//!   `time_based`; a sweep's uncounted ramp → `ramp_time`, one `stonewall`ed group per step;
+//!   a suite → one `stonewall`ed group per pass of each test, in the card's order.
 //! - The span: random offsets are uniform over the whole blocks of the span, with replacement
 //!   (`norandommap`, a 64-bit generator), so every job gets `offset=0`, `size=` the span.
 //! - Sequential stripes: each thread walks its own stripe and wraps at its end
@@ -31,6 +32,7 @@ use std::time::Duration;
 use super::ConfigReport;
 use crate::engine::pattern::OffsetGen;
 use crate::settings::{IoEngine, Settings};
+use crate::suite::Plan;
 use crate::sweep::{RAMP, SweepSpec};
 
 /// Where a path fio cannot name is linked from.
@@ -111,6 +113,46 @@ impl FioJob {
             let v = spec.dimension.value(&s);
             let name = format!("step{}-{}-{}", i + 1, spec.dimension.name(), v);
             job.add_step(c, s, name, true);
+        }
+        job
+    }
+
+    /// A suite's whole plan: one stonewalled section per pass, in diskscope's order, each
+    /// with diskscope's ramp before `-T` of measurement. What fio cannot do the same way (the
+    /// rest between passes, the median) is said in the notes.
+    pub fn suite(c: &ConfigReport, plan: &Plan) -> FioJob {
+        let mut job = FioJob::new(c, plan.timing.pass_time);
+        job.global.push(("ramp_time", fio_time(RAMP)));
+        for p in &plan.passes {
+            let t = &plan.tests()[p.test];
+            let name = format!(
+                "{}-{}-pass{}",
+                t.name().replace(' ', "-"),
+                p.direction.name(),
+                p.pass + 1
+            );
+            job.add_step(c, plan.settings(p.test, p.direction), name, true);
+        }
+        job.notes.push(format!(
+            "diskscope suite {}: one section per pass ({} per test and direction); the card \
+             shows the median of a test's passes, so compare it with the median of fio's",
+            plan.suite.name(),
+            plan.timing.passes
+        ));
+        if !plan.timing.pause.is_zero() {
+            job.notes.push(format!(
+                "diskscope rests {} between passes (the engine paused); fio runs its sections \
+                 back to back",
+                fio_time(plan.timing.pause)
+            ));
+        }
+        if let Some(why) = &plan.write_refusal {
+            job.notes
+                .push(format!("no write sections: the card's writes were {why}"));
+        }
+        if plan.ioengine == IoEngine::Psync {
+            job.notes
+                .push("psync: the Q>1 tests run at depth 1 here, as they did in diskscope".into());
         }
         job
     }
@@ -298,11 +340,13 @@ impl FioJob {
 }
 
 /// The job file of the run `c` describes.
+#[cfg(test)]
 pub fn job_file(c: &ConfigReport) -> String {
     FioJob::run(c).job_file()
 }
 
 /// The command line of the run `c` describes.
+#[cfg(test)]
 pub fn command_line(c: &ConfigReport) -> String {
     FioJob::run(c).command_line()
 }

@@ -3,6 +3,7 @@
 //! engine; it only reads snapshots and windows.
 
 pub mod baseline;
+pub(crate) mod card_text;
 pub(crate) mod csv;
 pub mod export;
 pub mod final_text;

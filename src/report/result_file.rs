@@ -146,13 +146,18 @@ pub fn write_result(kind: Kind, path: &Path, text: &str) -> Result<(), String> {
 pub fn holds(kind: Kind, text: &str) -> bool {
     match kind {
         Kind::Json => serde_json::from_str::<serde_json::Value>(text).is_ok_and(|v| {
-            (v["config"]["target"].is_string() && (v["total"].is_object() || v["steps"].is_array()))
+            (v["config"]["target"].is_string()
+                && (v["total"].is_object()
+                    || v["steps"].is_array()
+                    || (v["suite"].is_string() && v["tests"].is_array())))
                 || (v["fleet"]["target"].is_string() && v["hosts"].is_array())
         }),
         Kind::Csv => {
             let first = text.lines().next().unwrap_or("");
             let run = csv::HEADER.split(',').take(2).collect::<Vec<_>>().join(",");
-            first.starts_with(&run) || first.starts_with(&format!("step,{run}"))
+            first.starts_with(&run)
+                || first.starts_with(&format!("step,{run}"))
+                || first.starts_with("suite,test,direction,")
         }
     }
 }
@@ -202,6 +207,10 @@ mod tests {
         assert!(holds(Kind::Json, run));
         assert!(holds(Kind::Json, sweep));
         assert!(holds(Kind::Json, r#"{"fleet":{"target":"x"},"hosts":[]}"#));
+        let suite = r#"{"suite":"standard","config":{"target":"x"},"tests":[]}"#;
+        assert!(holds(Kind::Json, suite));
+        assert!(!holds(Kind::Json, r#"{"suite":"mine","tests":[]}"#));
+        assert!(holds(Kind::Csv, &format!("{}\n", csv::SUITE_HEADER)));
         assert!(!holds(Kind::Json, r#"{"name":"pkg","version":"1.0.0"}"#));
         assert!(!holds(Kind::Json, "not json"));
         assert!(holds(Kind::Csv, &format!("{}\n1,2\n", csv::HEADER)));

@@ -6,6 +6,7 @@ use anyhow::Result;
 use crate::cli::Config;
 use crate::report::result_file::{Kind, write_result};
 use crate::report::{RunReport, SweepReport, csv};
+use crate::suite::SuiteReport;
 
 /// Writes a run to the --json and --csv files, if any were given.
 pub fn save_run(config: &Config, report: &RunReport) -> Result<()> {
@@ -27,6 +28,15 @@ pub fn save_sweep(config: &Config, report: &SweepReport) -> Result<()> {
                 .enumerate()
                 .map(|(i, r)| csv::step_row(i, r)),
         );
+        out
+    })
+}
+
+/// Writes a suite's card to the --json and --csv files, if any were given.
+pub fn save_suite(config: &Config, report: &SuiteReport) -> Result<()> {
+    save(config, report, || {
+        let mut out = vec![csv::SUITE_HEADER.to_string()];
+        out.extend(csv::suite_rows(report));
         out
     })
 }

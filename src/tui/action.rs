@@ -13,6 +13,9 @@ pub enum Action {
     /// Apply these settings to the running engine.
     Apply(Settings),
     Pause(bool),
+    /// Pause (true) or resume (false), then apply these settings: a suite's rests, its start
+    /// and its end.
+    ApplyPaused(Settings, bool),
     ResetStats,
     /// Stop (the engine, or the layout) and leave.
     Quit,

@@ -1,5 +1,5 @@
 //! Keys → `Action`s, per screen: the picker, the write confirmation, the layout, the run
-//! screen and the sweep's chart. Keys change the screen's own state directly (selection,
+//! screen, the sweep's chart and the suite's card. Keys change the screen's own state directly (selection,
 //! focus, typed text); what needs the engine or the disk goes out as an `Action`.
 
 use std::path::PathBuf;
@@ -10,6 +10,7 @@ use super::action::Action;
 use super::state::{App, Confirm, FioOverlay, Picker, PickerRow, Run, Screen, View};
 use crate::report::fio;
 use crate::settings::{Knob, Step, stepped};
+use crate::suite::SuiteName;
 use crate::sweep::{Dimension, SWEEP_IODEPTH, SWEEP_THREADS, default_sweep, psync_refusal};
 
 impl App {
@@ -43,10 +44,15 @@ impl App {
             },
             Screen::Run(run) => {
                 if key.code == KeyCode::Char('f') && !run.sweep_prompt {
-                    let c = run.current_config();
+                    let job = match (&run.view, &run.suite) {
+                        (View::Suite, Some(suite)) => {
+                            fio::FioJob::suite(&run.suite_config(), suite.runner.plan())
+                        }
+                        _ => fio::FioJob::run(&run.current_config()),
+                    };
                     self.fio = Some(FioOverlay {
-                        command_line: fio::command_line(&c),
-                        job_file: fio::job_file(&c),
+                        command_line: job.command_line(),
+                        job_file: job.job_file(),
                     });
                     return Action::None;
                 }
@@ -130,9 +136,34 @@ fn sweep_view_key(run: &mut Run, key: KeyEvent, help: &mut bool) -> Action {
     Action::None
 }
 
+/// Keys on the suite's card: while it runs only Esc (cancel), q and ?; once done, back to
+/// the run, save, quit, help (f is handled with the overlays).
+fn suite_view_key(run: &mut Run, key: KeyEvent, help: &mut bool) -> Action {
+    let running = run.suite_running();
+    match key.code {
+        KeyCode::Esc if running => return run.cancel_suite(),
+        KeyCode::Enter | KeyCode::Esc => run.view = View::Live,
+        KeyCode::Char('q') => return Action::Quit,
+        KeyCode::Char('?') => *help = true,
+        KeyCode::Char('e') if !running => return Action::Export,
+        KeyCode::Char(' ') if !running => {
+            run.paused = !run.paused;
+            return Action::Pause(run.paused);
+        }
+        _ if running => {
+            run.message = Some("a suite is running: Esc cancels it, q quits".into());
+        }
+        _ => {}
+    }
+    Action::None
+}
+
 fn run_key(run: &mut Run, key: KeyEvent, help: &mut bool) -> Action {
     if run.view == View::Sweep {
         return sweep_view_key(run, key, help);
+    }
+    if run.view == View::Suite {
+        return suite_view_key(run, key, help);
     }
     if run.sweep_prompt {
         run.sweep_prompt = false;
@@ -156,7 +187,9 @@ fn run_key(run: &mut Run, key: KeyEvent, help: &mut bool) -> Action {
     if run.sweeping() {
         let locked = matches!(
             key.code,
-            KeyCode::Left | KeyCode::Right | KeyCode::Char('h' | 'l' | '-' | '_' | '+' | '=' | 's')
+            KeyCode::Left
+                | KeyCode::Right
+                | KeyCode::Char('h' | 'l' | '-' | '_' | '+' | '=' | 's' | 'c')
         );
         if locked {
             run.message =
@@ -187,6 +220,11 @@ fn run_key(run: &mut Run, key: KeyEvent, help: &mut bool) -> Action {
             Action::None
         }
         KeyCode::Char('e') => Action::Export,
+        KeyCode::Char('c') => run.start_suite(SuiteName::Standard, run.suite_timing, run.ram_bytes),
+        KeyCode::Char('v') if run.suite.is_some() && run.sweep.is_none() => {
+            run.view = View::Suite;
+            Action::None
+        }
         KeyCode::Char('v') if run.sweep.is_some() => {
             run.view = View::Sweep;
             Action::None

@@ -64,7 +64,11 @@ pub fn run(config: Config) -> Result<ExitStatus> {
     drop(guard);
     let code = match outcome? {
         Outcome::Left(code) => code,
-        Outcome::Finished { report, sweep } => {
+        Outcome::Finished {
+            report,
+            sweep,
+            suite,
+        } => {
             // Not println!: stdout may be gone (SIGHUP), and that must not panic.
             let mut out = std::io::stdout().lock();
             let _ = write!(
@@ -73,9 +77,14 @@ pub fn run(config: Config) -> Result<ExitStatus> {
                 final_text(&report, sweep.as_deref(), baseline.as_ref())
             );
             let _ = out.flush();
-            let saved = match &sweep {
-                Some(s) => crate::report::save::save_sweep(&config, s),
-                None => crate::report::save::save_run(&config, &report),
+            if let Some(card) = &suite {
+                let _ = write!(out, "{}", crate::report::card_text::card(card));
+                let _ = out.flush();
+            }
+            let saved = match (&suite, &sweep) {
+                (Some(c), _) => crate::report::save::save_suite(&config, c),
+                (None, Some(s)) => crate::report::save::save_sweep(&config, s),
+                (None, None) => crate::report::save::save_run(&config, &report),
             };
             if let Err(e) = saved {
                 let _ = writeln!(std::io::stderr(), "diskscope: {e:#}");

@@ -23,6 +23,7 @@ use crate::report::export::{Export, write_export};
 use crate::report::{ConfigReport, RunReport, SweepReport};
 use crate::signals;
 use crate::stats::Snapshot;
+use crate::suite::SuiteReport;
 use crate::sweep::DEFAULT_STEP_TIME;
 use crate::target::discover::{Roots, discover, visible};
 use crate::target::prepare::{Prepared, config_report};
@@ -33,10 +34,12 @@ use crate::units::format_bytes;
 pub enum Outcome {
     /// Left from the picker (or before a run started): nothing to print.
     Left(ExitStatus),
-    /// A run ended: print its summary (the sweep's, when a sweep ran last).
+    /// A run ended: print its summary (the sweep's, when a sweep ran last; the card, when
+    /// a suite finished).
     Finished {
         report: Box<RunReport>,
         sweep: Option<Box<SweepReport>>,
+        suite: Option<Box<SuiteReport>>,
     },
 }
 
@@ -274,6 +277,8 @@ impl Session {
         ));
         let mut run = Run::new(report.clone(), engine.settings(), device);
         run.step_time = self.config.duration.unwrap_or(DEFAULT_STEP_TIME);
+        run.suite_timing = self.config.suite_timing;
+        run.ram_bytes = crate::engine::memory::ram_bytes();
         // `--sweep` in a terminal: the sweep starts at once (its steps are checked against
         // the target first, as headless does).
         let sweep = self.config.sweep.take();
@@ -333,6 +338,13 @@ impl Session {
                     engine.set_paused(p);
                 }
             }
+            Action::ApplyPaused(settings, p) => {
+                if let Some(engine) = &mut self.engine {
+                    engine.set_paused(p);
+                    let result = engine.apply(settings);
+                    app.applied(result, engine.settings());
+                }
+            }
             Action::ResetStats => {
                 if let Some(engine) = &self.engine {
                     engine.reset_stats();
@@ -360,6 +372,7 @@ impl Session {
                 let what = match export {
                     Export::Run(_) => "run",
                     Export::Sweep(_) => "sweep",
+                    Export::Suite(_) => "card",
                 };
                 run.notice = Some(format!("saved the {what} to {}", path.display()));
             }
@@ -370,7 +383,9 @@ impl Session {
     fn on_snapshot(&mut self, app: &mut App, s: Snapshot) {
         // `-T` is the run's length, unless a sweep ran: then it is the time per step.
         let out_of_time = self.config.duration.is_some_and(|d| s.at >= d)
-            && app.run().is_some_and(|r| r.sweep.is_none());
+            && app
+                .run()
+                .is_some_and(|r| r.sweep.is_none() && r.suite.is_none());
         let mut next = Action::None;
         if let Some(run) = app.run_mut() {
             run.push(s.clone());
@@ -378,7 +393,10 @@ impl Session {
                 k.on_snapshot(&s, run);
             }
             if !run.stopping {
-                next = run.advance_sweep(&s);
+                next = match run.advance_sweep(&s) {
+                    Action::None => run.advance_suite(&s),
+                    a => a,
+                };
             }
         }
         self.last = Some(s);
@@ -408,9 +426,11 @@ impl Session {
                 s.interrupted_by = interrupted_by;
                 Box::new(s)
             });
+        let suite = app.run().and_then(Run::suite_report).map(Box::new);
         self.outcome = Some(Ok(Outcome::Finished {
             report: Box::new(report),
             sweep,
+            suite,
         }));
     }
 

@@ -1,5 +1,5 @@
 //! The TUI's state, with no drawing and no I/O: `App` holds the screen showing (one file per
-//! screen: picker, confirm, run, sweep) and the overlays. Keys turn into `Action`s in `keys`;
+//! screen: picker, confirm, run, sweep, suite) and the overlays. Keys turn into `Action`s in `keys`;
 //! because nothing here touches a clock, a terminal or the target, every key can be tested by
 //! feeding events in and looking at the state that comes out.
 
@@ -7,11 +7,13 @@ pub mod confirm;
 pub mod fleet;
 pub mod picker;
 pub mod run;
+pub mod suite;
 pub mod sweep;
 
 pub use confirm::Confirm;
 pub use picker::{Picker, PickerRow, Preparing};
 pub use run::{AppRates, KernelView, Run};
+pub use suite::SuiteRun;
 pub use sweep::{SweepRun, SweepState, View};
 
 use crate::report::baseline::Baseline;
@@ -87,6 +89,13 @@ impl App {
                     if let Some(m) = &mut run.message {
                         m.push_str(&format!(": {e}"));
                     }
+                }
+                Err(e) if run.suite_running() => {
+                    // The engine is left as the refusal left it; the card stops here.
+                    if let Some(suite) = &mut run.suite {
+                        suite.state = SweepState::Cancelled;
+                    }
+                    run.message = Some(format!("suite stopped: {e}"));
                 }
                 Err(e) => run.message = Some(e),
             }

@@ -94,6 +94,12 @@ pub struct Run {
     pub sweep_prompt: bool,
     /// The running or the last sweep.
     pub sweep: Option<SweepRun>,
+    /// The running or the last suite (`c`).
+    pub suite: Option<super::suite::SuiteRun>,
+    /// Passes, time per pass and pause of a suite started with `c`.
+    pub suite_timing: crate::suite::Timing,
+    /// The machine's RAM, the yardstick of a card's cache note (read by the session).
+    pub ram_bytes: Option<u64>,
     /// Measured time per sweep step (`-T`, default 3 s).
     pub step_time: Duration,
     /// What the screen shows: the live run or the last sweep's chart.
@@ -132,6 +138,9 @@ impl Run {
             notice: None,
             sweep_prompt: false,
             sweep: None,
+            suite: None,
+            suite_timing: crate::suite::Timing::default(),
+            ram_bytes: None,
             step_time: DEFAULT_STEP_TIME,
             view: View::Live,
             intervals: VecDeque::new(),

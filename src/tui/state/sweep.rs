@@ -18,6 +18,8 @@ pub enum View {
     Live,
     /// The last sweep: chart, table and saturation (Enter/Esc goes back).
     Sweep,
+    /// A suite's card filling in above the live graphs (Esc cancels or goes back).
+    Suite,
 }
 
 /// Where a sweep is.
@@ -87,8 +89,9 @@ impl Run {
             return Action::None;
         };
         match sweep.runner.on_snapshot(s) {
-            Next::Continue => Action::None,
-            Next::Apply(next) => Action::Apply(next),
+            // A sweep has no rests.
+            Next::Continue | Next::Resume => Action::None,
+            Next::Apply(next) | Next::Rest(next) => Action::Apply(next),
             Next::Done => {
                 sweep.state = SweepState::Done;
                 sweep.saturation = saturation(sweep.dimension(), sweep.results());
@@ -156,8 +159,14 @@ impl Run {
         })
     }
 
-    /// What `e` saves: the sweep when it is showing or ran last, else the run.
+    /// What `e` saves: the card when it is showing and done, the sweep when it is showing
+    /// or ran last, else the run.
     pub fn export(&self) -> Option<Export> {
+        if self.view == View::Suite
+            && let Some(r) = self.suite_report()
+        {
+            return Some(Export::Suite(Box::new(r)));
+        }
         if (self.view == View::Sweep || self.last_sweep().is_some())
             && let Some(r) = self.sweep_report()
         {

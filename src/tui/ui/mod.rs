@@ -8,7 +8,8 @@
 //! terminal of one cell still draws without panicking.
 //!
 //! The sweep view replaces the panes with the sweep's chart, the iops(1)-style table and the
-//! saturation sentence; the write confirmation, the help and the fio job are drawn over
+//! saturation sentence; the suite view puts the card above the live graphs; the write
+//! confirmation, the help and the fio job are drawn over
 //! whatever is underneath.
 
 mod fleet;
@@ -16,6 +17,7 @@ mod overlays;
 mod panes;
 mod run;
 mod setup;
+mod suite;
 mod sweep;
 
 use ratatui::buffer::Buffer;
@@ -34,6 +36,9 @@ impl Widget for &App {
             Screen::Preparing(p) => setup::draw_preparing(p, theme, area, buf),
             Screen::Run(r) if r.view == View::Sweep => {
                 sweep::draw_sweep(r, self.baseline.as_ref(), theme, area, buf)
+            }
+            Screen::Run(r) if r.view == View::Suite => {
+                suite::draw_suite(r, self.baseline.as_ref(), theme, area, buf)
             }
             Screen::Run(r) => run::draw_run(r, self.baseline.as_ref(), theme, area, buf),
         }

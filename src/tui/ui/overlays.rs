@@ -31,6 +31,7 @@ pub const HELP: &[(&str, &str)] = &[
         "sweep threads 1..64 / block size 512..4M / depth 1..256",
     ),
     ("Esc (sweeping)", "cancel the sweep; the run goes on"),
+    ("c", "run the standard suite: the card (Esc cancels)"),
     ("v", "show the last sweep's chart (Enter/Esc: back)"),
     ("e", "save the run, or the last sweep, as diskscope-*.json"),
     ("f", "the fio command line and job file for these settings"),

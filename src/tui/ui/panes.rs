@@ -155,7 +155,7 @@ pub(super) fn draw_latency(
 pub(super) fn draw_histogram(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
     if run.show_heatmap {
         let block = Block::bordered().title(Span::styled(
-            " latency heatmap, 1 s a column (d) ",
+            " latency heatmap, 1 s/column (d) ",
             theme.accent(),
         ));
         let inner = framed(block, area, buf);
@@ -167,7 +167,7 @@ pub(super) fn draw_histogram(run: &Run, theme: Theme, area: Rect, buf: &mut Buff
         return;
     }
     let block = Block::bordered().title(Span::styled(
-        " latency distribution, last 2 s (d) ",
+        " latency distribution, 2 s (d) ",
         theme.accent(),
     ));
     let inner = framed(block, area, buf);

@@ -1,0 +1,245 @@
+//! A suite as text: the header said before it runs, a line per pass while it runs, then the
+//! card — one row per test with read and write side by side (MB/s median, the passes'
+//! min–max, IOPS, mean and p99 latency), what the card measured beyond the disk, and one line
+//! to paste into a ticket. Latency is total latency (fio's `lat`), from the passes' merged
+//! histograms.
+
+use std::fmt::Write;
+
+use super::ConfigReport;
+use crate::stats::IntervalFigures;
+use crate::suite::{Direction, DirectionResult, SuiteReport, TestResult};
+use crate::units::{format_bytes, format_count_rate, format_latency_ns};
+
+/// Decimal MB/s with 3–4 significant digits: "5.12", "450.1", "1234".
+pub fn mb(v: f64) -> String {
+    if v < 10.0 {
+        format!("{v:.2}")
+    } else if v < 1000.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// "O_DIRECT, io_uring" / "buffered (page cache), psync".
+fn mode(c: &ConfigReport) -> String {
+    format!(
+        "{}, {}",
+        if c.direct {
+            "O_DIRECT"
+        } else {
+            "buffered (page cache)"
+        },
+        c.ioengine.name()
+    )
+}
+
+/// What is said before the first pass: target, timing, units.
+pub fn header(name: &str, c: &ConfigReport, passes: usize, pause_s: f64) -> String {
+    let pass_s = c.duration_s.unwrap_or(0.0);
+    format!(
+        "diskscope suite {name} on {}: span {}, {}\n{passes} passes of {pass_s:.1} s per test \
+         and direction, each after a {:.1} s ramp that is not counted, {pause_s:.1} s paused \
+         between passes",
+        c.target,
+        format_bytes(c.span_bytes),
+        mode(c),
+        crate::sweep::RAMP.as_secs_f64(),
+    )
+}
+
+/// One pass as it finishes: "  SEQ1M Q8T1    read  pass 2/3   1234 MB/s  1177 IOPS  …".
+pub fn pass_line(test: &str, d: Direction, pass: usize, of: usize, f: &IntervalFigures) -> String {
+    format!(
+        "  {test:<14}{:<6}pass {pass}/{of}  {:>7} MB/s  {:>7} IOPS  mean {:>9}  p99 {:>9}",
+        d.name(),
+        mb(f.bw_bytes_per_s / 1e6),
+        format_count_rate(f.iops),
+        format_latency_ns(f.latency_ns.mean),
+        format_latency_ns(f.latency_ns.p99 as f64),
+    )
+}
+
+/// Width of one direction's columns.
+const DIR_WIDTH: usize = 48;
+
+/// A direction's columns: MB/s, min–max, IOPS, mean, p99 — or why it did not run.
+fn direction_cells(t: &TestResult, d: Direction, passes: usize) -> String {
+    match t.direction(d) {
+        Ok(f) => {
+            let short = if f.passes.len() < passes { "*" } else { " " };
+            format!(
+                "{:>7}{short}{:>13}{:>7}{:>10}{:>10}",
+                mb(f.mb_per_s.median),
+                spread(f),
+                format_count_rate(f.iops.median),
+                format_latency_ns(f.latency_ns.mean),
+                format_latency_ns(f.latency_ns.p99 as f64),
+            )
+        }
+        Err(why) => format!("  {why:<width$}", width = DIR_WIDTH - 2),
+    }
+}
+
+/// "1200–1250": the passes' MB/s.
+fn spread(f: &DirectionResult) -> String {
+    format!("{}–{}", mb(f.mb_per_s.min), mb(f.mb_per_s.max))
+}
+
+/// A test's name on the card: "RND4K Q32T1 (Q1)" when it ran at another depth.
+fn shown_name(t: &TestResult) -> String {
+    if t.iodepth_run != t.iodepth {
+        format!("{} (Q{})", t.name, t.iodepth_run)
+    } else {
+        t.name.clone()
+    }
+}
+
+/// The card: header, notes, the table, footnotes and the line to paste.
+pub fn card(r: &SuiteReport) -> String {
+    let mut out = String::new();
+    let names: Vec<String> = r.tests.iter().map(shown_name).collect();
+    let w = names
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4)
+        + 2;
+    let _ = writeln!(out);
+    let rule = |label: &str| format!("{:-^width$}", format!(" {label} "), width = DIR_WIDTH - 2);
+    let _ = writeln!(out, "{:w$}  {}    {}", "", rule("read"), rule("write"));
+    let cols = format!(
+        "{:>7} {:>13}{:>7}{:>10}{:>10}",
+        "MB/s", "min–max", "IOPS", "mean", "p99"
+    );
+    let _ = writeln!(out, "{:<w$}{cols}  {cols}", "test");
+    for (t, name) in r.tests.iter().zip(&names) {
+        let _ = writeln!(
+            out,
+            "{name:<w$}{}  {}",
+            direction_cells(t, Direction::Read, r.passes),
+            direction_cells(t, Direction::Write, r.passes)
+        );
+    }
+    // The rows were padded to the write column; trailing blanks are noise in a ticket.
+    let mut out: String = out
+        .lines()
+        .map(|l| l.trim_end().to_string() + "\n")
+        .collect();
+    let _ = writeln!(
+        out,
+        "MB/s is 10^6 bytes/s, the median of the passes (min–max beside it; the max is the best \
+         pass, the figure CrystalDiskMark keeps); latency from submission to completion over \
+         every I/O of every pass"
+    );
+    let short = r.tests.iter().any(|t| {
+        [&t.read, &t.write]
+            .into_iter()
+            .flatten()
+            .any(|d| d.passes.len() < r.passes)
+    });
+    if short {
+        let _ = writeln!(out, "* fewer passes than planned: the suite was stopped");
+    }
+    for n in r
+        .tests
+        .iter()
+        .filter_map(|t| t.note.as_ref().map(|n| (t, n)))
+    {
+        let _ = writeln!(out, "{}: {}", n.0.name, n.1);
+    }
+    for n in &r.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
+    if let Some(sig) = &r.interrupted_by {
+        let _ = writeln!(out, "(stopped early by {sig})");
+    }
+    let _ = writeln!(out, "\n{}", summary_line(r));
+    out
+}
+
+/// One line to paste into a ticket: every test's read/write medians, MB/s for sequential
+/// tests and IOPS for random ones.
+pub fn summary_line(r: &SuiteReport) -> String {
+    let c = &r.config;
+    let figure = |t: &TestResult, d: Direction| -> String {
+        match t.direction(d) {
+            Ok(f) if t.random => format_count_rate(f.iops.median),
+            Ok(f) => mb(f.mb_per_s.median),
+            Err(_) => "-".into(),
+        }
+    };
+    let writes = r.tests.iter().any(|t| t.write.is_some());
+    let tests: Vec<String> = r
+        .tests
+        .iter()
+        .map(|t| {
+            let unit = if t.random { "IOPS" } else { "MB/s" };
+            let fig = if writes {
+                format!(
+                    "{}/{}",
+                    figure(t, Direction::Read),
+                    figure(t, Direction::Write)
+                )
+            } else {
+                figure(t, Direction::Read)
+            };
+            format!("{} {fig} {unit}", shown_name(t))
+        })
+        .collect();
+    format!(
+        "diskscope {} card, {} ({} span, {}, median of {}x{}, {}): {}",
+        r.suite.name(),
+        c.target,
+        format_bytes(c.span_bytes),
+        mode(c),
+        r.passes,
+        crate::units::format_duration(std::time::Duration::from_secs_f64(r.pass_time_s)),
+        if writes { "read/write" } else { "reads only" },
+        tests.join(" · ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::IoEngine;
+    use crate::suite::{Plan, SuiteName, Timing, card};
+
+    #[test]
+    fn a_card_without_writes_says_why_on_every_row() {
+        let plan = Plan::new(
+            SuiteName::Peak,
+            Timing::default(),
+            Some("not run: add --allow-write".into()),
+            IoEngine::Psync,
+        );
+        let r = SuiteReport {
+            suite: SuiteName::Peak,
+            config: ConfigReport::example(),
+            passes: 3,
+            pass_time_s: 5.0,
+            ramp_s: 0.5,
+            pause_s: 1.0,
+            notes: vec![],
+            tests: card::rows(&plan, &[], &[], "not run: stopped"),
+            errors: vec![],
+            interrupted_by: Some("SIGINT".into()),
+        };
+        let text = card(&r);
+        assert_eq!(
+            text.matches("not run: add --allow-write").count(),
+            2,
+            "{text}"
+        );
+        assert!(text.contains("RND4K Q32T1 (Q1)"), "{text}");
+        assert!(text.contains("ran at Q1"), "{text}");
+        let line = summary_line(&r);
+        assert!(
+            line.contains("reads only") && line.contains("SEQ1M Q8T1 (Q1) - MB/s"),
+            "{line}"
+        );
+    }
+}

@@ -1,0 +1,66 @@
+//! The front door of `--suite`: the plan for this target (writes only when allowed, depth 1
+//! on psync), the tests checked against the target before anything runs, what the card must
+//! say about what it measured, then the run, the card, the baseline and the saved files. And
+//! `--suite --fio`: one fio job file reproducing the whole suite.
+
+use anyhow::{Result, anyhow};
+
+use super::start_engine;
+use crate::cli::{Config, Output};
+use crate::engine::Geometry;
+use crate::engine::memory::ram_bytes;
+use crate::report::baseline::{Baseline, compare_suite};
+use crate::report::save::save_suite;
+use crate::report::{ConfigReport, card_text, csv};
+use crate::suite::{Plan, SuiteName, SuiteRunner, notes, write_refusal};
+use crate::target::prepare::{Prepared, config_report};
+use crate::{headless, output};
+
+/// The plan of `name` on the target `c` describes, with the config's timing and engine.
+pub fn plan(config: &Config, name: SuiteName, c: &ConfigReport) -> Plan {
+    Plan::new(name, config.suite_timing, write_refusal(c), c.ioengine)
+}
+
+/// Checks every pass's settings against the target; the error names the test.
+pub fn check(plan: &Plan, geometry: &Geometry, target: &str) -> Result<()> {
+    for p in &plan.passes {
+        let s = plan.settings(p.test, p.direction);
+        geometry.validate(&s).map_err(|e| {
+            let name = plan.tests()[p.test].name();
+            anyhow!("{target}: suite {} test {name}: {e}", plan.suite.name())
+        })?;
+    }
+    Ok(())
+}
+
+/// A headless suite; returns whether any pass had I/O errors.
+pub fn run(
+    config: &Config,
+    name: SuiteName,
+    prepared: &Prepared,
+    baseline: Option<&Baseline>,
+) -> Result<bool> {
+    let info = config_report(config, prepared);
+    let plan = plan(config, name, &info);
+    check(&plan, &prepared.target.geometry(), &info.target)?;
+    let runner = SuiteRunner::new(plan);
+    let mut info = info.with_settings(runner.first());
+    info.duration_s = Some(config.suite_timing.pass_time.as_secs_f64());
+    let notes = notes(&info, ram_bytes());
+    let engine = start_engine(config, prepared, runner.first())?;
+    let report = headless::run_suite(engine, runner, info, notes, config.output)?;
+    match config.output {
+        Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
+        Output::Csv => {
+            let mut lines = vec![csv::SUITE_HEADER.to_string()];
+            lines.extend(csv::suite_rows(&report));
+            output::print(&(lines.join("\n") + "\n"));
+        }
+        Output::Text | Output::Quiet => output::print(&card_text::card(&report)),
+    }
+    if let (Some(b), Output::Text | Output::Quiet) = (baseline, config.output) {
+        output::print(&compare_suite(b, &report));
+    }
+    save_suite(config, &report)?;
+    Ok(report.had_io_errors())
+}

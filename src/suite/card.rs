@@ -1,0 +1,320 @@
+//! The card's figures, computed from the passes a test ran: for MB/s and IOPS the median of
+//! the passes with their min–max spread and the best pass beside it (CrystalDiskMark reports
+//! only the best; diskscope leads with the median), and latency from the passes' histograms
+//! merged — a p99 over every I/O of every pass, never an average of per-pass p99s and never
+//! from stored samples. A direction that did not run carries the reason instead of figures.
+
+use serde::Serialize;
+
+use super::{Direction, Plan, SuiteName};
+use crate::report::ConfigReport;
+use crate::stats::{Counts, IntervalFigures, IoErrorRecord, Latency, LatencySummary};
+
+/// One figure over the passes: the median, the spread and the best.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Spread {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    /// The best pass (the highest: these are rates), as tools that keep only the best report.
+    pub best: f64,
+}
+
+impl Spread {
+    /// The spread of `values` (none: all zero). The median of an even count is the mean of
+    /// the two middle values.
+    pub fn of(values: &[f64]) -> Spread {
+        if values.is_empty() {
+            return Spread::default();
+        }
+        let mut v = values.to_vec();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        Spread {
+            median,
+            min: v[0],
+            max: v[n - 1],
+            best: v[n - 1],
+        }
+    }
+
+    /// (max − min) / median in percent: how far the passes disagree.
+    pub fn width_pct(&self) -> f64 {
+        if self.median > 0.0 {
+            (self.max - self.min) / self.median * 100.0
+        } else {
+            0.0
+        }
+    }
+}
+
+/// The figures of one test in one direction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DirectionResult {
+    /// Decimal megabytes per second (10^6 bytes/s), as the card tools quote them.
+    pub mb_per_s: Spread,
+    pub iops: Spread,
+    /// The median pass's bandwidth in bytes per second (`mb_per_s.median` × 10^6).
+    pub bw_bytes_per_s: f64,
+    /// Latency over every I/O of every pass (the passes' histograms merged).
+    pub latency_ns: LatencySummary,
+    /// Totals over the passes.
+    #[serde(flatten)]
+    pub counts: Counts,
+    /// Each pass as measured.
+    pub passes: Vec<IntervalFigures>,
+}
+
+impl DirectionResult {
+    /// The figures of `passes`, with their latency histograms `latencies` (same order).
+    pub fn of(passes: &[IntervalFigures], latencies: &[&Latency]) -> DirectionResult {
+        let mb: Vec<f64> = passes.iter().map(|p| p.bw_bytes_per_s / 1e6).collect();
+        let iops: Vec<f64> = passes.iter().map(|p| p.iops).collect();
+        let mut merged = Latency::default();
+        for l in latencies {
+            merged.add(l);
+        }
+        let mut counts = Counts::default();
+        for p in passes {
+            counts.add(&p.counts);
+        }
+        let mb_per_s = Spread::of(&mb);
+        DirectionResult {
+            mb_per_s,
+            iops: Spread::of(&iops),
+            bw_bytes_per_s: mb_per_s.median * 1e6,
+            latency_ns: merged.summary(),
+            counts,
+            passes: passes.to_vec(),
+        }
+    }
+}
+
+/// One row of the card.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TestResult {
+    /// "SEQ1M Q8T1".
+    pub name: String,
+    pub bs: u64,
+    /// The test's depth per thread, as named.
+    pub iodepth: usize,
+    /// The depth it ran at: 1 on psync (then `note` says so).
+    pub iodepth_run: usize,
+    pub threads: usize,
+    pub random: bool,
+    /// `None` when the reads did not run (`read_not_run` says why).
+    pub read: Option<DirectionResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_not_run: Option<String>,
+    /// `None` when the writes did not run (`write_not_run` says why).
+    pub write: Option<DirectionResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_not_run: Option<String>,
+    /// Said when the test did not run as named (e.g. "ran at Q1: io_uring is not in use").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl TestResult {
+    /// The figures in `direction`, or why there are none.
+    pub fn direction(&self, d: Direction) -> Result<&DirectionResult, &str> {
+        let (fig, why) = match d {
+            Direction::Read => (&self.read, &self.read_not_run),
+            Direction::Write => (&self.write, &self.write_not_run),
+        };
+        fig.as_ref().ok_or(why.as_deref().unwrap_or("not run"))
+    }
+}
+
+/// Builds the card's rows from the passes measured so far (`results[i]` and `latencies[i]`
+/// are `plan.passes[i]`). A direction with no measured pass says `pending` (why it has no
+/// figures yet: "not run yet", "not run: the suite was stopped").
+pub fn rows(
+    plan: &Plan,
+    results: &[IntervalFigures],
+    latencies: &[Latency],
+    pending: &str,
+) -> Vec<TestResult> {
+    plan.tests()
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let direction = |d: Direction| -> (Option<DirectionResult>, Option<String>) {
+                if d == Direction::Write
+                    && let Some(why) = &plan.write_refusal
+                {
+                    return (None, Some(why.clone()));
+                }
+                let picked: Vec<usize> = plan
+                    .passes
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, p)| p.test == i && p.direction == d && *k < results.len())
+                    .map(|(k, _)| k)
+                    .collect();
+                if picked.is_empty() {
+                    return (None, Some(pending.to_string()));
+                }
+                let passes: Vec<IntervalFigures> =
+                    picked.iter().map(|&k| results[k].clone()).collect();
+                let lats: Vec<&Latency> = picked.iter().map(|&k| &latencies[k]).collect();
+                (Some(DirectionResult::of(&passes, &lats)), None)
+            };
+            let (read, read_not_run) = direction(Direction::Read);
+            let (write, write_not_run) = direction(Direction::Write);
+            let iodepth_run = plan.depth_run(t);
+            TestResult {
+                name: t.name(),
+                bs: t.bs,
+                iodepth: t.iodepth,
+                iodepth_run,
+                threads: t.threads,
+                random: t.random,
+                read,
+                read_not_run,
+                write,
+                write_not_run,
+                note: (iodepth_run != t.iodepth).then(|| {
+                    format!("ran at Q{iodepth_run}: io_uring is not in use, psync keeps one I/O in flight")
+                }),
+            }
+        })
+        .collect()
+}
+
+/// Everything a suite reports: `--json` prints it, `--baseline` reads it back.
+#[derive(Debug, Clone, Serialize)]
+pub struct SuiteReport {
+    pub suite: SuiteName,
+    pub config: ConfigReport,
+    /// Passes planned per test and direction.
+    pub passes: usize,
+    /// Measured time per pass, after a ramp of `ramp_s` that is not counted.
+    pub pass_time_s: f64,
+    pub ramp_s: f64,
+    /// The engine rested (paused) this long between two passes.
+    pub pause_s: f64,
+    /// What the figures measured beyond the disk (page cache, a small span, depth caps).
+    pub notes: Vec<String>,
+    pub tests: Vec<TestResult>,
+    /// The first few failed or short I/Os, with offset and errno.
+    pub errors: Vec<IoErrorRecord>,
+    pub interrupted_by: Option<String>,
+}
+
+impl SuiteReport {
+    /// True when any I/O failed or came back short.
+    pub fn had_io_errors(&self) -> bool {
+        self.tests.iter().any(|t| {
+            [&t.read, &t.write]
+                .into_iter()
+                .flatten()
+                .any(|d| d.counts.errors + d.counts.short_ios > 0)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::{IoEngine, Settings};
+    use crate::suite::Timing;
+
+    /// A pass of `mb` MB/s of 1 MiB reads over one second, each I/O at `lat_ns`.
+    fn pass(mb: f64, lat_ns: u64) -> (IntervalFigures, Latency) {
+        let bw = mb * 1e6;
+        let ops = (bw / (1 << 20) as f64).round() as u64;
+        let mut l = Latency::default();
+        l.record_n(lat_ns, ops);
+        let f = IntervalFigures {
+            t_s: 1.0,
+            elapsed_s: 1.0,
+            settings: Settings::default(),
+            counts: Counts {
+                ops,
+                bytes: ops << 20,
+                read_ops: ops,
+                read_bytes: ops << 20,
+                ..Counts::default()
+            },
+            iops: ops as f64,
+            bw_bytes_per_s: bw,
+            latency_ns: l.summary(),
+            left_out: Default::default(),
+        };
+        (f, l)
+    }
+
+    #[test]
+    fn medians_spreads_and_best_come_from_the_passes() {
+        assert_eq!(
+            Spread::of(&[300.0, 100.0, 200.0]),
+            Spread {
+                median: 200.0,
+                min: 100.0,
+                max: 300.0,
+                best: 300.0
+            }
+        );
+        assert_eq!(Spread::of(&[4.0, 1.0, 3.0, 2.0]).median, 2.5);
+        assert!((Spread::of(&[90.0, 100.0, 110.0]).width_pct() - 20.0).abs() < 1e-9);
+        // Three passes; the slow middle one is the median, the p99 is over all I/Os: 1%+ of
+        // them took 5 ms (the third pass's), so the merged p99 is 5 ms though two passes'
+        // own p99s are 1 ms.
+        let (a, la) = pass(1000.0, 1_000_000);
+        let (b, lb) = pass(800.0, 1_000_000);
+        let (c, lc) = pass(1200.0, 5_000_000);
+        let d = DirectionResult::of(&[a.clone(), b, c], &[&la, &lb, &lc]);
+        assert_eq!(d.mb_per_s.median, 1000.0);
+        assert_eq!((d.mb_per_s.min, d.mb_per_s.best), (800.0, 1200.0));
+        assert_eq!(d.iops.median, a.iops);
+        assert_eq!(d.latency_ns.p99, 5_000_000);
+        assert_eq!(d.latency_ns.count, d.counts.ops);
+        let mean = (la.count() + lb.count()) as f64 * 1e6 + lc.count() as f64 * 5e6;
+        let mean = mean / d.counts.ops as f64;
+        assert!(
+            (d.latency_ns.mean - mean).abs() / mean < 0.001,
+            "{}",
+            d.latency_ns.mean
+        );
+        assert_eq!(d.passes.len(), 3);
+    }
+
+    #[test]
+    fn rows_group_passes_by_test_and_say_why_writes_did_not_run() {
+        let t = Timing {
+            passes: 2,
+            ..Timing::default()
+        };
+        let plan = Plan::new(
+            SuiteName::Real,
+            t,
+            Some("not run: add --allow-write".into()),
+            IoEngine::Psync,
+        );
+        let (p1, l1) = pass(100.0, 1000);
+        let (p2, l2) = pass(300.0, 1000);
+        let (p3, l3) = pass(50.0, 1000);
+        let rows = rows(&plan, &[p1, p2, p3], &[l1, l2, l3], "not run yet");
+        assert_eq!(rows[0].name, "SEQ1M Q1T1");
+        let r0 = rows[0].read.as_ref().unwrap();
+        assert_eq!((r0.mb_per_s.median, r0.passes.len()), (200.0, 2));
+        assert_eq!(
+            rows[0].write_not_run.as_deref(),
+            Some("not run: add --allow-write")
+        );
+        // The second test has one pass so far.
+        assert_eq!(rows[1].read.as_ref().unwrap().passes.len(), 1);
+        assert_eq!(rows[1].note, None);
+        let rows = super::rows(&plan, &[], &[], "not run: stopped");
+        assert_eq!(
+            rows[1].direction(Direction::Read).unwrap_err(),
+            "not run: stopped"
+        );
+    }
+}
