@@ -407,3 +407,82 @@ fn settings_that_do_not_fit_the_target_are_refused_with_sizes() {
     );
     assert!(g.validate(&Settings::default()).is_ok());
 }
+
+/// A target where every I/O takes 350 ms: longer than the sampler waits for a worker to switch.
+struct Slow;
+
+impl BlockIo for Slow {
+    fn read_at(&mut self, buf: &mut [u8], _offset: u64) -> io::Result<usize> {
+        std::thread::sleep(Duration::from_millis(350));
+        Ok(buf.len())
+    }
+    fn write_at(&mut self, buf: &[u8], _offset: u64) -> io::Result<usize> {
+        Ok(buf.len())
+    }
+}
+
+struct SlowOpener;
+
+impl IoOpener for SlowOpener {
+    fn open_io(&self) -> io::Result<Box<dyn BlockIo>> {
+        Ok(Box::new(Slow))
+    }
+}
+
+/// A worker still inside an old-settings I/O when the sampler gives up waiting for it: that
+/// I/O, finishing after the cut, is counted apart (`after_switch`), never as an op of the next
+/// interval (which runs under other settings: bytes = ops × bs must hold in every interval).
+#[test]
+fn an_io_finishing_after_the_switch_was_cut_is_counted_apart() {
+    let geometry = Geometry {
+        span: 1 << 30,
+        logical_block_size: 512,
+        direct: false,
+        write_allowed: false,
+    };
+    let mut engine =
+        Engine::start(Arc::new(SlowOpener), geometry, Settings::default(), TICK).unwrap();
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while Instant::now() < deadline {
+        if let Ok(s) = engine.snapshots().recv_timeout(Duration::from_millis(100)) {
+            seen.push(s);
+        }
+    }
+    // Mid-I/O (it takes 350 ms): the sampler waits 200 ms, then cuts without this worker.
+    std::thread::sleep(Duration::from_millis(100));
+    for bs in [65536, 8192] {
+        engine
+            .apply(Settings {
+                bs,
+                ..Settings::default()
+            })
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_millis(1500);
+        while Instant::now() < deadline {
+            if let Ok(s) = engine.snapshots().recv_timeout(Duration::from_millis(100)) {
+                seen.push(s);
+            }
+        }
+    }
+    engine.request_stop();
+    while let Ok(s) = engine.snapshots().recv_timeout(Duration::from_secs(5)) {
+        seen.push(s);
+    }
+    for s in &seen {
+        assert_adds_up(s);
+    }
+    let last = seen.last().unwrap();
+    assert!(
+        last.total.after_switch >= 1,
+        "the I/O in flight at the switch: {:?}",
+        last.total
+    );
+    for bs in [65536, 8192] {
+        assert!(
+            seen.iter()
+                .any(|s| s.settings.bs == bs && s.interval.ops > 0),
+            "no ops at bs {bs}"
+        );
+    }
+}

@@ -81,6 +81,7 @@ impl WorkerSlot {
                 counts: Counts::default(),
                 latency_sum_ns: 0,
                 boundary: None,
+                cut_without: None,
             }),
             acked_generation: AtomicU64::new(0),
             stop: AtomicBool::new(false),
@@ -99,6 +100,10 @@ pub struct Mailbox {
     pub counts: Counts,
     pub latency_sum_ns: u64,
     pub boundary: Option<Boundary>,
+    /// Set by the sampler when it cut the interval of a generation change without this
+    /// worker's boundary (the worker had not switched within its wait): until the worker
+    /// switches to that generation, what it hands over belongs to an interval already cut.
+    pub cut_without: Option<u64>,
 }
 
 /// A worker's state at the moment it switched generation: everything before ran under the

@@ -115,6 +115,8 @@ pub(super) struct Worker {
     pub rng: SmallRng,
     pub local: Counts,
     latency_sum_ns: u64,
+    /// `local` as of the last hand-over to the mailbox.
+    handed: Counts,
     /// Latencies (ns) not yet moved to the mailbox; never grows past `BATCH`.
     batch: Vec<u64>,
     pub seen_generation: u64,
@@ -135,6 +137,7 @@ impl Worker {
             rng: SmallRng::from_rng(&mut rand::rng()),
             local: Counts::default(),
             latency_sum_ns: 0,
+            handed: Counts::default(),
             batch: Vec::with_capacity(BATCH),
             seen_generation: u64::MAX,
             settings: Settings::default(),
@@ -274,8 +277,8 @@ impl Worker {
         let mut st = control.state.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             // Read under the lock, so the generation and the state belong together.
-            self.seen_generation = control.generation.load(Acquire);
-            self.mark_boundary(slot);
+            let generation = control.generation.load(Acquire);
+            self.mark_boundary(slot, generation);
             if slot.stop.load(Acquire) {
                 return false;
             }
@@ -310,9 +313,14 @@ impl Worker {
         true
     }
 
-    /// Hands over everything done so far and marks it as done before `seen_generation`.
-    fn mark_boundary(&mut self, slot: &WorkerSlot) {
+    /// Hands over everything done so far (under the old generation) and marks it as done
+    /// before `generation`, which the worker takes up.
+    fn mark_boundary(&mut self, slot: &WorkerSlot, generation: u64) {
         let mut mailbox = self.hand_over(slot);
+        self.seen_generation = generation;
+        if mailbox.cut_without.is_some_and(|g| g <= generation) {
+            mailbox.cut_without = None;
+        }
         mailbox.boundary = Some(Boundary {
             generation: self.seen_generation,
             counts: self.local,
@@ -329,14 +337,40 @@ impl Worker {
         drop(self.hand_over(slot));
     }
 
-    /// Moves the batch and the counters into the mailbox, and returns it still locked.
+    /// Moves the batch and the counters into the mailbox, and returns it still locked. When
+    /// the sampler already cut the interval of this worker's settings (`cut_without`), the
+    /// complete I/Os since the last hand-over are counted as `after_switch` instead of ops:
+    /// the interval they belong to is gone, and the next one runs under other settings.
     fn hand_over<'a>(&mut self, slot: &'a WorkerSlot) -> std::sync::MutexGuard<'a, Mailbox> {
         let mut mailbox = slot.mailbox.lock().unwrap_or_else(|e| e.into_inner());
-        mailbox.latencies.extend_from_slice(&self.batch);
+        if mailbox
+            .cut_without
+            .is_some_and(|g| self.seen_generation < g)
+        {
+            self.set_aside_since_hand_over();
+        } else {
+            mailbox.latencies.extend_from_slice(&self.batch);
+        }
+        self.batch.clear();
         mailbox.counts = self.local;
         mailbox.latency_sum_ns = self.latency_sum_ns;
-        self.batch.clear();
+        self.handed = self.local;
         mailbox
+    }
+
+    /// Turns the complete I/Os since the last hand-over into `after_switch`: out of the ops,
+    /// bytes and latency sum (their latencies, the batch, are dropped by the caller).
+    fn set_aside_since_hand_over(&mut self) {
+        let late = self.local.since(&self.handed);
+        let l = &mut self.local;
+        l.ops -= late.ops;
+        l.bytes -= late.bytes;
+        l.read_ops -= late.read_ops;
+        l.read_bytes -= late.read_bytes;
+        l.write_ops -= late.write_ops;
+        l.write_bytes -= late.write_bytes;
+        l.after_switch += late.ops;
+        self.latency_sum_ns -= self.batch.iter().sum::<u64>();
     }
 }
 

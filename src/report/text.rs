@@ -153,6 +153,12 @@ fn not_ops(c: &Counts, elapsed_s: f64) -> String {
     if c.spanning_stop > 0 {
         parts.push(format!("{} across a stop", c.spanning_stop));
     }
+    if c.after_switch > 0 {
+        parts.push(format!(
+            "{} finished after a settings change",
+            c.after_switch
+        ));
+    }
     format!("  + {} (not in IOPS)", parts.join(", "))
 }
 
@@ -267,11 +273,14 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
         "not counted as ops: {} failed, {} short{}",
         t.counts.errors,
         t.counts.short_ios,
-        if t.counts.spanning_stop > 0 {
-            format!(", {} in flight across a stop", t.counts.spanning_stop)
-        } else {
-            String::new()
-        }
+        [
+            (t.counts.spanning_stop, "in flight across a stop"),
+            (t.counts.after_switch, "finished after a settings change")
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!(", {n} {what}"))
+        .collect::<String>()
     );
     error_lines(&mut out, &r.errors);
     if let Some(w) = &r.writeback {

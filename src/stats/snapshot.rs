@@ -37,6 +37,10 @@ pub struct Counts {
     pub spanning_stop: u64,
     /// fdatasync calls made for `--fsync` (their time is in the triggering write's latency).
     pub syncs: u64,
+    /// Complete I/Os of the previous settings that a worker handed over only after the
+    /// interval of those settings was cut (it did not switch within the sampler's wait: a slow
+    /// disk, a starved CPU). Counted apart, so no interval mixes two settings.
+    pub after_switch: u64,
 }
 
 impl Counts {
@@ -53,6 +57,7 @@ impl Counts {
             short_ios: self.short_ios.saturating_sub(earlier.short_ios),
             spanning_stop: self.spanning_stop.saturating_sub(earlier.spanning_stop),
             syncs: self.syncs.saturating_sub(earlier.syncs),
+            after_switch: self.after_switch.saturating_sub(earlier.after_switch),
         }
     }
 
@@ -68,11 +73,13 @@ impl Counts {
         self.short_ios += other.short_ios;
         self.spanning_stop += other.spanning_stop;
         self.syncs += other.syncs;
+        self.after_switch += other.after_switch;
     }
 
-    /// I/Os that were issued but are not ops: short, failed or spanning a stop.
+    /// I/Os that were issued but are not ops: short, failed, spanning a stop, or finished
+    /// after their settings' interval was cut.
     pub fn not_ops(&self) -> u64 {
-        self.short_ios + self.errors + self.spanning_stop
+        self.short_ios + self.errors + self.spanning_stop + self.after_switch
     }
 }
 

@@ -138,8 +138,10 @@ fn take_handover(
             into.extend(mailbox.latencies.drain(..b.latencies));
             Some((b.counts, b.latency_sum_ns, Some(b.at)))
         }
-        // Still in an I/O under the old settings (see `await_switch`): all it handed over.
+        // Still in an I/O under the old settings (see `await_switch`): all it handed over
+        // counts here, and what it hands over before it switches is counted apart.
         None => {
+            mailbox.cut_without = Some(generation);
             into.append(&mut mailbox.latencies);
             Some((mailbox.counts, mailbox.latency_sum_ns, None))
         }

@@ -226,8 +226,8 @@ impl Sampler {
     }
 
     /// Waits until every live worker has switched to `generation`, or `SWITCH_WAIT` passed (a
-    /// worker in a slow I/O switches after it; its last old I/O then counts in the next
-    /// interval).
+    /// worker in a slow I/O switches after it; what it completes under the old settings after
+    /// the cut is counted apart as `after_switch`, never in the next interval).
     fn await_switch(&self, generation: u64) {
         let deadline = Instant::now() + SWITCH_WAIT;
         while Instant::now() < deadline
