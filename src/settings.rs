@@ -1,10 +1,10 @@
-//! The five knobs of a run — threads, queue depth, block size, read %, random % — their
+//! The six knobs of a run — threads, queue depth, block size, read %, random %, rate — their
 //! limits, and the two ways of driving the disk (`IoEngine`). Plain data shared by the CLI,
 //! the engine, the reports and the TUI; `step` moves one knob a step, as the TUI's sliders do.
 
 mod step;
 
-pub use step::{Knob, MIN_BS, Step, stepped};
+pub use step::{Knob, MIN_BS, Step, rate_ladder_at_or_below, stepped};
 
 use serde::{Deserialize, Serialize};
 
@@ -14,6 +14,8 @@ pub const MAX_THREADS: usize = 1024;
 pub const MAX_BS: u64 = 16 << 20;
 /// Most I/Os one thread may keep in flight (fio's `iodepth`).
 pub const MAX_IODEPTH: usize = 256;
+/// Highest rate `--rate` takes, in I/Os per second across all threads (0 means unlimited).
+pub const MAX_RATE_IOPS: u64 = 100_000_000;
 
 /// How the workers drive the disk (fio's `ioengine` names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -51,6 +53,10 @@ pub struct Settings {
     /// Share of I/Os at random offsets, in percent; the rest are sequential (like vdbench's
     /// seekpct).
     pub random_pct: u8,
+    /// I/Os per second asked of all threads together, each thread on a fixed timetable of its
+    /// share (like fio's `rate_iops`, but in total); 0: unlimited, as fast as the disk goes.
+    /// Saved results from before this knob have no such field and mean 0.
+    pub rate_iops: u64,
 }
 
 impl Default for Settings {
@@ -61,6 +67,7 @@ impl Default for Settings {
             bs: 4096,
             read_pct: 100,
             random_pct: 100,
+            rate_iops: 0,
         }
     }
 }

@@ -57,6 +57,8 @@ fn header(c: &Value) -> String {
         bs: c["bs"].as_u64().unwrap_or(4096),
         read_pct: c["read_pct"].as_u64().unwrap_or(100) as u8,
         random_pct: c["random_pct"].as_u64().unwrap_or(100) as u8,
+        // Results from before the rate knob have no field: they ran unlimited.
+        rate_iops: c["rate_iops"].as_u64().unwrap_or(0),
     };
     format!(
         "{}: {}, {}",

@@ -153,9 +153,11 @@ mod tests {
                 ..Counts::default()
             },
             interval_latency: Latency::default(),
+            interval_service_latency: None,
             total: Counts::default(),
             total_elapsed: Duration::from_millis(at_ms),
             total_latency: LatencySummary::default(),
+            total_service_latency: LatencySummary::default(),
             threads: vec![],
             first_errors: vec![],
             stopped: None,

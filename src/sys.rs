@@ -21,3 +21,12 @@ pub fn set_thread_niceness(nice: i32) {
         let _ = nix::libc::setpriority(nix::libc::PRIO_PROCESS, tid as nix::libc::id_t, nice);
     }
 }
+
+/// Sets this thread's timer slack (how late the kernel may wake its sleeps, to batch wakeups)
+/// in nanoseconds; a refusal leaves the default (50 µs).
+pub fn set_timer_slack_ns(ns: u64) {
+    // SAFETY: PR_SET_TIMERSLACK takes an integer and changes only this thread's timer slack.
+    unsafe {
+        let _ = nix::libc::prctl(nix::libc::PR_SET_TIMERSLACK, ns as nix::libc::c_ulong);
+    }
+}

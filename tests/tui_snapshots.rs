@@ -26,6 +26,7 @@ fn settings() -> Settings {
         bs: 4096,
         read_pct: 100,
         random_pct: 100,
+        rate_iops: 0,
     }
 }
 
@@ -44,6 +45,7 @@ fn info(write_allowed: bool) -> ConfigReport {
         bs: 4096,
         read_pct: 100,
         random_pct: 100,
+        rate_iops: 0,
         duration_s: None,
         ioengine: diskscope::settings::IoEngine::IoUring,
         ioengine_fallback: None,
@@ -91,6 +93,7 @@ fn snapshot(i: u64, total: &mut Counts) -> Snapshot {
         stopped: None,
         interval,
         interval_latency: h,
+        interval_service_latency: None,
         total: *total,
         total_elapsed: Duration::from_millis(100 * (i + 1)),
         total_latency: LatencySummary {
@@ -103,6 +106,7 @@ fn snapshot(i: u64, total: &mut Counts) -> Snapshot {
             p999: 2_039_000,
             max: 2_039_000,
         },
+        total_service_latency: LatencySummary::default(),
         total_left_out: Default::default(),
         threads,
         first_errors: vec![],
@@ -248,6 +252,48 @@ fn run_screen_80x24() {
         assert!(text.contains(needle), "80x24 lacks {needle:?}:\n{text}");
     }
     assert_snapshot("run_80x24", &buf);
+}
+
+/// The run screen of `run_app`'s load under a rate of `rate_iops`.
+fn rated_app(rate_iops: u64) -> App {
+    let s = Settings {
+        rate_iops,
+        ..settings()
+    };
+    let mut run = Run::new(info(false), s, Some("sdb".into()));
+    let mut total = Counts::default();
+    for i in 0..40 {
+        run.push(Snapshot {
+            settings: s,
+            ..snapshot(i, &mut total)
+        });
+    }
+    App::new(Screen::Run(Box::new(run)), true)
+}
+
+#[test]
+fn a_rate_the_disk_cannot_carry_is_called_saturation() {
+    // The fixed run does 8665 IOPS in its last second.
+    let text = screen_text(&draw(&rated_app(50_000), 80, 24));
+    assert!(
+        text.contains("asked 50.0k IOPS, doing 8665: the disk is saturated"),
+        "{text}"
+    );
+    // The latency shown is the corrected one, and the panes say so.
+    assert!(text.contains("lat from due p99"), "{text}");
+    assert!(text.contains("latency from due time"), "{text}");
+    assert!(
+        text.contains("rate IOPS") && text.contains("50.0k"),
+        "{text}"
+    );
+    // A rate it carries is not.
+    let text = screen_text(&draw(&rated_app(8_700), 80, 24));
+    assert!(!text.contains("saturated"), "{text}");
+    let text = screen_text(&draw(&run_app(), 80, 24));
+    assert!(
+        text.contains("unlimited") && !text.contains("from due"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -562,12 +608,14 @@ fn step_snapshot(
         stopped: None,
         interval,
         interval_latency: h,
+        interval_service_latency: None,
         total: *total,
         total_elapsed: at,
         total_latency: LatencySummary {
             count: total.ops,
             ..LatencySummary::default()
         },
+        total_service_latency: LatencySummary::default(),
         total_left_out: Default::default(),
         threads: vec![],
         first_errors: vec![],

@@ -32,6 +32,7 @@ fn info() -> ConfigReport {
         bs: 4096,
         read_pct: 100,
         random_pct: 100,
+        rate_iops: 0,
         duration_s: None,
         ioengine: IoEngine::IoUring,
         ioengine_fallback: None,
@@ -67,9 +68,11 @@ fn snapshot(i: u64, s: Settings, paused: bool) -> Snapshot {
         stopped: None,
         interval,
         interval_latency: lat,
+        interval_service_latency: None,
         total: interval,
         total_elapsed: Duration::from_millis(100 * (i + 1)),
         total_latency: Default::default(),
+        total_service_latency: Default::default(),
         total_left_out: Default::default(),
         threads: vec![],
         first_errors: vec![],
@@ -139,6 +142,7 @@ fn started() -> (App, FakeEngine) {
         bs: 1 << 20,
         read_pct: 100,
         random_pct: 0,
+        rate_iops: 0,
     };
     assert_eq!(a, Action::ApplyPaused(first, false));
     engine.act(&mut app, a);

@@ -78,6 +78,7 @@ impl WorkerSlot {
             index,
             mailbox: Mutex::new(Mailbox {
                 latencies: Vec::with_capacity(BATCH),
+                service: Vec::new(),
                 counts: Counts::default(),
                 latency_sum_ns: 0,
                 boundary: None,
@@ -95,8 +96,14 @@ impl WorkerSlot {
 /// change hands in the same critical section, so an interval's latency count is exactly its
 /// op count (a counter published per I/O would run ahead of the latencies still in the
 /// worker's batch). The counters are up to `FLUSH_EVERY` (or `BATCH` I/Os) behind the I/O.
+///
+/// `latencies` are what every figure reports: with a rate, from when each I/O was due (see
+/// `pace`); without one, from submission. `service` holds, only with a rate, the same I/Os'
+/// times from submission, in the same order; without a rate it stays empty (the two are the
+/// same number, and carrying it twice would double the per-I/O cost for nothing).
 pub struct Mailbox {
     pub latencies: Vec<u64>,
+    pub service: Vec<u64>,
     pub counts: Counts,
     pub latency_sum_ns: u64,
     pub boundary: Option<Boundary>,
@@ -115,5 +122,7 @@ pub struct Boundary {
     pub latency_sum_ns: u64,
     /// How many of the mailbox's latencies came before the switch.
     pub latencies: usize,
+    /// How many of the mailbox's service times came before the switch.
+    pub service: usize,
     pub at: Instant,
 }

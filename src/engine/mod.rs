@@ -16,6 +16,7 @@ mod control;
 pub mod io;
 pub mod ioengine;
 pub mod memory;
+mod pace;
 pub mod pattern;
 mod sampler;
 pub mod stops;

@@ -9,6 +9,11 @@
 //! before the `io_uring_enter` that submits it) and once when a batch of completions is
 //! reaped. That is fio's total latency `lat`, not `clat`.
 //!
+//! With a rate (`pace`), the timetable governs submissions: a free slot is filled only when
+//! its I/O is due, and while I/Os are in flight the worker waits for a completion or the next
+//! slot, whichever comes first (a timed `io_uring_enter`). An I/O's latency is then counted
+//! from its slot, its service time from its submission.
+//!
 //! Live changes: when the control generation moves, the worker stops submitting, reaps every
 //! request still in flight (they count under the old settings, before the boundary), and only
 //! then marks its boundary and takes the new settings, depth included. Pause, stop, reset and
@@ -38,8 +43,9 @@ use std::time::Instant;
 use io_uring::{IoUring, cqueue, opcode, squeue, types};
 
 use super::io::BlockIo;
+use super::pace;
 use super::stops;
-use super::worker::{Control, Outcome, Worker, WorkerSlot, scramble};
+use super::worker::{Control, Outcome, Timing, Worker, WorkerSlot, scramble};
 
 /// Registered buffers (ReadFixed/WriteFixed): the kernel maps the pages once instead of at
 /// every I/O. Falls back to plain reads and writes when registration is refused (the
@@ -54,6 +60,8 @@ struct InFlight {
     offset: u64,
     is_read: bool,
     start: Instant,
+    /// Its slot on the timetable, with a rate.
+    due: Option<Instant>,
     /// The SIGCONT count at submission: a request the process was stopped during is not an op.
     continued: u64,
 }
@@ -65,6 +73,10 @@ struct Ring {
     fixed_file: bool,
     /// The `Worker::bufs_epoch` whose buffers are registered; None: plain reads and writes.
     registered: Option<u64>,
+    /// Whether the kernel takes a timeout with the wait (5.11+): with a rate, the worker then
+    /// wakes for the next slot even while I/Os are in flight; without it, it submits the next
+    /// slot after the next completion.
+    ext_arg: bool,
 }
 
 impl Ring {
@@ -81,7 +93,9 @@ impl Ring {
             .or_else(|_| IoUring::builder().build(entries))?;
         let fixed_file = FIXED_FILE && ring.submitter().register_files(&[fd]).is_ok();
         let entries = ring.params().sq_entries() as usize;
+        let ext_arg = ring.params().is_feature_ext_arg();
         Ok(Ring {
+            ext_arg,
             ring,
             entries,
             fixed_file,
@@ -188,6 +202,7 @@ fn drive(
             offset: 0,
             is_read: true,
             start: Instant::now(),
+            due: None,
             continued: 0,
         };
         depth
@@ -197,6 +212,15 @@ fn drive(
         if submitting && !free.is_empty() {
             let continued = stops::continued();
             while let Some(i) = free.pop() {
+                // With a rate, only what is due by now goes out.
+                let due = match &mut w.pace {
+                    Some(p) if p.peek() > Instant::now() => {
+                        free.push(i);
+                        break;
+                    }
+                    Some(p) => Some(p.take()),
+                    None => None,
+                };
                 let Some((is_read, offset)) = w.next_io() else {
                     free.push(i);
                     break;
@@ -209,6 +233,7 @@ fn drive(
                     offset,
                     is_read,
                     start: Instant::now(),
+                    due,
                     continued,
                 };
                 // SAFETY: buffer `i` stays allocated and untouched until its completion is
@@ -217,10 +242,25 @@ fn drive(
                 submit(&mut r.ring)?;
             }
         }
+        // The next slot, when a rate holds back a free slot.
+        let next_due = match &w.pace {
+            Some(p) if submitting && !free.is_empty() => Some(p.peek()),
+            _ => None,
+        };
         if free.len() == depth {
-            return Ok(()); // nothing in flight, and not submitting
+            match next_due {
+                // Nothing in flight and the next I/O not due yet: sleep until it is.
+                Some(due) => {
+                    pace::wait_until(due, control, w.seen_generation);
+                    continue;
+                }
+                None => return Ok(()), // nothing in flight, and not submitting
+            }
         }
-        wait(&mut r.ring)?;
+        match next_due.filter(|_| r.ext_arg) {
+            Some(due) => wait_until(&mut r.ring, due)?,
+            None => wait(&mut r.ring)?,
+        }
         let end = Instant::now();
         let stopped_now = stops::continued();
         let mut cq = r.ring.completion();
@@ -237,7 +277,7 @@ fn drive(
                 m.is_read,
                 m.offset,
                 stopped,
-                end - m.start,
+                Timing::of(m.start, m.due, end),
             );
             free.push(i);
         }
@@ -291,5 +331,23 @@ fn wait(ring: &mut IoUring) -> io::Result<()> {
             }
             Err(e) => return Err(e),
         }
+    }
+}
+
+/// Waits for a completion or until `due` (a rate's next slot), whichever comes first, but
+/// never longer than 2 ms so a change of settings is noticed.
+fn wait_until(ring: &mut IoUring, due: Instant) -> io::Result<()> {
+    let wait = due
+        .saturating_duration_since(Instant::now())
+        .min(std::time::Duration::from_millis(2));
+    if wait.is_zero() {
+        return Ok(());
+    }
+    let ts = types::Timespec::from(wait);
+    let args = types::SubmitArgs::new().timespec(&ts);
+    match ring.submitter().submit_with_args(1, &args) {
+        Ok(_) => Ok(()),
+        Err(e) if matches!(e.raw_os_error(), Some(nix::libc::ETIME | nix::libc::EINTR)) => Ok(()),
+        Err(e) => Err(e),
     }
 }

@@ -22,6 +22,7 @@ pub use super::control::{BATCH, Boundary, Control, ControlState, Mailbox, Worker
 
 use super::buffer::AlignedBuf;
 use super::io::BlockIo;
+use super::pace::{self, Pace};
 use super::pattern::OffsetGen;
 use super::stops;
 use super::uring;
@@ -81,11 +82,22 @@ pub fn run(slot: Arc<WorkerSlot>, control: Arc<Control>, mut io: Box<dyn BlockIo
 }
 
 /// One I/O at a time: pread/pwrite on the worker's own descriptor.
+/// With a rate, each I/O waits for its slot on the timetable (`pace`) unless it is late.
 fn run_psync(w: &mut Worker, slot: &WorkerSlot, control: &Control, io: &mut dyn BlockIo) {
     while w.refresh(slot, control) {
         // A generation check per I/O: the only shared memory the loop reads, besides the
         // process-wide SIGCONT count, which changes only when the process was stopped.
         while control.generation.load(Acquire) == w.seen_generation {
+            let due = match &mut w.pace {
+                Some(p) => {
+                    let due = p.take();
+                    if !pace::wait_until(due, control, w.seen_generation) {
+                        break;
+                    }
+                    Some(due)
+                }
+                None => None,
+            };
             let Some((is_read, offset)) = w.next_io() else {
                 break;
             };
@@ -104,9 +116,28 @@ fn run_psync(w: &mut Worker, slot: &WorkerSlot, control: &Control, io: &mut dyn 
                 is_read,
                 offset,
                 stopped,
-                end - start,
+                Timing::of(start, due, end),
             );
             w.maybe_flush(slot, end);
+        }
+    }
+}
+
+/// How long one I/O took: from submission, and with a rate from when it was due.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Timing {
+    pub service: Duration,
+    /// From the I/O's slot on the timetable (`pace`); `None` without a rate.
+    pub from_due: Option<Duration>,
+}
+
+impl Timing {
+    /// Submitted at `start`, due at `due` (with a rate), completed at `end`.
+    #[inline]
+    pub fn of(start: Instant, due: Option<Instant>, end: Instant) -> Timing {
+        Timing {
+            service: end - start,
+            from_due: due.map(|d| end.saturating_duration_since(d)),
         }
     }
 }
@@ -117,8 +148,13 @@ pub(super) struct Worker {
     latency_sum_ns: u64,
     /// `local` as of the last hand-over to the mailbox.
     handed: Counts,
-    /// Latencies (ns) not yet moved to the mailbox; never grows past `BATCH`.
+    /// Latencies (ns) not yet moved to the mailbox; never grows past `BATCH`. With a rate,
+    /// from when each I/O was due; else from submission.
     batch: Vec<u64>,
+    /// With a rate only: the same I/Os' service times (from submission), in the same order.
+    service_batch: Vec<u64>,
+    /// The timetable when a rate is set.
+    pub pace: Option<Pace>,
     pub seen_generation: u64,
     pub settings: Settings,
     pattern: Option<OffsetGen>,
@@ -139,6 +175,8 @@ impl Worker {
             latency_sum_ns: 0,
             handed: Counts::default(),
             batch: Vec::with_capacity(BATCH),
+            service_batch: Vec::with_capacity(BATCH),
+            pace: None,
             seen_generation: u64::MAX,
             settings: Settings::default(),
             pattern: None,
@@ -222,11 +260,11 @@ impl Worker {
         is_read: bool,
         offset: u64,
         stopped: bool,
-        latency: Duration,
+        timing: Timing,
     ) {
         match outcome {
             Outcome::Full(_) if stopped => self.local.spanning_stop += 1,
-            Outcome::Full(n) => self.count_full(is_read, n, latency),
+            Outcome::Full(n) => self.count_full(is_read, n, timing),
             Outcome::Short(n) => {
                 self.local.short_ios += 1;
                 let want = self.settings.bs;
@@ -244,10 +282,18 @@ impl Worker {
         }
     }
 
-    /// Counts one complete I/O: an op, its bytes, its latency.
+    /// Counts one complete I/O: an op, its bytes, its latency (and with a rate its service
+    /// time apart).
     #[inline]
-    fn count_full(&mut self, is_read: bool, n: u64, latency: Duration) {
-        let ns = latency.as_nanos() as u64;
+    fn count_full(&mut self, is_read: bool, n: u64, timing: Timing) {
+        let service = timing.service.as_nanos() as u64;
+        let ns = match timing.from_due {
+            Some(d) => {
+                self.service_batch.push(service);
+                d.as_nanos() as u64
+            }
+            None => service,
+        };
         self.batch.push(ns);
         self.latency_sum_ns += ns;
         self.local.ops += 1;
@@ -310,6 +356,11 @@ impl Worker {
             ));
             self.settings = s;
         }
+        // Every change starts a fresh timetable: no backlog carried over a pause or a new rate.
+        self.pace = Pace::new(s.rate_iops, s.threads, slot.index, Instant::now());
+        if self.pace.is_some() {
+            pace::tighten_timer_slack();
+        }
         true
     }
 
@@ -326,6 +377,7 @@ impl Worker {
             counts: self.local,
             latency_sum_ns: self.latency_sum_ns,
             latencies: mailbox.latencies.len(),
+            service: mailbox.service.len(),
             at: Instant::now(),
         });
         drop(mailbox);
@@ -350,8 +402,10 @@ impl Worker {
             self.set_aside_since_hand_over();
         } else {
             mailbox.latencies.extend_from_slice(&self.batch);
+            mailbox.service.extend_from_slice(&self.service_batch);
         }
         self.batch.clear();
+        self.service_batch.clear();
         mailbox.counts = self.local;
         mailbox.latency_sum_ns = self.latency_sum_ns;
         self.handed = self.local;

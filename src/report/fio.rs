@@ -8,6 +8,9 @@
 //!   read % → `rw` + `rwmixread`; random % → `rw` + `percentage_random`; `-T` → `runtime` with
 //!   `time_based`; a sweep's uncounted ramp → `ramp_time`, one `stonewall`ed group per step;
 //!   a suite → one `stonewall`ed group per pass of each test, in the card's order.
+//! - `--rate` (total over threads) → `rate_iops` per job, the total divided by the jobs, and
+//!   for a mix split into reads and writes (fio caps each direction apart); fio times latency
+//!   from submission, which is diskscope's `service_latency_ns`, not its corrected figure.
 //! - The span: random offsets are uniform over the whole blocks of the span, with replacement
 //!   (`norandommap`, a 64-bit generator), so every job gets `offset=0`, `size=` the span.
 //! - Sequential stripes: each thread walks its own stripe and wraps at its end
@@ -236,6 +239,9 @@ impl FioJob {
         if s.read_pct > 0 && s.read_pct < 100 {
             common.push(("rwmixread", s.read_pct.to_string()));
         }
+        if s.rate_iops > 0 {
+            common.push(("rate_iops", self.rate_per_job(s)));
+        }
         if s.random_pct > 0 && s.random_pct < 100 {
             common.push(("percentage_random", s.random_pct.to_string()));
         }
@@ -266,6 +272,38 @@ impl FioJob {
             opts.insert(0, ("new_group", String::new()));
             opts.insert(0, ("stonewall", String::new()));
         }
+    }
+
+    /// fio's `rate_iops` for one of `s.threads` jobs: the total split evenly, and for a mix
+    /// into a reads,writes pair (one value would cap each direction at it). fio takes whole
+    /// numbers; when the split is not whole, a note says by how much fio's total differs.
+    fn rate_per_job(&mut self, s: Settings) -> String {
+        let jobs = s.threads.max(1) as f64;
+        let per_job = s.rate_iops as f64 / jobs;
+        let (text, total) = if s.read_pct > 0 && s.read_pct < 100 {
+            let r = (per_job * f64::from(s.read_pct) / 100.0).round().max(1.0);
+            let w = (per_job * f64::from(100 - s.read_pct) / 100.0)
+                .round()
+                .max(1.0);
+            (format!("{r},{w}"), (r + w) * jobs)
+        } else {
+            let r = per_job.round().max(1.0);
+            (format!("{r}"), r * jobs)
+        };
+        if total as u64 != s.rate_iops {
+            let note = format!(
+                "fio's rate_iops is per job and whole: {} jobs at {text} make {} IOPS where diskscope asks {}",
+                s.threads, total as u64, s.rate_iops
+            );
+            if !self.notes.contains(&note) {
+                self.notes.push(note);
+            }
+        }
+        let note = "fio times a rate-limited I/O from its submission (diskscope's service_latency_ns); diskscope's latency_ns counts from when it was due";
+        if !self.notes.iter().any(|n| n == note) {
+            self.notes.push(note.to_string());
+        }
+        text
     }
 
     /// Says where fio's mixed patterns walk differently (fio's io_u.c keeps one sequential

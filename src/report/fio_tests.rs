@@ -272,3 +272,29 @@ fn the_fleet_job_is_the_export_over_the_whole_target_without_creating_it() {
     };
     assert!(FioJob::fleet(&bad).unwrap_err().contains("comment"));
 }
+
+#[test]
+fn the_rate_is_split_over_jobs_and_directions() {
+    let rated = |threads, read_pct, rate_iops| {
+        let c = config(threads, read_pct, 100);
+        let s = Settings {
+            rate_iops,
+            ..c.settings()
+        };
+        job_file(&c.with_settings(s))
+    };
+    let job = rated(4, 100, 20_000);
+    assert!(has(&job, "rate_iops=5000"), "{job}");
+    assert!(job.contains("service_latency_ns"), "{job}");
+    // A 70/30 mix: fio caps reads and writes apart, so the pair adds up to the job's share.
+    let job = rated(2, 70, 10_000);
+    assert!(has(&job, "rate_iops=3500,1500"), "{job}");
+    // Not divisible: fio's total is said to differ.
+    let job = rated(3, 100, 10_000);
+    assert!(has(&job, "rate_iops=3333"), "{job}");
+    assert!(
+        job.contains("make 9999 IOPS where diskscope asks 10000"),
+        "{job}"
+    );
+    assert!(!rated(2, 100, 0).contains("rate_iops"));
+}

@@ -10,6 +10,7 @@ pub mod final_text;
 pub(crate) mod fio;
 pub mod fio_json;
 pub mod fio_terse;
+pub mod rate;
 pub(crate) mod result_file;
 pub(crate) mod save;
 pub(crate) mod text;
@@ -42,6 +43,8 @@ pub struct ConfigReport {
     pub bs: u64,
     pub read_pct: u8,
     pub random_pct: u8,
+    /// Total I/Os per second asked (0: unlimited); see `latency_basis`.
+    pub rate_iops: u64,
     /// The requested run length, if any.
     pub duration_s: Option<f64>,
     /// "io_uring" or "psync" (fio's names).
@@ -83,6 +86,19 @@ pub struct TargetFacts {
 
 /// What every latency figure measures: fio's total latency `lat`, not its `clat`.
 pub const LATENCY_BASIS: &str = "submission to completion reaped (fio's lat)";
+/// What `latency_ns` measures with a rate: from the I/O's slot on its thread's timetable, so a
+/// stall's backlog counts (coordinated omission corrected); `service_latency_ns` is then
+/// `LATENCY_BASIS`.
+pub const LATENCY_BASIS_PACED: &str = "due time on the rate's timetable to completion reaped (coordinated omission corrected); service_latency_ns: submission to completion reaped (fio's lat)";
+
+/// What a latency spans at this rate (0: unlimited).
+pub fn latency_basis(rate_iops: u64) -> &'static str {
+    if rate_iops > 0 {
+        LATENCY_BASIS_PACED
+    } else {
+        LATENCY_BASIS
+    }
+}
 
 /// How writes are made durable, like fio's `fsync=N` and `end_fsync=1`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -111,10 +127,11 @@ impl ConfigReport {
             bs: s.bs,
             read_pct: s.read_pct,
             random_pct: s.random_pct,
+            rate_iops: s.rate_iops,
             duration_s: duration.map(|d| d.as_secs_f64()),
             ioengine: IoEngine::Psync,
             ioengine_fallback: None,
-            latency_basis: LATENCY_BASIS,
+            latency_basis: latency_basis(s.rate_iops),
             durability: Durability::default(),
             warnings: Vec::new(),
         }
@@ -136,6 +153,8 @@ impl ConfigReport {
             bs: s.bs,
             read_pct: s.read_pct,
             random_pct: s.random_pct,
+            rate_iops: s.rate_iops,
+            latency_basis: latency_basis(s.rate_iops),
             ..self
         }
     }
@@ -176,6 +195,7 @@ impl ConfigReport {
             bs: 4096,
             read_pct: 100,
             random_pct: 100,
+            rate_iops: 0,
             duration_s: None,
             ioengine: IoEngine::Psync,
             ioengine_fallback: None,
@@ -192,6 +212,7 @@ impl ConfigReport {
             bs: self.bs,
             read_pct: self.read_pct,
             random_pct: self.random_pct,
+            rate_iops: self.rate_iops,
         }
     }
 }
@@ -205,7 +226,11 @@ pub struct TotalReport {
     pub counts: Counts,
     pub iops: f64,
     pub bw_bytes_per_s: f64,
+    /// With a rate, from when each I/O was due (coordinated omission corrected); else from
+    /// submission.
     pub latency_ns: LatencySummary,
+    /// From submission to completion reaped; equal to `latency_ns` without a rate.
+    pub service_latency_ns: LatencySummary,
 }
 
 /// One worker over the whole run.
@@ -321,6 +346,7 @@ impl RunReport {
                 iops: last.total_iops(),
                 bw_bytes_per_s: last.total_bw(),
                 latency_ns: last.total_latency,
+                service_latency_ns: last.total_service_latency,
             },
             threads: last.threads.iter().map(ThreadReport::of).collect(),
             intervals,

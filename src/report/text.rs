@@ -14,6 +14,18 @@ use crate::units::{format_block_size, format_bytes, format_count_rate, format_la
 /// "4k random read, 1 thread" — the settings as a phrase; with a queue deeper than 1, in the
 /// way disk figures are quoted: "4k random read, QD32 T4".
 pub fn describe_settings(s: &Settings) -> String {
+    match s.rate_iops {
+        0 => describe_load(s),
+        r => format!(
+            "{} at {} IOPS",
+            describe_load(s),
+            format_count_rate(r as f64)
+        ),
+    }
+}
+
+/// `describe_settings` without the rate.
+fn describe_load(s: &Settings) -> String {
     let pattern = match s.random_pct {
         100 => "random".to_string(),
         0 => "sequential".to_string(),
@@ -118,15 +130,18 @@ pub fn interval_line(r: &IntervalFigures) -> String {
         format_latency_ns(r.latency_ns.mean),
         format_latency_ns(r.latency_ns.p99 as f64),
         not_ops(&r.counts, r.elapsed_s),
-        if r.left_out.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "  [stopped {:.1}s: {:.1}s left out]",
-                r.left_out.stopped.as_secs_f64(),
-                r.left_out.elapsed.as_secs_f64()
-            )
-        }
+        super::rate::saturated(r.settings.rate_iops, r.iops, "doing")
+            .map(|s| format!("  [{s}]"))
+            .unwrap_or_default()
+            + &if r.left_out.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "  [stopped {:.1}s: {:.1}s left out]",
+                    r.left_out.stopped.as_secs_f64(),
+                    r.left_out.elapsed.as_secs_f64()
+                )
+            }
     )
 }
 
@@ -224,19 +239,28 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
             t.counts.syncs, r.config.durability.fsync_every
         );
     }
+    // Only a run that kept one rate throughout compares its total with it.
+    let rate = r.config.rate_iops;
+    if r.final_settings.rate_iops == rate
+        && let Some(line) = super::rate::rate_line(rate, t.iops)
+    {
+        let _ = writeln!(out, "rate: {line}");
+    }
+    let paced = rate > 0 || r.final_settings.rate_iops > 0;
     if l.count > 0 {
-        let f = |v: u64| format_latency_ns(v as f64);
-        let _ = writeln!(
-            out,
-            "latency: min {}  mean {}  p50 {}  p90 {}  p99 {}  p99.9 {}  max {}",
-            f(l.min),
-            format_latency_ns(l.mean),
-            f(l.p50),
-            f(l.p90),
-            f(l.p99),
-            f(l.p999),
-            f(l.max)
-        );
+        let label = if paced {
+            "latency from the scheduled time (coordinated omission corrected)"
+        } else {
+            "latency"
+        };
+        let _ = writeln!(out, "{label}: {}", latency_figures(l));
+        if paced {
+            let _ = writeln!(
+                out,
+                "service time, from submission: {}",
+                latency_figures(&t.service_latency_ns)
+            );
+        }
     }
     if r.threads.len() > MAX_THREAD_LINES {
         let _ = writeln!(out, "{}", thread_spread(&r.threads));
@@ -287,6 +311,21 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
         writeback_lines(&mut out, w);
     }
     out
+}
+
+/// "min 12 µs  mean 40 µs  p50 …  max 3.1 ms".
+fn latency_figures(l: &crate::stats::LatencySummary) -> String {
+    let f = |v: u64| format_latency_ns(v as f64);
+    format!(
+        "min {}  mean {}  p50 {}  p90 {}  p99 {}  p99.9 {}  max {}",
+        f(l.min),
+        format_latency_ns(l.mean),
+        f(l.p50),
+        f(l.p90),
+        f(l.p99),
+        f(l.p999),
+        f(l.max)
+    )
 }
 
 /// Where the written data was when the I/O ended, and the final sync.
@@ -454,6 +493,7 @@ mod tests {
             bs: 65536,
             read_pct: 70,
             random_pct: 0,
+            rate_iops: 0,
         };
         assert_eq!(
             describe_settings(&s),
@@ -480,6 +520,7 @@ mod tests {
                 iops: 0.0,
                 bw_bytes_per_s: 0.0,
                 latency_ns: crate::stats::LatencySummary::default(),
+                service_latency_ns: crate::stats::LatencySummary::default(),
             },
             threads: vec![],
             intervals: vec![],

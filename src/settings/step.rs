@@ -1,8 +1,10 @@
 //! Moving one setting a step, as the TUI's sliders do: threads, queue depth and block size
-//! halve and double (threads and depth also move by one), percentages move by 5 or 10; every result stays within
-//! the limits, and lowering read % needs writes allowed.
+//! halve and double (threads and depth also move by one), percentages move by 5 or 10, the
+//! rate walks a 1-2-5 ladder (100, 200, 500, 1k … 10M IOPS) with "unlimited" above its top
+//! and moves by a tenth with +/-; every result stays within the limits, and lowering read %
+//! needs writes allowed.
 
-use super::{MAX_BS, MAX_IODEPTH, MAX_THREADS, Settings};
+use super::{MAX_BS, MAX_IODEPTH, MAX_RATE_IOPS, MAX_THREADS, Settings};
 
 /// Smallest block size the slider offers.
 pub const MIN_BS: u64 = 512;
@@ -15,16 +17,19 @@ pub enum Knob {
     BlockSize,
     ReadPct,
     RandomPct,
+    /// Total I/Os per second asked (0: unlimited).
+    Rate,
 }
 
 impl Knob {
     /// The sliders, top to bottom.
-    pub const ALL: [Knob; 5] = [
+    pub const ALL: [Knob; 6] = [
         Knob::Threads,
         Knob::QueueDepth,
         Knob::BlockSize,
         Knob::ReadPct,
         Knob::RandomPct,
+        Knob::Rate,
     ];
 
     fn index(self) -> usize {
@@ -49,6 +54,7 @@ impl Knob {
             Knob::BlockSize => "block size",
             Knob::ReadPct => "read %",
             Knob::RandomPct => "random %",
+            Knob::Rate => "rate IOPS",
         }
     }
 }
@@ -125,8 +131,68 @@ pub fn stepped(
                 s.random_pct.saturating_sub(10)
             };
         }
+        Knob::Rate => n.rate_iops = stepped_rate(s.rate_iops, step),
     }
     Ok(n)
+}
+
+/// Lowest rate on the slider's ladder.
+const RATE_LADDER_MIN: u64 = 100;
+/// Highest rate on the slider's ladder; one step above it is unlimited.
+const RATE_LADDER_MAX: u64 = 10_000_000;
+
+/// The 1-2-5 ladder value at or below `v` (at least `RATE_LADDER_MIN`).
+pub fn rate_ladder_at_or_below(v: u64) -> u64 {
+    let mut best = RATE_LADDER_MIN;
+    let mut decade = RATE_LADDER_MIN;
+    while decade <= RATE_LADDER_MAX {
+        for m in [1, 2, 5] {
+            let x = decade * m;
+            if x <= v && x <= RATE_LADDER_MAX {
+                best = x;
+            }
+        }
+        decade *= 10;
+    }
+    best
+}
+
+/// The rate after one step: ←/→ along the 1-2-5 ladder (from unlimited, ← lands on the
+/// ladder's top; above it, → is unlimited), -/+ by a tenth (at least one I/O per second).
+/// 0 is unlimited.
+fn stepped_rate(rate: u64, step: Step) -> u64 {
+    match (rate, step) {
+        (0, Step::Up | Step::Plus) => 0,
+        (0, Step::Down | Step::Minus) => RATE_LADDER_MAX,
+        (r, Step::Up) if r >= RATE_LADDER_MAX => 0,
+        (r, Step::Up) => {
+            let below = rate_ladder_at_or_below(r);
+            let mut next = below;
+            while next <= r {
+                next = next_ladder(next);
+            }
+            next
+        }
+        (r, Step::Down) => {
+            let below = rate_ladder_at_or_below(r);
+            if below < r { below } else { prev_ladder(r) }
+        }
+        (r, Step::Plus) => (r + (r / 10).max(1)).min(MAX_RATE_IOPS),
+        (r, Step::Minus) => r.saturating_sub((r / 10).max(1)).max(1),
+    }
+}
+
+/// The ladder value after `v` (a ladder value): 1 → 2 → 5 → 10.
+fn next_ladder(v: u64) -> u64 {
+    let lead = v / 10u64.pow(v.ilog10());
+    if lead == 2 { v / 2 * 5 } else { v * 2 }
+}
+
+/// The ladder value before `v` (a ladder value), at least `RATE_LADDER_MIN`.
+fn prev_ladder(v: u64) -> u64 {
+    let lead = v / 10u64.pow(v.ilog10());
+    let p = if lead == 5 { v / 5 * 2 } else { v / 2 };
+    p.max(RATE_LADDER_MIN)
 }
 
 #[cfg(test)]
@@ -186,6 +252,36 @@ mod tests {
         assert_eq!(b(MAX_BS, Step::Up), Ok(MAX_BS));
         assert_eq!(b(3072, Step::Up), Ok(4096));
         assert_eq!(b(3072, Step::Down), Ok(2048));
+    }
+
+    #[test]
+    fn rate_walks_the_ladder_with_unlimited_above_it() {
+        let r = |rate_iops, step| {
+            let s = Settings {
+                rate_iops,
+                ..Settings::default()
+            };
+            stepped(s, Knob::Rate, step, false).map(|n| n.rate_iops)
+        };
+        assert_eq!(r(0, Step::Up), Ok(0));
+        assert_eq!(r(0, Step::Down), Ok(10_000_000));
+        assert_eq!(r(10_000_000, Step::Up), Ok(0));
+        assert_eq!(r(1000, Step::Up), Ok(2000));
+        assert_eq!(r(2000, Step::Up), Ok(5000));
+        assert_eq!(r(5000, Step::Up), Ok(10_000));
+        assert_eq!(r(5000, Step::Down), Ok(2000));
+        assert_eq!(r(2000, Step::Down), Ok(1000));
+        assert_eq!(r(1000, Step::Down), Ok(500));
+        assert_eq!(r(100, Step::Down), Ok(100));
+        // Off the ladder (typed, or after +/-): the next ladder value either way.
+        assert_eq!(r(3300, Step::Up), Ok(5000));
+        assert_eq!(r(3300, Step::Down), Ok(2000));
+        assert_eq!(r(1000, Step::Plus), Ok(1100));
+        assert_eq!(r(1000, Step::Minus), Ok(900));
+        assert_eq!(r(5, Step::Minus), Ok(4));
+        assert_eq!(r(1, Step::Minus), Ok(1));
+        assert_eq!(rate_ladder_at_or_below(31_000), 20_000);
+        assert_eq!(rate_ladder_at_or_below(50), 100);
     }
 
     #[test]

@@ -39,6 +39,8 @@ pub struct Now {
     pub counts: Counts,
     pub elapsed: Duration,
     pub settings: Settings,
+    /// Whether the window ran under more than one setting (a change fell inside it).
+    pub mixed_settings: bool,
     pub iops: f64,
     pub bw_bytes_per_s: f64,
     pub latency: LatencySummary,
@@ -101,6 +103,7 @@ impl Seconds {
             counts: w.counts,
             elapsed: w.elapsed,
             settings: s.settings,
+            mixed_settings: w.mixed_settings,
             iops,
             bw_bytes_per_s: w.bw(),
             latency: w.latency_summary(),

@@ -183,14 +183,22 @@ pub struct Snapshot {
     pub stopped: Option<Duration>,
     /// Counts of this interval only.
     pub interval: Counts,
-    /// Latencies of the I/Os completed in this interval.
+    /// Latencies of the I/Os completed in this interval. With a rate (`settings.rate_iops`),
+    /// from when each I/O was due on its timetable (coordinated omission corrected); without
+    /// one, from submission.
     pub interval_latency: Latency,
+    /// With a rate, the same I/Os' service times, from submission to completion reaped.
+    /// `None` without a rate: the service time is then `interval_latency` itself.
+    pub interval_service_latency: Option<Latency>,
     /// Counts since the start or the last reset.
     pub total: Counts,
     /// Time since the start or the last reset, paused and stopped intervals excluded.
     pub total_elapsed: Duration,
-    /// Latency since the start or the last reset.
+    /// Latency since the start or the last reset (from the due time where a rate was set).
     pub total_latency: LatencySummary,
+    /// Service time (from submission) since the start or the last reset; equal to
+    /// `total_latency` when no rate was ever set.
+    pub total_service_latency: LatencySummary,
     /// Stopped intervals since the start or the last reset, left out of the totals above.
     pub total_left_out: LeftOut,
     /// Every worker that ran since the start or reset, active ones first in id order.
@@ -200,6 +208,12 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// This interval's service times: the recorded ones with a rate, else the latencies.
+    pub fn service_latency(&self) -> &Latency {
+        self.interval_service_latency
+            .as_ref()
+            .unwrap_or(&self.interval_latency)
+    }
     /// IOPS in this interval.
     pub fn interval_iops(&self) -> f64 {
         per_second(self.interval.ops, self.interval_elapsed)

@@ -19,13 +19,18 @@ pub struct Window {
     /// Sum of the merged intervals' real lengths, stopped ones excluded.
     pub elapsed: Duration,
     pub counts: Counts,
+    /// Latency from the due time with a rate, else from submission (see `Snapshot`).
     pub latency: Latency,
+    /// Service time, from submission.
+    pub service_latency: Latency,
     /// The merged snapshots in which the process was stopped.
     pub left_out: LeftOut,
     /// Settings of the last merged snapshot.
     pub settings: Option<Settings>,
     /// How many snapshots were merged.
     pub snapshots: usize,
+    /// Whether the merged snapshots ran under more than one setting.
+    pub mixed_settings: bool,
 }
 
 impl Default for Window {
@@ -35,9 +40,11 @@ impl Default for Window {
             elapsed: Duration::ZERO,
             counts: Counts::default(),
             latency: Latency::default(),
+            service_latency: Latency::default(),
             left_out: LeftOut::default(),
             settings: None,
             snapshots: 0,
+            mixed_settings: false,
         }
     }
 }
@@ -46,6 +53,7 @@ impl Window {
     /// Adds one snapshot's interval.
     pub fn push(&mut self, s: &Snapshot) {
         self.end = s.at;
+        self.mixed_settings |= self.settings.is_some_and(|old| old != s.settings);
         self.settings = Some(s.settings);
         self.snapshots += 1;
         if let Some(stopped) = s.stopped {
@@ -56,6 +64,7 @@ impl Window {
         self.counts.add(&s.interval);
         // Both histograms auto-resize, so adding cannot fail on range.
         self.latency.add(&s.interval_latency);
+        self.service_latency.add(s.service_latency());
     }
 
     /// Returns the merged window and starts an empty one.
@@ -89,7 +98,11 @@ pub struct IntervalFigures {
     pub counts: Counts,
     pub iops: f64,
     pub bw_bytes_per_s: f64,
+    /// From when each I/O was due with a rate (coordinated omission corrected); from
+    /// submission without one.
     pub latency_ns: LatencySummary,
+    /// From submission to completion reaped; the same as `latency_ns` without a rate.
+    pub service_latency_ns: LatencySummary,
     /// Stopped intervals inside the window, not in the figures above.
     pub left_out: LeftOut,
 }
@@ -105,6 +118,7 @@ impl Window {
             iops: self.iops(),
             bw_bytes_per_s: self.bw(),
             latency_ns: self.latency_summary(),
+            service_latency_ns: self.service_latency.summary(),
             left_out: self.left_out,
         }
     }

@@ -245,6 +245,7 @@ mod tests {
             iops: ops as f64,
             bw_bytes_per_s: bw,
             latency_ns: l.summary(),
+            service_latency_ns: l.summary(),
             left_out: Default::default(),
         };
         (f, l)

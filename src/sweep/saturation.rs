@@ -240,6 +240,7 @@ mod tests {
                 p99,
                 ..LatencySummary::default()
             },
+            service_latency_ns: LatencySummary::default(),
             left_out: Default::default(),
         }
     }

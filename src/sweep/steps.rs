@@ -207,9 +207,11 @@ mod tests {
                 ..Counts::default()
             },
             interval_latency,
+            interval_service_latency: None,
             total: Counts::default(),
             total_elapsed: Duration::ZERO,
             total_latency: Default::default(),
+            total_service_latency: Default::default(),
             threads: vec![],
             first_errors: vec![],
             stopped: None,

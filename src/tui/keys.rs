@@ -9,7 +9,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use super::action::Action;
 use super::state::{App, Confirm, FioOverlay, Picker, PickerRow, Run, Screen, View};
 use crate::report::fio;
-use crate::settings::{Knob, Step, stepped};
+use crate::settings::{Knob, Settings, Step, rate_ladder_at_or_below, stepped};
 use crate::suite::SuiteName;
 use crate::sweep::{Dimension, SWEEP_IODEPTH, SWEEP_THREADS, default_sweep, psync_refusal};
 
@@ -278,7 +278,21 @@ fn step(run: &mut Run, step: Step) -> Action {
         run.message = Some(why);
         return Action::None;
     }
-    match stepped(run.settings, run.focus, step, run.info.write_allowed) {
+    let next = match (run.focus, run.settings.rate_iops, step) {
+        // Leaving "unlimited": the ladder value below what the disk does now, so the first
+        // step is a load it can carry rather than the ladder's top.
+        (Knob::Rate, 0, Step::Down | Step::Minus) => Ok(Settings {
+            rate_iops: run
+                .seconds
+                .now
+                .as_ref()
+                .filter(|n| n.iops >= 1.0)
+                .map_or(10_000_000, |n| rate_ladder_at_or_below(n.iops as u64)),
+            ..run.settings
+        }),
+        _ => stepped(run.settings, run.focus, step, run.info.write_allowed),
+    };
+    match next {
         Ok(n) if n == run.settings => Action::None,
         Ok(n) => {
             run.message = None;

@@ -23,11 +23,20 @@ impl Sampler {
         let mut end = None;
         let mut taken = Vec::with_capacity(self.workers.len());
         for w in &self.workers {
-            let t = take_handover(&w.slot, cut.map(|c| c.generation), &mut self.spare);
+            let t = take_handover(
+                &w.slot,
+                cut.map(|c| c.generation),
+                &mut self.spare,
+                &mut self.spare_service,
+            );
             for &ns in &self.spare {
                 self.interval_latency.record(ns);
             }
+            for &ns in &self.spare_service {
+                self.interval_service.record(ns);
+            }
             self.spare.clear();
+            self.spare_service.clear();
             if let Some((_, _, Some(at))) = t {
                 end = end.max(Some(at));
             }
@@ -81,9 +90,21 @@ impl Sampler {
                     self.total_elapsed += elapsed;
                 }
                 self.total_latency.add(&self.interval_latency);
+                if settings.rate_iops > 0 {
+                    self.total_service.add(&self.interval_service);
+                } else {
+                    self.total_service.add(&self.interval_latency);
+                }
             }
         }
         let interval_latency = std::mem::take(&mut self.interval_latency);
+        // Without a rate, service time and latency are the same figure: `None` says so.
+        let interval_service_latency = if settings.rate_iops > 0 {
+            Some(std::mem::take(&mut self.interval_service))
+        } else {
+            self.interval_service.reset();
+            None
+        };
         let first_errors = self
             .control
             .errors
@@ -99,9 +120,11 @@ impl Sampler {
             stopped,
             interval,
             interval_latency,
+            interval_service_latency,
             total,
             total_elapsed: self.total_elapsed,
             total_latency: self.total_latency.summary(),
+            total_service_latency: self.total_service.summary(),
             total_left_out: self.left_out,
             threads,
             first_errors,
@@ -112,12 +135,14 @@ impl Sampler {
     }
 }
 
-/// Takes what a worker handed over into `into` (latencies) and returns its cumulative
-/// counters and latency sum, and at a cut (`generation`) the moment it switched.
+/// Takes what a worker handed over into `into` (latencies) and `service` (service times, with
+/// a rate) and returns its cumulative counters and latency sum, and at a cut (`generation`)
+/// the moment it switched.
 fn take_handover(
     slot: &WorkerSlot,
     generation: Option<u64>,
     into: &mut Vec<u64>,
+    service: &mut Vec<u64>,
 ) -> Option<(Counts, u64, Option<Instant>)> {
     let Some(generation) = generation else {
         // Between cuts, swap the batch out in O(1). If the worker holds the lock right now (it
@@ -125,6 +150,7 @@ fn take_handover(
         // on a lower-priority thread: counters and latencies then both wait.
         let mut mailbox = slot.mailbox.try_lock().ok()?;
         std::mem::swap(&mut mailbox.latencies, into);
+        std::mem::swap(&mut mailbox.service, service);
         mailbox.boundary = None;
         return Some((mailbox.counts, mailbox.latency_sum_ns, None));
     };
@@ -136,6 +162,7 @@ fn take_handover(
     {
         Some(b) => {
             into.extend(mailbox.latencies.drain(..b.latencies));
+            service.extend(mailbox.service.drain(..b.service));
             Some((b.counts, b.latency_sum_ns, Some(b.at)))
         }
         // Still in an I/O under the old settings (see `await_switch`): all it handed over
@@ -143,6 +170,7 @@ fn take_handover(
         None => {
             mailbox.cut_without = Some(generation);
             into.append(&mut mailbox.latencies);
+            service.append(&mut mailbox.service);
             Some((mailbox.counts, mailbox.latency_sum_ns, None))
         }
     }

@@ -86,7 +86,10 @@ pub(super) fn spawn(
         paused: false,
         interval_latency: Latency::default(),
         total_latency: Latency::default(),
+        interval_service: Latency::default(),
+        total_service: Latency::default(),
         spare: Vec::new(),
+        spare_service: Vec::new(),
         total_elapsed: Duration::ZERO,
         left_out: LeftOut::default(),
         continued_seen: stops::continued(),
@@ -124,8 +127,13 @@ struct Sampler {
     paused: bool,
     interval_latency: Latency,
     total_latency: Latency,
+    /// Service times (from submission) of this interval's I/Os, recorded only with a rate;
+    /// without one they are `interval_latency` itself.
+    interval_service: Latency,
+    total_service: Latency,
     /// An empty batch to swap with a worker's mailbox.
     spare: Vec<u64>,
+    spare_service: Vec<u64>,
     total_elapsed: Duration,
     /// Stopped intervals since the start or reset.
     left_out: LeftOut,
@@ -340,6 +348,7 @@ impl Sampler {
             w.left_out = (Counts::default(), 0);
         }
         self.total_latency.reset();
+        self.total_service.reset();
         self.total_elapsed = Duration::ZERO;
         self.left_out = LeftOut::default();
         let mut kept = self

@@ -126,7 +126,13 @@ pub(super) fn draw_latency(
     let p99s = tail(&run.p99, n);
     let p50s = tail(&run.p50, n);
     let max = p99s.iter().copied().max().unwrap_or(0).max(1);
-    let title = format!(" latency p99 {p99} ▲ p50 {p50} ▼ ");
+    // With a rate, from each I/O's slot on the timetable (coordinated omission corrected).
+    let what = if run.settings.rate_iops > 0 {
+        "lat from due"
+    } else {
+        "latency"
+    };
+    let title = format!(" {what} p99 {p99} ▲ p50 {p50} ▼ ");
     let mut block = graph_block(title, theme);
     if let Some(t) = baseline_title(
         base.map(|b| format!("baseline p99 {}", format_latency_ns(b.p99_ns))),
@@ -154,10 +160,12 @@ pub(super) fn draw_latency(
 
 pub(super) fn draw_histogram(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
     if run.show_heatmap {
-        let block = Block::bordered().title(Span::styled(
-            " latency heatmap, 1 s/column (d) ",
-            theme.accent(),
-        ));
+        let title = if run.settings.rate_iops > 0 {
+            " heatmap of latency from due, 1 s/column (d) "
+        } else {
+            " latency heatmap, 1 s/column (d) "
+        };
+        let block = Block::bordered().title(Span::styled(title, theme.accent()));
         let inner = framed(block, area, buf);
         Heatmap {
             columns: &run.heat.columns,
@@ -166,10 +174,12 @@ pub(super) fn draw_histogram(run: &Run, theme: Theme, area: Rect, buf: &mut Buff
         .render(inner, buf);
         return;
     }
-    let block = Block::bordered().title(Span::styled(
-        " latency distribution, 2 s (d) ",
-        theme.accent(),
-    ));
+    let title = if run.settings.rate_iops > 0 {
+        " latency from due time, 2 s (d) "
+    } else {
+        " latency distribution, 2 s (d) "
+    };
+    let block = Block::bordered().title(Span::styled(title, theme.accent()));
     let inner = framed(block, area, buf);
     LatencyHistogramView {
         histogram: &run.latency,

@@ -17,7 +17,7 @@ use crate::settings::{MAX_BS, MAX_IODEPTH, MAX_THREADS};
 use crate::tui::state::{Run, SweepState};
 use crate::tui::widgets::Theme;
 use crate::tui::widgets::slider::Slider;
-use crate::units::{format_block_size, format_bytes, format_duration};
+use crate::units::{format_block_size, format_bytes, format_count_rate, format_duration};
 
 /// The status line: target, span, mode, elapsed, errors, paused — fitted to `width`. The
 /// state (elapsed, errors, warnings, PAUSED/STOPPING) always shows; what does not fit goes
@@ -145,6 +145,8 @@ pub(super) fn message_line(run: &Run, theme: Theme) -> Line<'static> {
         Line::styled(m.clone(), theme.error())
     } else if let Some(p) = sweep_progress(run) {
         Line::styled(p, theme.warn())
+    } else if let Some(s) = rate_shortfall(run) {
+        Line::styled(s, theme.warn())
     } else if let Some(n) = &run.notice {
         Line::styled(n.clone(), theme.accent())
     } else if !run.info.warnings.is_empty() {
@@ -158,6 +160,17 @@ pub(super) fn message_line(run: &Run, theme: Theme) -> Line<'static> {
             theme.dim(),
         )
     }
+}
+
+/// "asked 50.0k IOPS, doing 31.2k: the disk is saturated", from the last whole second when
+/// it ran entirely at the rate in force.
+pub(super) fn rate_shortfall(run: &Run) -> Option<String> {
+    let now = run.seconds.now.as_ref()?;
+    let rate = run.settings.rate_iops;
+    if now.settings != run.settings || now.mixed_settings || run.paused {
+        return None;
+    }
+    crate::report::rate::saturated(rate, now.iops, "doing")
 }
 
 /// The baseline's figures when it is a single run, or a fleet's median host.
@@ -190,7 +203,7 @@ pub(super) fn draw_run(
     message_line(run, theme).render(message, buf);
     if body.width >= 80 && body.height >= 20 {
         let [top, bottom] =
-            Layout::vertical([Constraint::Length(8), Constraint::Fill(1)]).areas(body);
+            Layout::vertical([Constraint::Length(9), Constraint::Fill(1)]).areas(body);
         let [controls, kernel] =
             Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(top);
         draw_controls(run, theme, controls, buf);
@@ -211,9 +224,9 @@ pub(super) fn draw_run(
             Layout::vertical([Constraint::Fill(1), Constraint::Fill(1)]).areas(right);
         draw_histogram(run, theme, hist, buf);
         draw_threads(run, theme, threads, buf);
-    } else if body.height >= 7 {
+    } else if body.height >= 8 {
         let [controls, rest] =
-            Layout::vertical([Constraint::Length(7), Constraint::Fill(1)]).areas(body);
+            Layout::vertical([Constraint::Length(8), Constraint::Fill(1)]).areas(body);
         draw_controls(run, theme, controls, buf);
         if rest.height >= 8 {
             let [iops, lat] =
@@ -293,6 +306,11 @@ pub(super) fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffe
                 (v, f64::from(s.read_pct) / 100.0)
             }
             Knob::RandomPct => (s.random_pct.to_string(), f64::from(s.random_pct) / 100.0),
+            Knob::Rate if s.rate_iops == 0 => ("unlimited".into(), 1.0),
+            Knob::Rate => (
+                format_count_rate(s.rate_iops as f64),
+                log_position(s.rate_iops, 100, 10_000_000).min(0.97),
+            ),
         };
         Slider {
             label: knob.label(),
