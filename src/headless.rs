@@ -17,7 +17,7 @@ use crate::report::{
 };
 use crate::stats::{Snapshot, Window};
 use crate::suite::{SuiteReport, SuiteRunner};
-use crate::sweep::{Next, RAMP, SweepRunner, saturation};
+use crate::sweep::{Next, RAMP, SweepRunner, findings};
 use crate::{output, signals};
 
 /// Length of a reporting interval.
@@ -236,8 +236,10 @@ pub fn run_sweep(
         anyhow::bail!("{}: sweep stopped: {e}", config.target);
     }
     let steps = runner.results().to_vec();
+    let (saturation, latency_curve) = findings(dimension, &steps);
     Ok(SweepReport {
-        saturation: saturation(dimension, &steps),
+        saturation,
+        latency_curve,
         partial_step: runner.partial(),
         dimension,
         step_time_s: config.duration_s.unwrap_or(0.0),

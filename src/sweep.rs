@@ -9,11 +9,13 @@
 //! itself. The series machinery is `steps::StepRunner` (suites run on it too); parsing
 //! `--sweep` lives in `spec`, the saturation finder in `saturation`.
 
+pub mod curve;
 mod defaults;
 mod saturation;
 mod spec;
 pub mod steps;
 
+pub use curve::{CURVE_PCTS, LatencyCurve, curve_rates, latency_curve};
 pub use defaults::{SWEEP_BS, SWEEP_IODEPTH, SWEEP_THREADS, default_sweep, psync_refusal};
 pub use saturation::{GAIN_THRESHOLD, Saturation, Verdict, saturation};
 pub use spec::SweepSpec;
@@ -37,6 +39,8 @@ pub enum Dimension {
     Bs,
     /// Queue depth per thread (`iodepth=1..256`).
     Iodepth,
+    /// Total I/Os per second asked (`rate=curve`, `rate=1000,5000`); 0 is unlimited.
+    Rate,
 }
 
 impl Dimension {
@@ -45,6 +49,7 @@ impl Dimension {
             Dimension::Threads => "threads",
             Dimension::Bs => "bs",
             Dimension::Iodepth => "iodepth",
+            Dimension::Rate => "rate",
         }
     }
 
@@ -54,6 +59,7 @@ impl Dimension {
             Dimension::Threads => s.threads as u64,
             Dimension::Bs => s.bs,
             Dimension::Iodepth => s.iodepth as u64,
+            Dimension::Rate => s.rate_iops,
         }
     }
 
@@ -69,6 +75,10 @@ impl Dimension {
                 iodepth: v as usize,
                 ..base
             },
+            Dimension::Rate => Settings {
+                rate_iops: v,
+                ..base
+            },
         }
     }
 
@@ -79,7 +89,21 @@ impl Dimension {
             Dimension::Threads => format!("{v} threads"),
             Dimension::Bs => format_block_size(v),
             Dimension::Iodepth => format!("depth {v}"),
+            Dimension::Rate if v == 0 => "unlimited".into(),
+            Dimension::Rate => format!("{} IOPS", crate::units::format_count_rate(v as f64)),
         }
+    }
+}
+
+/// What a sweep found: where a threads, block-size or depth sweep saturates, or a rate
+/// sweep's latency-vs-load curve.
+pub fn findings(
+    d: Dimension,
+    steps: &[IntervalFigures],
+) -> (Option<Saturation>, Option<LatencyCurve>) {
+    match d {
+        Dimension::Rate => (None, latency_curve(steps)),
+        _ => (saturation(d, steps), None),
     }
 }
 
@@ -89,12 +113,27 @@ impl Dimension {
 pub struct SweepRunner {
     spec: SweepSpec,
     steps: StepRunner,
+    /// A curve's paced steps were set from its unlimited step.
+    paced_set: bool,
 }
 
 impl SweepRunner {
+    /// A runner over `spec`'s steps from `base`. A curve (`rate=curve`) starts with its
+    /// unlimited step; the paced steps' rates are set once it is measured (until then they
+    /// stand as unlimited too, and are never applied so).
     pub fn new(spec: SweepSpec, base: Settings, step_time: Duration) -> Self {
-        let steps = StepRunner::new(spec.steps(base), step_time, Duration::ZERO);
-        SweepRunner { spec, steps }
+        let mut steps = spec.steps(base);
+        if spec.curve {
+            // Placeholders until the unlimited step has found the maximum (never applied).
+            let unlimited = steps[0];
+            steps.extend(CURVE_PCTS.iter().map(|_| unlimited));
+        }
+        let steps = StepRunner::new(steps, step_time, Duration::ZERO);
+        SweepRunner {
+            spec,
+            steps,
+            paced_set: false,
+        }
     }
 
     pub fn spec(&self) -> &SweepSpec {
@@ -128,7 +167,24 @@ impl SweepRunner {
 
     /// Takes one snapshot (see `StepRunner::on_snapshot`).
     pub fn on_snapshot(&mut self, s: &Snapshot) -> Next {
-        self.steps.on_snapshot(s)
+        let next = self.steps.on_snapshot(s);
+        if self.spec.curve && !self.paced_set && self.results().len() == 1 {
+            // The unlimited step found the maximum: the paced steps are shares of it.
+            self.paced_set = true;
+            let max = self.results()[0].iops;
+            if max <= 0.0 {
+                return Next::Done;
+            }
+            let first = self.steps.first();
+            let paced: Vec<Settings> = curve_rates(max)
+                .into_iter()
+                .map(|r| Dimension::Rate.with(first, r))
+                .collect();
+            let next_step = paced[0];
+            self.steps.set_later_steps(paced);
+            return Next::Apply(next_step);
+        }
+        next
     }
 }
 

@@ -201,3 +201,76 @@ fn the_asked_rate_is_delivered_within_two_percent() {
         assert_eq!(v["intervals"][0]["rate_iops"], rate);
     }
 }
+
+/// `--sweep rate=curve` through the binary on a page-cached file, at depth 4: an unlimited
+/// step, then the curve's fractions of what it did, each delivered where the target can; the
+/// JSON carries the curve and its finding, and a saved curve is a baseline for the next one.
+#[test]
+fn a_rate_curve_steps_at_the_fractions_of_the_unlimited_step() {
+    let dir = workdir();
+    let path = dir.path().join("f");
+    make_file(&path, 16 << 20);
+    let _ = std::fs::read(&path);
+    let p = path.to_str().unwrap();
+    let args = [
+        p,
+        "--buffered",
+        "-Q",
+        "4",
+        "--sweep",
+        "rate=curve",
+        "-T",
+        "1s",
+        "--json",
+    ];
+    let v = json(&diskscope(dir.path(), &args));
+    assert_eq!(v["dimension"], "rate");
+    let steps = v["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 9);
+    assert_eq!(steps[0]["rate_iops"], 0);
+    let max = steps[0]["iops"].as_f64().unwrap();
+    assert!(max > 0.0);
+    for (s, pct) in steps[1..].iter().zip([10, 30, 50, 70, 80, 90, 95, 100]) {
+        let asked = s["rate_iops"].as_u64().unwrap();
+        assert_eq!(asked, (max * pct as f64 / 100.0).round() as u64, "{pct}%");
+        assert_eq!(s["iodepth"], 4);
+        // Half the maximum or less is well within what the page cache carries. (Within 5%
+        // here: a step is 1 s, so a 20 ms hiccup of a shared core near its end is 2% short;
+        // the 2% test above runs 3 s.)
+        if pct <= 50 {
+            let iops = s["iops"].as_f64().unwrap();
+            assert!(
+                (iops - asked as f64).abs() / asked as f64 <= 0.05,
+                "{pct}%: {iops:.0} IOPS for {asked} asked"
+            );
+        }
+    }
+    let curve = &v["latency_curve"];
+    assert_eq!(curve["points"].as_array().unwrap().len(), 8);
+    assert_eq!(curve["max_iops"].as_f64().unwrap(), max);
+    assert_eq!(curve["flat_p99_ns"], steps[1]["latency_ns"]["p99"]);
+    let summary = curve["summary"].as_str().unwrap();
+    assert!(summary.starts_with("p99 stays within"), "{summary}");
+    assert!(v["saturation"].is_null());
+}
+
+/// A rate sweep's JSON, saved and loaded as a baseline, keys its steps by the asked rate; a
+/// result from before the rate knob (no `rate_iops`) loads as unlimited.
+#[test]
+fn saved_rates_load_and_old_files_mean_unlimited() {
+    use diskscope::report::baseline::Baseline;
+    use diskscope::sweep::Dimension;
+    let dir = workdir();
+    let sweep = r#"{"dimension":"rate","steps":[
+        {"rate_iops":1000,"iops":999.0,"bw_bytes_per_s":4.0e6,"latency_ns":{"p50":1000,"p99":5000}},
+        {"rate_iops":2000,"iops":1990.0,"bw_bytes_per_s":8.0e6,"latency_ns":{"p50":1200,"p99":9000}}]}"#;
+    let old = r#"{"dimension":"rate","steps":[
+        {"iops":5000.0,"bw_bytes_per_s":2.0e7,"latency_ns":{"p50":1000,"p99":5000}}]}"#;
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    std::fs::write(&a, sweep).unwrap();
+    std::fs::write(&b, old).unwrap();
+    let a = Baseline::load(&a).unwrap();
+    assert_eq!(a.step(Dimension::Rate, 2000).unwrap().p99_ns, 9000.0);
+    let b = Baseline::load(&b).unwrap();
+    assert_eq!(b.step(Dimension::Rate, 0).unwrap().iops, 5000.0);
+}

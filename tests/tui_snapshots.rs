@@ -637,6 +637,17 @@ fn bs_curve(bs: u64) -> (f64, u64) {
     (bw / bs as f64, 80_000 + bs / 20)
 }
 
+/// Fixed IOPS and p99 of a disk that does 20k IOPS at most: at a rate, what was asked, with
+/// a p99 that grows like a queue's (1 / (1 - load)); unlimited, the maximum with a deep queue.
+fn load_curve(rate: u64) -> (f64, u64) {
+    const MAX: f64 = 20_000.0;
+    if rate == 0 {
+        return (MAX, 9_000_000);
+    }
+    let load = (rate as f64 / MAX).min(0.99);
+    (rate as f64, (200_000.0 / (1.0 - load)) as u64)
+}
+
 /// A run that swept `spec` with 1 s steps through `advance_sweep`, as the session feeds it.
 fn swept_app(spec: SweepSpec) -> App {
     let mut run = Run::new(info(false), settings(), Some("sdb".into()));
@@ -651,6 +662,7 @@ fn swept_app(spec: SweepSpec) -> App {
         let (iops, p99) = match dimension {
             Dimension::Threads | Dimension::Iodepth => thread_curve(v),
             Dimension::Bs => bs_curve(v),
+            Dimension::Rate => load_curve(v),
         };
         let s = step_snapshot(seq, current, iops, p99, &mut total);
         run.push(s.clone());
@@ -664,6 +676,43 @@ fn swept_app(spec: SweepSpec) -> App {
         }
     }
     App::new(Screen::Run(Box::new(run)), true)
+}
+
+#[test]
+fn rate_curve_steps_at_the_fractions_and_draws_the_hockey_stick() {
+    let app = swept_app(SweepSpec::parse("rate=curve").unwrap());
+    let Screen::Run(run) = &app.screen else {
+        panic!("run screen")
+    };
+    let sweep = run.sweep.as_ref().unwrap();
+    let asked: Vec<u64> = sweep
+        .results()
+        .iter()
+        .map(|r| r.settings.rate_iops)
+        .collect();
+    // One unlimited step (20k IOPS), then 10 … 100% of what it did.
+    assert_eq!(
+        asked,
+        vec![
+            0, 2000, 6000, 10_000, 14_000, 16_000, 18_000, 19_000, 20_000
+        ]
+    );
+    let curve = sweep.curve.as_ref().unwrap();
+    // p99 222 µs at 10%, so the flat part ends where p99 passes 444 µs: 667 µs at 70%
+    // (the fourth paced step) is the first beyond it.
+    assert_eq!(curve.leaves_flat_at, Some(3));
+    let buf = draw(&app, 80, 24);
+    let text = screen_text(&buf);
+    for needle in [
+        "latency vs load",
+        "p99 stays within",
+        "up to 50% of max (10.0k IOPS)",
+        "asked IO/s",
+        "unlimited",
+    ] {
+        assert!(text.contains(needle), "{needle:?} missing:\n{text}");
+    }
+    assert_snapshot("sweep_rate_80x24", &buf);
 }
 
 fn thread_sweep_app() -> App {

@@ -132,11 +132,12 @@ impl Baseline {
                 Some("threads") => Dimension::Threads,
                 Some("bs") => Dimension::Bs,
                 Some("iodepth") => Dimension::Iodepth,
+                Some("rate") => Dimension::Rate,
                 _ => bail!("--baseline {shown}: a sweep without a known dimension"),
             };
             let steps = steps
                 .iter()
-                .filter_map(|s| Some((s[dimension.name()].as_u64()?, Figures::from_json(s)?)))
+                .filter_map(|s| Some((step_value(dimension, s)?, Figures::from_json(s)?)))
                 .collect();
             return Ok(Baseline::Sweep {
                 label,
@@ -263,6 +264,15 @@ fn sum_figures(f: impl Iterator<Item = Figures>) -> Figures {
             p99_ns: a.p99_ns.max(b.p99_ns),
         },
     )
+}
+
+/// A saved step's value of `dimension`; a rate is saved as `rate_iops`, absent (0,
+/// unlimited) in files from before the rate knob.
+fn step_value(dimension: Dimension, step: &Value) -> Option<u64> {
+    match dimension {
+        Dimension::Rate => Some(step["rate_iops"].as_u64().unwrap_or(0)),
+        d => step[d.name()].as_u64(),
+    }
 }
 
 fn change(now: f64, before: f64) -> String {

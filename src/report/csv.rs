@@ -1,18 +1,20 @@
 //! CSV of the reporting intervals: one header line, one row per interval, plain numbers in
 //! base units (seconds, bytes, nanoseconds) so spreadsheets need no unit parsing. `ops`,
 //! `bytes` and the latencies count complete I/Os only; the columns after the latencies count
-//! what is not in them (stop-spanning I/Os, and stopped time left out of the row).
+//! what is not in them (stop-spanning I/Os, and stopped time left out of the row). The last
+//! columns came with the rate knob: the asked rate (0: unlimited) and the service time's p50
+//! and p99 (from submission; the `lat_` columns count from the due time when a rate is set).
 
 use crate::stats::IntervalFigures;
 use crate::suite::{Direction, SuiteReport};
 
-pub const HEADER: &str = "t_s,elapsed_s,threads,iodepth,bs,read_pct,random_pct,ops,bytes,iops,bw_bytes_per_s,errors,short_ios,lat_min_ns,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,spanning_stop,syncs,stopped_s,left_out_s,left_out_ops";
+pub const HEADER: &str = "t_s,elapsed_s,threads,iodepth,bs,read_pct,random_pct,ops,bytes,iops,bw_bytes_per_s,errors,short_ios,lat_min_ns,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,spanning_stop,syncs,stopped_s,left_out_s,left_out_ops,rate_iops,service_p50_ns,service_p99_ns";
 
 /// One CSV row for an interval (no trailing newline).
 pub fn row(r: &IntervalFigures) -> String {
     let l = &r.latency_ns;
     format!(
-        "{:.3},{:.3},{},{},{},{},{},{},{},{:.1},{:.0},{},{},{},{:.0},{},{},{},{},{},{},{},{:.3},{:.3},{}",
+        "{:.3},{:.3},{},{},{},{},{},{},{},{:.1},{:.0},{},{},{},{:.0},{},{},{},{},{},{},{},{:.3},{:.3},{},{},{},{}",
         r.t_s,
         r.elapsed_s,
         r.settings.threads,
@@ -37,7 +39,10 @@ pub fn row(r: &IntervalFigures) -> String {
         r.counts.syncs,
         r.left_out.stopped.as_secs_f64(),
         r.left_out.elapsed.as_secs_f64(),
-        r.left_out.counts.ops
+        r.left_out.counts.ops,
+        r.settings.rate_iops,
+        r.service_latency_ns.p50,
+        r.service_latency_ns.p99
     )
 }
 

@@ -117,6 +117,7 @@ mod tests {
             step_time_s: 3.0,
             steps: vec![],
             saturation: None,
+            latency_curve: None,
             partial_step: None,
             errors: vec![],
             interrupted_by: None,

@@ -117,6 +117,12 @@ impl FioJob {
             let name = format!("step{}-{}-{}", i + 1, spec.dimension.name(), v);
             job.add_step(c, s, name, true);
         }
+        if spec.curve {
+            job.notes.push(format!(
+                "rate=curve: this is its unlimited step only; the paced steps are {} of the IOPS it reaches, known only after it ran: add groups with rate_iops set to those shares",
+                crate::sweep::CURVE_PCTS.map(|p| format!("{p}%")).join(", ")
+            ));
+        }
         job
     }
 

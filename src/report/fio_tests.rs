@@ -298,3 +298,15 @@ fn the_rate_is_split_over_jobs_and_directions() {
     );
     assert!(!rated(2, 100, 0).contains("rate_iops"));
 }
+
+#[test]
+fn a_rate_curve_exports_its_unlimited_step_and_says_what_follows() {
+    let spec = crate::sweep::SweepSpec::parse("rate=curve").unwrap();
+    let job = FioJob::sweep(&config(1, 100, 100), &spec, Duration::from_secs(3)).job_file();
+    assert_eq!(job.matches("stonewall").count(), 1, "{job}");
+    assert!(!job.contains("rate_iops="), "{job}");
+    assert!(
+        job.contains("10%, 30%, 50%, 70%, 80%, 90%, 95%, 100%"),
+        "{job}"
+    );
+}

@@ -22,7 +22,7 @@ use crate::stats::snapshot::per_second;
 use crate::stats::{
     Counts, IntervalFigures, IoErrorRecord, LatencySummary, LeftOut, Snapshot, ThreadSample,
 };
-use crate::sweep::{Dimension, PartialStep, Saturation};
+use crate::sweep::{Dimension, LatencyCurve, PartialStep, Saturation};
 
 /// What was tested and how.
 #[derive(Debug, Clone, Serialize)]
@@ -374,6 +374,9 @@ pub struct SweepReport {
     pub step_time_s: f64,
     pub steps: Vec<IntervalFigures>,
     pub saturation: Option<Saturation>,
+    /// A rate sweep's latency-vs-load curve and where its p99 leaves the flat part.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency_curve: Option<LatencyCurve>,
     /// The step a stop cut short, with what it did (not part of `steps` or the finding).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partial_step: Option<PartialStep>,

@@ -377,8 +377,15 @@ fn error_lines(out: &mut String, errors: &[IoErrorRecord]) {
     }
 }
 
-/// The sweep table's header, like iops(1)'s ladder.
+/// The sweep table's header, like iops(1)'s ladder; a rate sweep's shows the asked and the
+/// achieved rate with the latency (from the due time) and the service time's p99.
 pub fn step_header(d: Dimension) -> String {
+    if d == Dimension::Rate {
+        return format!(
+            "{:>11} {:>10} {:>10} {:>10} {:>10} {:>12}",
+            "asked IO/s", "IO/s", "MiB/s", "p50", "p99", "service p99"
+        );
+    }
     format!(
         "{:>11} {:>10} {:>10} {:>10} {:>10} {:>10}",
         d.name(),
@@ -393,8 +400,29 @@ pub fn step_header(d: Dimension) -> String {
 /// One row of the sweep table.
 pub fn step_line(d: Dimension, r: &IntervalFigures) -> String {
     let value = d.value(&r.settings);
+    if d == Dimension::Rate {
+        let asked = if value == 0 {
+            "unlimited".to_string()
+        } else {
+            value.to_string()
+        };
+        let short = if super::rate::falls_short(value, r.iops) {
+            "  (saturated)"
+        } else {
+            ""
+        };
+        return format!(
+            "{asked:>11} {:>10.0} {:>10.1} {:>10} {:>10} {:>12}{}{short}",
+            r.iops,
+            r.bw_bytes_per_s / (1 << 20) as f64,
+            format_latency_ns(r.latency_ns.p50 as f64),
+            format_latency_ns(r.latency_ns.p99 as f64),
+            format_latency_ns(r.service_latency_ns.p99 as f64),
+            not_ops(&r.counts, r.elapsed_s)
+        );
+    }
     let shown = match d {
-        Dimension::Threads | Dimension::Iodepth => value.to_string(),
+        Dimension::Threads | Dimension::Iodepth | Dimension::Rate => value.to_string(),
         Dimension::Bs => format_block_size(value),
     };
     format!(
@@ -428,6 +456,13 @@ pub fn sweep_summary(r: &SweepReport) -> String {
         let _ = writeln!(out, "{}", partial_step_line(r, p));
     }
     let finding = match (&r.saturation, &r.partial_step) {
+        _ if r.latency_curve.is_some() => r
+            .latency_curve
+            .as_ref()
+            .map_or_else(String::new, |c| c.summary.clone()),
+        (None, _) if r.dimension == Dimension::Rate => {
+            "no latency curve: no paced step did any I/O".to_string()
+        }
         (Some(s), _) => s.summary.clone(),
         (None, Some(_)) if r.steps.is_empty() => {
             "no saturation finding: no step ran to the end".to_string()
@@ -570,6 +605,7 @@ mod sweep_stop_tests {
             step_time_s: 2.0,
             steps: vec![step.clone(), step],
             saturation: None,
+            latency_curve: None,
             partial_step: None,
             errors: vec![],
             interrupted_by: None,

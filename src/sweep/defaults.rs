@@ -1,4 +1,5 @@
-//! The sweeps offered without a spec (the TUI's `s t`, `s b` and `s q`): threads 1 to 64, block
+//! The sweeps offered without a spec (the TUI's `s t`, `s b`, `s q` and `s r`, the latency
+//! curve): threads 1 to 64, block
 //! sizes from the target's logical block size to 4 MiB as far as the target allows, or queue
 //! depths 1 to 256 (io_uring only), doubling.
 
@@ -29,6 +30,7 @@ pub fn psync_refusal(info: &ConfigReport) -> Result<(), String> {
 /// sizes from the logical block size (at least 512) to 4 MiB that fit the span.
 pub fn default_sweep(dimension: Dimension, info: &ConfigReport) -> Result<SweepSpec, String> {
     let values: Vec<u64> = match dimension {
+        Dimension::Rate => return Ok(SweepSpec::curve()),
         Dimension::Threads => {
             let (lo, hi) = SWEEP_THREADS;
             std::iter::successors(Some(lo), |v| Some(v * 2))
@@ -58,7 +60,11 @@ pub fn default_sweep(dimension: Dimension, info: &ConfigReport) -> Result<SweepS
             info.span_bytes
         ));
     }
-    Ok(SweepSpec { dimension, values })
+    Ok(SweepSpec {
+        dimension,
+        values,
+        curve: false,
+    })
 }
 
 #[cfg(test)]

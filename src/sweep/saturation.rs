@@ -95,7 +95,7 @@ impl Serialize for Saturation {
 /// The figure a sweep of `dimension` is judged by.
 fn metric(dimension: Dimension, s: &IntervalFigures) -> f64 {
     match dimension {
-        Dimension::Threads | Dimension::Iodepth => s.iops,
+        Dimension::Threads | Dimension::Iodepth | Dimension::Rate => s.iops,
         Dimension::Bs => s.bw_bytes_per_s,
     }
 }
@@ -103,7 +103,9 @@ fn metric(dimension: Dimension, s: &IntervalFigures) -> f64 {
 /// "56.0k IOPS" / "412 MiB/s".
 fn figure(dimension: Dimension, s: &IntervalFigures) -> String {
     match dimension {
-        Dimension::Threads | Dimension::Iodepth => format!("{} IOPS", format_count_rate(s.iops)),
+        Dimension::Threads | Dimension::Iodepth | Dimension::Rate => {
+            format!("{} IOPS", format_count_rate(s.iops))
+        }
         Dimension::Bs => format!("{:.0} MiB/s", s.bw_bytes_per_s / (1 << 20) as f64),
     }
 }
@@ -159,7 +161,7 @@ fn saturated(dimension: Dimension, steps: &[IntervalFigures], step: usize) -> St
     };
     let (gained, plural) = match dimension {
         Dimension::Threads => ("IOPS", true),
-        Dimension::Iodepth => ("IOPS", false),
+        Dimension::Iodepth | Dimension::Rate => ("IOPS", false),
         Dimension::Bs => ("bandwidth", false),
     };
     let verb = match (gain >= 0.0, plural) {
@@ -195,7 +197,7 @@ fn rising(dimension: Dimension, steps: &[IntervalFigures]) -> (Verdict, String) 
         )
     });
     let what = match dimension {
-        Dimension::Threads | Dimension::Iodepth => "IOPS",
+        Dimension::Threads | Dimension::Iodepth | Dimension::Rate => "IOPS",
         Dimension::Bs => "bandwidth",
     };
     let gain = match gain_pct {

@@ -1,10 +1,11 @@
 //! `--sweep` as typed: "threads=1,2,4,8", "threads=1..64" (doubling), "bs=512..4M" (doubling),
-//! "bs=4k,64k,1M". A sweep is a curve over rising values, so a list must rise strictly: a
+//! "bs=4k,64k,1M", "iodepth=1..256", "rate=curve" (an unlimited step, then 10 … 100% of what it
+//! did; see `curve`) or "rate=1000,5000,20k". A sweep is a curve over rising values, so a list must rise strictly: a
 //! repeated or falling value (`threads=4,2`, `threads=1,1`) or a one-step range (`bs=4k..4k`)
 //! is refused here, before anything is opened, with one line naming the flag.
 
 use super::Dimension;
-use crate::settings::{MAX_BS, MAX_IODEPTH, MAX_THREADS};
+use crate::settings::{MAX_BS, MAX_IODEPTH, MAX_RATE_IOPS, MAX_THREADS};
 use crate::units::parse_size;
 
 /// A parsed `--sweep`: the dimension and its strictly rising values.
@@ -12,9 +13,12 @@ use crate::units::parse_size;
 pub struct SweepSpec {
     pub dimension: Dimension,
     pub values: Vec<u64>,
+    /// `rate=curve`: `values` is the unlimited step alone; the paced steps follow from it.
+    pub curve: bool,
 }
 
-const USAGE: &str = "use e.g. threads=1,2,4,8, threads=1..64, bs=512..4M or iodepth=1..256";
+const USAGE: &str =
+    "use e.g. threads=1,2,4,8, threads=1..64, bs=512..4M, iodepth=1..256 or rate=curve";
 
 impl SweepSpec {
     /// Parses "threads=1,2,4,8", "threads=1..64" (doubling), "bs=512..4M" (doubling) or
@@ -27,12 +31,16 @@ impl SweepSpec {
             "threads" | "t" => Dimension::Threads,
             "bs" | "b" => Dimension::Bs,
             "iodepth" | "q" => Dimension::Iodepth,
+            "rate" | "r" => Dimension::Rate,
             other => {
                 return Err(format!(
                     "--sweep '{text}': unknown dimension '{other}'; {USAGE}"
                 ));
             }
         };
+        if dimension == Dimension::Rate && list.trim() == "curve" {
+            return Ok(SweepSpec::curve());
+        }
         let one = |v: &str| parse_value(text, dimension, v);
         let values = if let Some((a, b)) = list.split_once("..") {
             doubling(text, dimension, one(a)?, one(b)?)?
@@ -45,7 +53,20 @@ impl SweepSpec {
             ));
         }
         check_rising(text, dimension, &values)?;
-        Ok(SweepSpec { dimension, values })
+        Ok(SweepSpec {
+            dimension,
+            values,
+            curve: false,
+        })
+    }
+
+    /// `rate=curve`: one unlimited step, then `curve::CURVE_PCTS` of what it did.
+    pub fn curve() -> SweepSpec {
+        SweepSpec {
+            dimension: Dimension::Rate,
+            values: vec![0],
+            curve: true,
+        }
     }
 
     /// The settings of every step, from `base`.
@@ -86,7 +107,7 @@ impl SweepSpec {
 /// A value as `--sweep` takes it: "64", "4k".
 fn typed(dimension: Dimension, v: u64) -> String {
     match dimension {
-        Dimension::Threads | Dimension::Iodepth => v.to_string(),
+        Dimension::Threads | Dimension::Iodepth | Dimension::Rate => v.to_string(),
         Dimension::Bs => crate::units::format_block_size(v),
     }
 }
@@ -97,6 +118,7 @@ pub fn max_value(dimension: Dimension) -> u64 {
         Dimension::Threads => MAX_THREADS as u64,
         Dimension::Bs => MAX_BS,
         Dimension::Iodepth => MAX_IODEPTH as u64,
+        Dimension::Rate => MAX_RATE_IOPS,
     }
 }
 
@@ -108,11 +130,13 @@ fn parse_value(text: &str, dimension: Dimension, v: &str) -> Result<u64, String>
             .parse::<u64>()
             .map_err(|_| format!("--sweep '{text}': '{v}' is not a whole number"))?,
         Dimension::Bs => parse_size(v).map_err(|e| format!("--sweep {e}"))?,
+        Dimension::Rate => crate::cli::values::rate_iops(v).map_err(|e| format!("--sweep {e}"))?,
     };
     let (lo, hi) = match dimension {
         Dimension::Threads => (1, MAX_THREADS as u64),
         Dimension::Bs => (512, MAX_BS),
         Dimension::Iodepth => (1, MAX_IODEPTH as u64),
+        Dimension::Rate => (1, MAX_RATE_IOPS),
     };
     if !(lo..=hi).contains(&n) {
         return Err(format!("--sweep '{text}': {v} is outside {lo}..{hi}"));
@@ -198,6 +222,28 @@ mod tests {
             "threads=a,b",
         ] {
             assert!(SweepSpec::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn rate_sweeps_parse() {
+        let c = SweepSpec::parse("rate=curve").unwrap();
+        assert_eq!(
+            (c.dimension, c.values.clone(), c.curve),
+            (Dimension::Rate, vec![0], true)
+        );
+        let l = SweepSpec::parse("rate=1000,5k,20k").unwrap();
+        assert_eq!((l.values, l.curve), (vec![1000, 5000, 20_000], false));
+        assert_eq!(
+            SweepSpec::parse("r=1k..8k").unwrap().values,
+            vec![1000, 2000, 4000, 8000]
+        );
+        for bad in ["rate=curvy", "rate=0,100", "rate=5k,1k", "rate=fast"] {
+            let e = SweepSpec::parse(bad).expect_err(bad);
+            assert!(
+                e.starts_with(&format!("--sweep '{bad}'")) || e.starts_with("--sweep"),
+                "{e}"
+            );
         }
     }
 

@@ -98,6 +98,13 @@ impl StepRunner {
         &self.steps
     }
 
+    /// Replaces the steps not yet begun (those after the one just measured) with `steps`: a
+    /// rate curve's paced steps, known once its unlimited step is measured.
+    pub fn set_later_steps(&mut self, steps: Vec<Settings>) {
+        self.steps.truncate(self.index);
+        self.steps.extend(steps);
+    }
+
     /// Measured time per step.
     pub fn step_time(&self) -> Duration {
         self.step_time

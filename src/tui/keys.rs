@@ -171,6 +171,7 @@ fn run_key(run: &mut Run, key: KeyEvent, help: &mut bool) -> Action {
             KeyCode::Char('t') => Dimension::Threads,
             KeyCode::Char('b') => Dimension::Bs,
             KeyCode::Char('q') => Dimension::Iodepth,
+            KeyCode::Char('r') => Dimension::Rate,
             _ => {
                 run.notice = None;
                 return Action::None;
@@ -211,7 +212,7 @@ fn run_key(run: &mut Run, key: KeyEvent, help: &mut bool) -> Action {
             run.sweep_prompt = true;
             run.message = None;
             run.notice = Some(format!(
-                "sweep: t threads {}..{} · b block size 512..4M · q depth 1..{} · {:.1} s/step · other keys cancel",
+                "sweep: t threads {}..{} · b block size 512..4M · q depth 1..{} · r latency curve · {:.1} s/step · other keys cancel",
                 SWEEP_THREADS.0,
                 SWEEP_THREADS.1,
                 SWEEP_IODEPTH.1,

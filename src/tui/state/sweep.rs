@@ -8,7 +8,7 @@ use crate::report::export::Export;
 use crate::report::{ConfigReport, SweepReport};
 use crate::settings::Settings;
 use crate::stats::{IntervalFigures, Snapshot};
-use crate::sweep::{Dimension, Next, Saturation, SweepRunner, SweepSpec, saturation};
+use crate::sweep::{Dimension, LatencyCurve, Next, Saturation, SweepRunner, SweepSpec, findings};
 use crate::tui::action::Action;
 
 /// What the run screen shows.
@@ -42,6 +42,8 @@ pub struct SweepRun {
     pub step_time: Duration,
     /// Found when the sweep is done.
     pub saturation: Option<Saturation>,
+    /// Found when a rate sweep is done: its latency-vs-load curve.
+    pub curve: Option<LatencyCurve>,
     /// Set when a manual setting change came after the sweep: it is then no longer the last
     /// thing that ran, and `e` and the summary are about the run.
     pub superseded: bool,
@@ -69,6 +71,7 @@ impl Run {
             base: self.settings,
             step_time: self.step_time,
             saturation: None,
+            curve: None,
             superseded: false,
         });
         self.sweep_prompt = false;
@@ -94,7 +97,7 @@ impl Run {
             Next::Apply(next) | Next::Rest(next) => Action::Apply(next),
             Next::Done => {
                 sweep.state = SweepState::Done;
-                sweep.saturation = saturation(sweep.dimension(), sweep.results());
+                (sweep.saturation, sweep.curve) = findings(sweep.dimension(), sweep.results());
                 self.view = View::Sweep;
                 Action::None
             }
@@ -149,6 +152,7 @@ impl Run {
             step_time_s: sweep.step_time.as_secs_f64(),
             steps: sweep.results().to_vec(),
             saturation: sweep.saturation.clone(),
+            latency_curve: sweep.curve.clone(),
             partial_step: None,
             errors: self
                 .last

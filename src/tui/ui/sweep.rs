@@ -14,6 +14,7 @@ use crate::report::text::{step_header, step_line};
 use crate::sweep::Dimension;
 use crate::tui::state::{Run, SweepRun, SweepState};
 use crate::tui::widgets::Theme;
+use crate::tui::widgets::curve::{CurveChart, load_points};
 use crate::tui::widgets::sweep::{Point, SweepChart};
 
 /// What the sweep view shows, before it is laid out.
@@ -72,6 +73,9 @@ fn baseline_points(baseline: Option<&Baseline>, d: Dimension) -> Vec<Point> {
 
 /// The saturation sentence, or how far the sweep got.
 fn finding(sweep: &SweepRun, theme: Theme) -> Line<'static> {
+    if let Some(c) = &sweep.curve {
+        return Line::styled(c.summary.clone(), theme.accent());
+    }
     match (&sweep.saturation, sweep.state) {
         (Some(s), _) => Line::styled(s.summary.clone(), theme.accent()),
         (None, SweepState::Done) => {
@@ -122,7 +126,14 @@ fn step_table(
                 line = with;
             }
         }
-        let style = if sweep.saturation.as_ref().is_some_and(|s| s.step == i) {
+        // The saturating step, or the first paced step beyond the curve's flat part (the
+        // table's row 0 is the unlimited step).
+        let knee = sweep
+            .curve
+            .as_ref()
+            .and_then(|c| c.leaves_flat_at)
+            .is_some_and(|k| k + 1 == i);
+        let style = if knee || sweep.saturation.as_ref().is_some_and(|s| s.step == i) {
             theme.accent()
         } else {
             Style::new()
@@ -209,6 +220,36 @@ fn draw_full(
         theme.accent(),
     );
     status_line(run, theme, status.width, Some(what)).render(status, buf);
+    if d == Dimension::Rate {
+        // The hockey stick: latency against the load actually achieved.
+        let (points, max_iops) = load_points(sweep.results());
+        let chart = CurveChart {
+            points: &points,
+            max_iops,
+            theme,
+        };
+        chart.legend().render(legend, buf);
+        chart.render(chart_area, buf);
+    } else {
+        draw_chart(&lines, baseline, theme, d, legend, chart_area, buf);
+    }
+    Paragraph::new(lines.finding)
+        .wrap(Wrap { trim: true })
+        .render(finding_area, buf);
+    Paragraph::new(lines.table).render(table_area, buf);
+    lines.keys.render(keys_area, buf);
+}
+
+/// The chart of a threads, block-size or depth sweep, with its legend.
+fn draw_chart(
+    lines: &SweepLines,
+    baseline: Option<&Baseline>,
+    theme: Theme,
+    d: Dimension,
+    legend: Rect,
+    chart_area: Rect,
+    buf: &mut Buffer,
+) {
     let chart = SweepChart {
         dimension: d,
         steps: &lines.steps,
@@ -225,9 +266,4 @@ fn draw_full(
     }
     legend_line.render(legend, buf);
     chart.render(chart_area, buf);
-    Paragraph::new(lines.finding)
-        .wrap(Wrap { trim: true })
-        .render(finding_area, buf);
-    Paragraph::new(lines.table).render(table_area, buf);
-    lines.keys.render(keys_area, buf);
 }

@@ -62,7 +62,9 @@ type Metric = (&'static str, fn(&Point) -> f64, fn(f64) -> String);
 /// The primary metric of a sweep of `d`.
 fn primary(d: Dimension) -> Metric {
     match d {
-        Dimension::Threads | Dimension::Iodepth => ("IOPS", |p| p.iops, format_count_rate),
+        Dimension::Threads | Dimension::Iodepth | Dimension::Rate => {
+            ("IOPS", |p| p.iops, format_count_rate)
+        }
         Dimension::Bs => (
             "MiB/s",
             |p| p.bw_bytes_per_s / (1 << 20) as f64,
@@ -74,7 +76,9 @@ fn primary(d: Dimension) -> Metric {
 /// The secondary metric, scaled onto the primary axis.
 fn secondary(d: Dimension) -> Metric {
     match d {
-        Dimension::Threads | Dimension::Iodepth => ("p99", |p| p.p99_ns, format_latency_ns),
+        Dimension::Threads | Dimension::Iodepth | Dimension::Rate => {
+            ("p99", |p| p.p99_ns, format_latency_ns)
+        }
         Dimension::Bs => ("IOPS", |p| p.iops, format_count_rate),
     }
 }
@@ -82,7 +86,7 @@ fn secondary(d: Dimension) -> Metric {
 /// The label of a swept value: "16", "4k".
 pub fn value_label(d: Dimension, v: u64) -> String {
     match d {
-        Dimension::Threads | Dimension::Iodepth => v.to_string(),
+        Dimension::Threads | Dimension::Iodepth | Dimension::Rate => v.to_string(),
         Dimension::Bs => format_block_size(v),
     }
 }
