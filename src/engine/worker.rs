@@ -155,6 +155,8 @@ pub(super) struct Worker {
     service_batch: Vec<u64>,
     /// The timetable when a rate is set.
     pub pace: Option<Pace>,
+    /// Whether the thread's priority is set for pacing (`pace::prioritise`).
+    paced: bool,
     pub seen_generation: u64,
     pub settings: Settings,
     pattern: Option<OffsetGen>,
@@ -177,6 +179,7 @@ impl Worker {
             batch: Vec::with_capacity(BATCH),
             service_batch: Vec::with_capacity(BATCH),
             pace: None,
+            paced: false,
             seen_generation: u64::MAX,
             settings: Settings::default(),
             pattern: None,
@@ -358,7 +361,9 @@ impl Worker {
         }
         // Every change starts a fresh timetable: no backlog carried over a pause or a new rate.
         self.pace = Pace::new(s.rate_iops, s.threads, slot.index, Instant::now());
-        if self.pace.is_some() {
+        if self.pace.is_some() != self.paced {
+            self.paced = self.pace.is_some();
+            pace::prioritise(self.paced);
             pace::tighten_timer_slack();
         }
         true

@@ -69,10 +69,19 @@ pub fn latency_curve(steps: &[IntervalFigures]) -> Option<LatencyCurve> {
     if paced.is_empty() || max_iops <= 0.0 {
         return None;
     }
+    // A curve's own steps are named by their share (95%, not the 96% that rounding a small
+    // maximum makes of it); other rates by their ratio to the maximum.
+    let nominal = curve_rates(max_iops);
+    let pct_of = |rate: u64| match nominal.iter().position(|&r| r == rate) {
+        Some(i) if unlimited.is_some() && nominal.len() == CURVE_PCTS.len() => {
+            f64::from(CURVE_PCTS[i])
+        }
+        _ => rate as f64 * 100.0 / max_iops,
+    };
     let points: Vec<CurvePoint> = paced
         .iter()
         .map(|s| CurvePoint {
-            pct_of_max: s.settings.rate_iops as f64 * 100.0 / max_iops,
+            pct_of_max: pct_of(s.settings.rate_iops),
             asked_iops: s.settings.rate_iops,
             iops: s.iops,
             p50_ns: s.latency_ns.p50,
@@ -207,6 +216,14 @@ mod tests {
             c.summary
         );
         assert!(c.summary.contains("up to 100% of max"), "{}", c.summary);
+        // A small maximum: the steps keep their names (68 of 71.4 is the 95% step).
+        let mut small = vec![step(0, 71.4, 20_000_000)];
+        for r in curve_rates(71.4) {
+            small.push(step(r, r as f64, 400_000));
+        }
+        let c = latency_curve(&small).unwrap();
+        let pcts: Vec<f64> = c.points.iter().map(|p| p.pct_of_max).collect();
+        assert_eq!(pcts, [10.0, 30.0, 50.0, 70.0, 80.0, 90.0, 95.0, 100.0]);
         // Only the unlimited step: no curve.
         assert_eq!(latency_curve(&steps[..1]), None);
     }
