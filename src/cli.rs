@@ -140,8 +140,9 @@ pub struct Args {
     pub csv: Option<String>,
 
     /// Run a series of steps and find where the disk saturates: threads=1,2,4,8,
-    /// threads=1..64 (doubling), bs=512..4M or iodepth=1..256 (doubling); -T is the time per
-    /// step [3s]
+    /// threads=1..64 (doubling), bs=512..4M or iodepth=1..256 (doubling); rate=curve runs
+    /// unlimited, then at 10,30,50,70,80,90,95,100% of what that did, and says where p99
+    /// leaves its flat part (rate=1000,5000 sets the rates); -T is the time per step [3s]
     #[arg(long, value_name = "SPEC", value_parser = values::sweep)]
     pub sweep: Option<SweepSpec>,
 

@@ -15,9 +15,12 @@ pub const HELP: &[(&str, &str)] = &[
     ("Tab ↑ ↓ j k", "move between sliders"),
     (
         "← → h l",
-        "threads/depth/block size: halve/double; %: one step",
+        "threads/depth/block size: halve/double; %: one step; rate: 1-2-5 ladder",
     ),
-    ("+ -", "threads/depth: one more/fewer; others: one step"),
+    (
+        "+ -",
+        "threads/depth: one more/fewer; rate: a tenth; others: one step",
+    ),
     ("space", "pause / resume"),
     ("r", "reset the statistics"),
     ("[ ] PgUp PgDn", "scroll the thread table"),
@@ -30,6 +33,7 @@ pub const HELP: &[(&str, &str)] = &[
         "s t / s b / s q",
         "sweep threads 1..64 / block size 512..4M / depth 1..256",
     ),
+    ("s r", "latency vs load: unlimited, then 10..100% of it"),
     ("Esc (sweeping)", "cancel the sweep; the run goes on"),
     ("c", "run the standard suite: the card (Esc cancels)"),
     ("v", "show the last sweep's chart (Enter/Esc: back)"),
