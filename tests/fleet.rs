@@ -56,6 +56,15 @@ impl Server {
     }
 }
 
+impl Server {
+    /// Kills the server and the job it forked, at once (`timeout` leads their process
+    /// group): a host that dies mid-run.
+    fn kill_all(&self) {
+        let group = nix::unistd::Pid::from_raw(-(self.0.id() as i32));
+        let _ = nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL);
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         // SIGTERM to timeout, which passes it on to fio.
@@ -231,6 +240,50 @@ fn three_hosts_and_one_down_still_count() {
         .collect();
     assert!(iops.windows(2).all(|w| w[0] >= w[1]), "{iops:?}");
     assert_eq!(hosts_of(&v).last().unwrap()["host"], "127.0.0.5");
+}
+
+#[test]
+fn a_host_whose_server_dies_mid_run_fails_and_is_not_counted() {
+    if !fio_installed() {
+        return;
+    }
+    let dir = workdir();
+    let file = target(dir.path(), "disk.img");
+    let _a = Server::start("127.0.0.2", 18806, dir.path());
+    let b = Server::start("127.0.0.3", 18806, dir.path());
+    let run = Command::new(env!("CARGO_BIN_EXE_diskscope"))
+        .args(["--fleet", "127.0.0.2:18806,127.0.0.3:18806"])
+        .arg(&file)
+        .args(["-T", "6s", "--json"])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Both hosts start within a few seconds; one dies 2 s before the run can end.
+    std::thread::sleep(Duration::from_secs(6));
+    b.kill_all();
+    let out = run.wait_with_output().unwrap();
+    let v: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+    assert_eq!(out.status.code(), Some(3), "{v}");
+    let dead = hosts_of(&v)
+        .iter()
+        .find(|h| h["host"] == "127.0.0.3")
+        .unwrap();
+    assert_eq!(dead["state"], "failed", "{v}");
+    let why = dead["reason"].as_str().unwrap();
+    assert!(why.contains("of the 6 s run"), "{why}");
+    // Its partial figures are kept but the fleet's are the survivor's alone.
+    let alive = hosts_of(&v)
+        .iter()
+        .find(|h| h["host"] == "127.0.0.2")
+        .unwrap();
+    assert_eq!(alive["state"], "done");
+    assert_eq!(v["aggregate"]["ops"], alive["total"]["ops"]);
+    assert!(dead["total"]["elapsed_s"].as_f64().unwrap() < 5.5, "{dead}");
+    assert_consistent(&v);
 }
 
 #[test]
