@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{diskscope, make_file, stderr, workdir};
+use common::{LoopDev, diskscope, make_file, stderr, workdir};
 use serde_json::Value;
 
 fn fio_installed() -> bool {
@@ -284,6 +284,63 @@ fn a_host_whose_server_dies_mid_run_fails_and_is_not_counted() {
     assert_eq!(v["aggregate"]["ops"], alive["total"]["ops"]);
     assert!(dead["total"]["elapsed_s"].as_f64().unwrap() < 5.5, "{dead}");
     assert_consistent(&v);
+}
+
+/// Writes from the kernel's counters of a block device (`/sys/block/NAME/stat`, field 5).
+fn device_writes(name: &str) -> u64 {
+    let stat = std::fs::read_to_string(format!("/sys/block/{name}/stat")).unwrap();
+    stat.split_whitespace().nth(4).unwrap().parse().unwrap()
+}
+
+#[test]
+#[ignore = "needs root: a loop device"]
+fn a_write_fleet_never_writes_a_block_device_behind_a_link() {
+    if !fio_installed() {
+        return;
+    }
+    let dir = workdir();
+    let dev = LoopDev::on_new_file(dir.path(), 8 << 20, &[]);
+    let before = dev.checksum();
+    // A path that is not under /dev but names the device, as a host could have it.
+    let link = dir.path().join("bench.img");
+    std::os::unix::fs::symlink(&dev.path, &link).unwrap();
+    let file = target(dir.path(), "disk.img");
+    let _a = Server::start("127.0.0.2", 18807, dir.path());
+    let writes0 = device_writes(dev.name());
+    let write_run = |path: &Path| {
+        fleet_json(
+            dir.path(),
+            &[
+                "--fleet",
+                "127.0.0.2:18807",
+                path.to_str().unwrap(),
+                "--read",
+                "0",
+                "--allow-write",
+                "-T",
+                "1s",
+                "--json",
+            ],
+        )
+    };
+    let (v, out) = write_run(&link);
+    assert_eq!(out.status.code(), Some(1), "{v}");
+    let why = hosts_of(&v)[0]["reason"].as_str().unwrap();
+    assert!(why.contains("not a regular file"), "{why}");
+    assert_eq!(device_writes(dev.name()), writes0, "the kernel saw writes");
+    assert_eq!(dev.checksum(), before);
+    // A regular file is written as before, and fio's prerun left no file on the host.
+    let (v, out) = write_run(&file);
+    assert!(out.status.success(), "{v}");
+    assert!(v["aggregate"]["ops"].as_u64().unwrap() > 0);
+    assert_consistent(&v);
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("prerun"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 #[test]

@@ -69,6 +69,9 @@ pub struct Job<'a> {
     pub target: &'a str,
     pub bs: u64,
     pub runtime: Duration,
+    /// The job writes: its hosts check that the target is a regular file first, and do no
+    /// I/O at all when it is not.
+    pub writes: bool,
 }
 
 /// Runs `job` on `host`, reporting through `report`; returns what the host gave.
@@ -229,6 +232,12 @@ pub fn failure(
             None => format!("fio error {} ({errno:?}: {})", e.error, errno.desc()),
         });
     }
+    if job.writes && entries.last().is_some_and(|e| e.ios() == 0) {
+        return Some(format!(
+            "{}: not a regular file on this host (a block device, a directory, or a link to one): a fleet writes only to regular files; nothing was written",
+            job.target
+        ));
+    }
     let ran_s = entries.last().map_or(0.0, |e| e.runtime_ms as f64 / 1e3);
     let asked_s = job.runtime.as_secs_f64();
     let asked = super::text::seconds(asked_s);
@@ -344,6 +353,7 @@ mod tests {
             target: "/srv/disk.img",
             bs: 4096,
             runtime: Duration::from_secs(6),
+            writes: false,
         };
         let snaps = [entry(894, 8954), entry(1894, 19331)];
         let text = ["client: host=127.0.0.5 disconnected".to_string()];

@@ -205,6 +205,7 @@ pub fn run(
         target: &spec.target,
         bs: spec.config.bs,
         runtime: spec.runtime,
+        writes: spec.config.settings().read_pct < 100,
     };
     let (tx, rx) = mpsc::channel();
     let outcomes = std::thread::scope(|s| {
