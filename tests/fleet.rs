@@ -431,12 +431,38 @@ fn fleet_writes_to_devices_and_bad_hosts_are_refused() {
             vec!["--fleet", "h1", "/srv/x", "--sweep", "threads=1,2"],
             "--sweep",
         ),
+        (vec!["--fleet", "h1", "/srv/x", "--size", "1M"], "--size"),
+        (vec!["--fleet", "h1", "/srv/x", "--keep"], "--keep"),
+        (
+            vec!["--fleet", "h1", "/srv/x", "--show", "a.json"],
+            "--show",
+        ),
     ] {
         let out = diskscope(dir.path(), &args);
         let err = stderr(&out);
         assert!(!out.status.success(), "{args:?}");
         assert!(err.contains(needle), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+/// --drop-cache reaches the hosts: fio's invalidate=1 in the job every host runs.
+#[test]
+fn drop_cache_is_in_the_fleet_job() {
+    if !fio_installed() {
+        return;
+    }
+    let dir = workdir();
+    for (flag, want) in [
+        (None, "invalidate=0"),
+        (Some("--drop-cache"), "invalidate=1"),
+    ] {
+        let mut args = vec!["--fleet", "127.0.0.9:18808", "/srv/x", "-T", "1s", "--json"];
+        args.extend(flag);
+        let (v, out) = fleet_json(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(1), "nobody listens there: {v}");
+        let job = v["job_file"].as_str().unwrap();
+        assert!(job.lines().any(|l| l == want), "{flag:?}: {job}");
     }
 }
 
