@@ -480,6 +480,21 @@ fn last_doc(name: &str) -> Value {
 }
 
 #[test]
+fn a_result_cut_short_is_said_to_be_so() {
+    let dir = workdir();
+    let whole = std::fs::read_to_string(fixture("clientserver.json")).unwrap();
+    let cut = dir.path().join("cut.json");
+    std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
+    for flag in ["--show", "--baseline"] {
+        let out = diskscope(dir.path(), &[flag, cut.to_str().unwrap(), "/srv/x"]);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{flag}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("cut.json") && err.contains("cut short"), "{err}");
+    }
+}
+
+#[test]
 fn show_reads_fio_json_plain_jsonplus_and_concatenated() {
     let dir = workdir();
     for name in ["plain.json", "jsonplus.json", "concatenated.json"] {

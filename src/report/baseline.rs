@@ -65,13 +65,16 @@ impl Baseline {
         let label = path
             .file_name()
             .map_or_else(|| shown.to_string(), |n| n.to_string_lossy().into_owned());
-        let docs = fio_json::documents(&text);
+        let (docs, cut) = fio_json::scan(&text);
         if docs.iter().any(fio_json::is_fio) {
             let out = fio_json::parse(&text)
                 .map_err(|e| anyhow::anyhow!("--baseline {shown}: fio's JSON, but {e}"))?;
             return Ok(Baseline::from_fio(label, &out));
         }
         let Some(v) = docs.into_iter().next() else {
+            if cut {
+                bail!("--baseline {shown}: {}", fio_json::CUT_SHORT);
+            }
             bail!(
                 "--baseline {shown}: not a JSON result; give a file saved with --json FILE, or fio's --output-format=json output"
             );

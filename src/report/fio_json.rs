@@ -149,6 +149,13 @@ impl FioOutput {
 /// Every top-level JSON object in `text`, skipping whatever is around and between them
 /// (error lines, ETA lines, a second document).
 pub fn documents(text: &str) -> Vec<Value> {
+    scan(text).0
+}
+
+/// `documents`, and whether the text ends inside an object that never closes (a file cut
+/// short, or one still being written). Everything after such an object's `{` is inside it,
+/// so the scan stops there rather than taking a fragment of it for a document.
+pub fn scan(text: &str) -> (Vec<Value>, bool) {
     let mut out = Vec::new();
     let mut at = 0;
     while let Some(rel) = text[at..].find('{') {
@@ -159,11 +166,16 @@ pub fn documents(text: &str) -> Vec<Value> {
                 out.push(v);
                 at = start + stream.byte_offset();
             }
+            Some(Err(e)) if e.is_eof() => return (out, true),
             _ => at = start + 1,
         }
     }
-    out
+    (out, false)
 }
+
+/// The words for a file whose JSON never closes.
+pub const CUT_SHORT: &str =
+    "its JSON ends before it closes: the file was cut short (or is still being written)";
 
 /// Whether `v` is a document fio wrote.
 pub fn is_fio(v: &Value) -> bool {
@@ -324,6 +336,21 @@ mod tests {
             (rate / e.iops() - 1.0).abs() < 1e-9,
             "{rate} vs fio's {}",
             e.iops()
+        );
+    }
+
+    /// A saved result cut short is said to be so, and no fragment of it is a document.
+    #[test]
+    fn a_document_cut_short_is_no_document() {
+        let doc = format!(r#"{{"fio version":"fio-3.33","jobs":[{JOB}]}}"#);
+        let (docs, cut) = scan(&doc[..doc.len() - 40]);
+        assert!(docs.is_empty() && cut, "{docs:?}");
+        // Whole documents before the cut one still count (a status-interval run's output).
+        let (docs, cut) = scan(&format!("{doc}\n{}", &doc[..50]));
+        assert_eq!((docs.len(), cut), (1, true));
+        assert_eq!(
+            scan(&doc),
+            (vec![serde_json::from_str(&doc).unwrap()], false)
         );
     }
 
