@@ -490,7 +490,10 @@ fn a_result_cut_short_is_said_to_be_so() {
         let err = stderr(&out);
         assert!(!out.status.success(), "{flag}");
         assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(err.contains("cut.json") && err.contains("cut short"), "{err}");
+        assert!(
+            err.contains("cut.json") && err.contains("cut short"),
+            "{err}"
+        );
     }
 }
 

@@ -322,12 +322,10 @@ mod tests {
     /// iops 9094.9: the rate from the entry is fio's.
     #[test]
     fn rates_are_over_the_runtime_fio_used() {
-        let job = JOB
-            .replace("\"job_runtime\":1000", "\"job_runtime\":1000")
-            .replace(
-                "\"total_ios\":2,\"runtime\":1000,\"iops\":2.0",
-                "\"total_ios\":9104,\"runtime\":1001,\"iops\":9094.905095",
-            );
+        let job = JOB.replace(
+            "\"total_ios\":2,\"runtime\":1000,\"iops\":2.0",
+            "\"total_ios\":9104,\"runtime\":1001,\"iops\":9094.905095",
+        );
         let out = parse(&format!(r#"{{"fio version":"fio-3.33","jobs":[{job}]}}"#)).unwrap();
         let e = out.finals()[0];
         assert_eq!(e.runtime_ms, 1001);
