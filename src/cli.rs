@@ -375,6 +375,24 @@ impl Args {
             if self.fio {
                 return Err("--fio prints the job without running it; --fleet runs it (its --json FILE keeps the job file); drop one of them".into());
             }
+            // Flags a fleet cannot honour are refused, not dropped without a word.
+            if let Some(size) = self.size {
+                return Err(format!(
+                    "--size {size}: a fleet covers each host's whole target (fio's size=100%: a byte count would make fio lay out a smaller file); drop --size"
+                ));
+            }
+            if self.keep {
+                return Err(
+                    "--keep keeps a scratch file, and a fleet never creates one; drop --keep"
+                        .into(),
+                );
+            }
+            if let Some(show) = &self.show {
+                return Err(format!(
+                    "--show {} prints a saved result and runs nothing; drop --fleet or --show",
+                    show.display()
+                ));
+            }
         }
         if self.suite.is_none() {
             for (flag, given) in [

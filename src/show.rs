@@ -20,12 +20,15 @@ use crate::units::{format_bytes, format_latency_ns};
 pub fn show(path: &Path) -> Result<String, String> {
     let shown = path.display();
     let text = result_file::read_bounded("--show", path)?;
-    let docs = fio_json::documents(&text);
+    let (docs, cut) = fio_json::scan(&text);
     if docs.iter().any(fio_json::is_fio) {
         let out = fio_json::parse(&text).map_err(|e| format!("--show {shown}: {e}"))?;
         return Ok(show_fio(&out));
     }
     let Some(v) = docs.into_iter().next() else {
+        if cut {
+            return Err(format!("--show {shown}: {}", fio_json::CUT_SHORT));
+        }
         return Err(format!(
             "--show {shown}: holds no JSON result; give a file saved with --json FILE, or fio's --output-format=json output"
         ));

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{diskscope, make_file, stderr, workdir};
+use common::{LoopDev, diskscope, make_file, stderr, workdir};
 use serde_json::Value;
 
 fn fio_installed() -> bool {
@@ -53,6 +53,15 @@ impl Server {
             std::thread::sleep(Duration::from_millis(50));
         }
         server
+    }
+}
+
+impl Server {
+    /// Kills the server and the job it forked, at once (`timeout` leads their process
+    /// group): a host that dies mid-run.
+    fn kill_all(&self) {
+        let group = nix::unistd::Pid::from_raw(-(self.0.id() as i32));
+        let _ = nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL);
     }
 }
 
@@ -234,6 +243,107 @@ fn three_hosts_and_one_down_still_count() {
 }
 
 #[test]
+fn a_host_whose_server_dies_mid_run_fails_and_is_not_counted() {
+    if !fio_installed() {
+        return;
+    }
+    let dir = workdir();
+    let file = target(dir.path(), "disk.img");
+    let _a = Server::start("127.0.0.2", 18806, dir.path());
+    let b = Server::start("127.0.0.3", 18806, dir.path());
+    let run = Command::new(env!("CARGO_BIN_EXE_diskscope"))
+        .args(["--fleet", "127.0.0.2:18806,127.0.0.3:18806"])
+        .arg(&file)
+        .args(["-T", "6s", "--json"])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Both hosts start within a few seconds; one dies 2 s before the run can end.
+    std::thread::sleep(Duration::from_secs(6));
+    b.kill_all();
+    let out = run.wait_with_output().unwrap();
+    let v: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+    assert_eq!(out.status.code(), Some(3), "{v}");
+    let dead = hosts_of(&v)
+        .iter()
+        .find(|h| h["host"] == "127.0.0.3")
+        .unwrap();
+    assert_eq!(dead["state"], "failed", "{v}");
+    let why = dead["reason"].as_str().unwrap();
+    assert!(why.contains("of the 6 s run"), "{why}");
+    // Its partial figures are kept but the fleet's are the survivor's alone.
+    let alive = hosts_of(&v)
+        .iter()
+        .find(|h| h["host"] == "127.0.0.2")
+        .unwrap();
+    assert_eq!(alive["state"], "done");
+    assert_eq!(v["aggregate"]["ops"], alive["total"]["ops"]);
+    assert!(dead["total"]["elapsed_s"].as_f64().unwrap() < 5.5, "{dead}");
+    assert_consistent(&v);
+}
+
+/// Writes from the kernel's counters of a block device (`/sys/block/NAME/stat`, field 5).
+fn device_writes(name: &str) -> u64 {
+    let stat = std::fs::read_to_string(format!("/sys/block/{name}/stat")).unwrap();
+    stat.split_whitespace().nth(4).unwrap().parse().unwrap()
+}
+
+#[test]
+#[ignore = "needs root: a loop device"]
+fn a_write_fleet_never_writes_a_block_device_behind_a_link() {
+    if !fio_installed() {
+        return;
+    }
+    let dir = workdir();
+    let dev = LoopDev::on_new_file(dir.path(), 8 << 20, &[]);
+    let before = dev.checksum();
+    // A path that is not under /dev but names the device, as a host could have it.
+    let link = dir.path().join("bench.img");
+    std::os::unix::fs::symlink(&dev.path, &link).unwrap();
+    let file = target(dir.path(), "disk.img");
+    let _a = Server::start("127.0.0.2", 18807, dir.path());
+    let writes0 = device_writes(dev.name());
+    let write_run = |path: &Path| {
+        fleet_json(
+            dir.path(),
+            &[
+                "--fleet",
+                "127.0.0.2:18807",
+                path.to_str().unwrap(),
+                "--read",
+                "0",
+                "--allow-write",
+                "-T",
+                "1s",
+                "--json",
+            ],
+        )
+    };
+    let (v, out) = write_run(&link);
+    assert_eq!(out.status.code(), Some(1), "{v}");
+    let why = hosts_of(&v)[0]["reason"].as_str().unwrap();
+    assert!(why.contains("not a regular file"), "{why}");
+    assert_eq!(device_writes(dev.name()), writes0, "the kernel saw writes");
+    assert_eq!(dev.checksum(), before);
+    // A regular file is written as before, and fio's prerun left no file on the host.
+    let (v, out) = write_run(&file);
+    assert!(out.status.success(), "{v}");
+    assert!(v["aggregate"]["ops"].as_u64().unwrap() > 0);
+    assert_consistent(&v);
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("prerun"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
 fn a_host_without_the_target_fails_by_name_and_nothing_is_created() {
     if !fio_installed() {
         return;
@@ -321,12 +431,38 @@ fn fleet_writes_to_devices_and_bad_hosts_are_refused() {
             vec!["--fleet", "h1", "/srv/x", "--sweep", "threads=1,2"],
             "--sweep",
         ),
+        (vec!["--fleet", "h1", "/srv/x", "--size", "1M"], "--size"),
+        (vec!["--fleet", "h1", "/srv/x", "--keep"], "--keep"),
+        (
+            vec!["--fleet", "h1", "/srv/x", "--show", "a.json"],
+            "--show",
+        ),
     ] {
         let out = diskscope(dir.path(), &args);
         let err = stderr(&out);
         assert!(!out.status.success(), "{args:?}");
         assert!(err.contains(needle), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+/// --drop-cache reaches the hosts: fio's invalidate=1 in the job every host runs.
+#[test]
+fn drop_cache_is_in_the_fleet_job() {
+    if !fio_installed() {
+        return;
+    }
+    let dir = workdir();
+    for (flag, want) in [
+        (None, "invalidate=0"),
+        (Some("--drop-cache"), "invalidate=1"),
+    ] {
+        let mut args = vec!["--fleet", "127.0.0.9:18808", "/srv/x", "-T", "1s", "--json"];
+        args.extend(flag);
+        let (v, out) = fleet_json(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(1), "nobody listens there: {v}");
+        let job = v["job_file"].as_str().unwrap();
+        assert!(job.lines().any(|l| l == want), "{flag:?}: {job}");
     }
 }
 
@@ -341,6 +477,24 @@ fn last_doc(name: &str) -> Value {
     let text = std::fs::read_to_string(fixture(name)).unwrap();
     let start = text.rfind("\n{\n").map_or(0, |i| i + 1);
     serde_json::from_str(&text[start..]).unwrap()
+}
+
+#[test]
+fn a_result_cut_short_is_said_to_be_so() {
+    let dir = workdir();
+    let whole = std::fs::read_to_string(fixture("clientserver.json")).unwrap();
+    let cut = dir.path().join("cut.json");
+    std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
+    for flag in ["--show", "--baseline"] {
+        let out = diskscope(dir.path(), &[flag, cut.to_str().unwrap(), "/srv/x"]);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{flag}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains("cut.json") && err.contains("cut short"),
+            "{err}"
+        );
+    }
 }
 
 #[test]
@@ -469,5 +623,12 @@ fn a_fleet_compares_with_a_client_server_baseline_by_host() {
         text.contains("vs baseline fleet clientserver.json:"),
         "{text}"
     );
-    assert!(text.contains("  127.0.0.2: IOPS"), "{text}");
+    // Matched by name (the fixture's server was on 8765); the baseline had two hosts, this
+    // fleet one: the totals are not set side by side as if they were the same fleet.
+    assert!(text.contains("  127.0.0.2:18804: IOPS"), "{text}");
+    assert!(text.contains("the 1 host in both, summed"), "{text}");
+    assert!(
+        text.contains("fleet total (1 finished hosts now, 2 then: not the same fleet)"),
+        "{text}"
+    );
 }

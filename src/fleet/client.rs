@@ -27,6 +27,9 @@ use crate::report::fio_terse;
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 /// How long past the run's length a host may take to send its results.
 pub const FINISH_MARGIN: Duration = Duration::from_secs(30);
+/// How much shorter than asked a host's run may be (fio's clock against the job's length)
+/// before it counts as stopped early: this, or a tenth of the run if longer.
+pub const SHORT_RUN_SLACK: f64 = 0.5;
 
 /// What a host is doing, as the controller sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +69,9 @@ pub struct Job<'a> {
     pub target: &'a str,
     pub bs: u64,
     pub runtime: Duration,
+    /// The job writes: its hosts check that the target is a regular file first, and do no
+    /// I/O at all when it is not.
+    pub writes: bool,
 }
 
 /// Runs `job` on `host`, reporting through `report`; returns what the host gave.
@@ -184,17 +190,22 @@ fn watch(
         }
     }
     let status = child.wait().ok();
-    let failure = timed_out.or_else(|| failure(&entries, &text, status, job));
+    let failure = timed_out.or_else(|| failure(&entries, &text, status, job, stopping));
     HostOutcome { entries, failure }
 }
 
 /// Why a host that ran to its end failed, if it did: from fio's messages, its error number,
-/// its exit status, or the absence of any result.
-fn failure(
+/// its exit status, the absence of any result, or a run that ended short of its length.
+/// A host whose server went away mid-run still leaves the snapshots it had sent (fio's
+/// client prints them, exits 1 and says "disconnected"): those are figures of a shorter run,
+/// so the host fails, its partial figures kept but not counted. `stopping`: the controller
+/// asked every host to stop early, so a short run is expected.
+pub fn failure(
     entries: &[FioEntry],
     text: &[String],
     status: Option<std::process::ExitStatus>,
     job: &Job,
+    stopping: bool,
 ) -> Option<String> {
     let has = |needle: &str| text.iter().find(|l| l.contains(needle));
     if let Some(l) = has("fio: connect:") {
@@ -205,25 +216,49 @@ fn failure(
     }
     if has("you need to specify size=").is_some() {
         return Some(format!(
-            "{}: not there (or empty): a fleet run uses an existing file or device and never creates one",
+            "{}: not there (or empty): a fleet run uses an existing file or device and never creates one{}",
+            job.target,
+            if job.target.starts_with('/') {
+                ""
+            } else {
+                " (a relative path is taken from the directory each `fio --server` was started in)"
+            }
+        ));
+    }
+    if let Some(e) = entries.iter().rev().find(|e| e.error != 0) {
+        return Some(fio_error(e.error, text));
+    }
+    if job.writes && entries.last().is_some_and(|e| e.ios() == 0) {
+        return Some(format!(
+            "{}: not a regular file on this host (a block device, a directory, or a link to one): a fleet writes only to regular files; nothing was written",
             job.target
         ));
     }
-    let fio_error = text
-        .iter()
-        .find(|l| l.contains("error=") && l.starts_with("fio:"))
-        .and_then(|l| l.rsplit("error=").next())
-        .map(str::to_string);
-    if let Some(e) = entries.iter().rev().find(|e| e.error != 0) {
-        let errno = nix::errno::Errno::from_raw(e.error as i32);
-        return Some(match fio_error {
-            Some(msg) => format!("fio error {} ({errno:?}): {msg}", e.error),
-            None => format!("fio error {} ({errno:?}: {})", e.error, errno.desc()),
-        });
+    let ran_s = entries.last().map_or(0.0, |e| e.runtime_ms as f64 / 1e3);
+    let asked_s = job.runtime.as_secs_f64();
+    let asked = super::text::seconds(asked_s);
+    if has("disconnected").is_some() && !entries.is_empty() {
+        return Some(format!(
+            "lost its fio server after {ran_s:.1} s of the {asked} run (the server stopped or the network went down); its figures so far are kept, not counted"
+        ));
+    }
+    let code = status.and_then(|s| s.code());
+    if !entries.is_empty() && !matches!(code, Some(0) | None) {
+        return Some(format!(
+            "fio exited with status {} after {ran_s:.1} s of the {asked} run: {}",
+            code.unwrap_or(-1),
+            text.last().map_or("", String::as_str)
+        ));
+    }
+    // A time-based job runs its whole length unless something stopped it.
+    if !stopping && !entries.is_empty() && ran_s < asked_s - SHORT_RUN_SLACK.max(asked_s * 0.1) {
+        return Some(format!(
+            "ran {ran_s:.1} s of the {asked} run: fio on the host stopped early (was its server stopped?); its figures are kept, not counted"
+        ));
     }
     if entries.is_empty() {
         let last = text.last().cloned().unwrap_or_default();
-        return Some(match status.and_then(|s| s.code()) {
+        return Some(match code {
             Some(0) | None => format!(
                 "gave no results{}: is fio on it the same version as here ({})? fio's client and server must match (fio issue #620)",
                 if last.is_empty() {
@@ -237,6 +272,30 @@ fn failure(
         });
     }
     None
+}
+
+/// fio's error `errno` said with what fio printed about it: the call that failed and on
+/// what ("func=open(/srv/x)"), and fio's first other complaint ("destination does not
+/// support O_DIRECT"), so a directory or an unreadable target is named, not just EINVAL.
+fn fio_error(errno: i64, text: &[String]) -> String {
+    let name = nix::errno::Errno::from_raw(errno as i32);
+    let err_line = text
+        .iter()
+        .find(|l| l.starts_with("fio:") && l.contains("error="));
+    let field = |key: &str| {
+        err_line
+            .and_then(|l| l.split(", ").find_map(|f| f.trim().strip_prefix(key)))
+            .map(str::to_string)
+    };
+    let msg = field("error=").unwrap_or_else(|| name.desc().to_string());
+    let func = field("func=").map_or(String::new(), |f| format!(" in {f}"));
+    let said = text
+        .iter()
+        .filter(|l| l.starts_with("fio:") && !l.contains("error=") && !l.contains("pid="))
+        .map(|l| l.trim_start_matches("fio:").trim())
+        .next_back()
+        .map_or(String::new(), |l| format!("; fio: {l}"));
+    format!("fio error {errno} ({name:?}){func}: {msg}{said}")
 }
 
 /// The figures of an ETA line: `Jobs: 1 (f=1): [r(1)][75.0%][r=51.1M][r=12.8k IOPS][eta 00m:01s]`.
@@ -278,6 +337,83 @@ fn rate(v: &str) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::fio_json::{DirStats, PercentileBasis};
+
+    fn entry(runtime_ms: u64, ios: u64) -> FioEntry {
+        let read = DirStats {
+            ios,
+            io_bytes: ios * 4096,
+            runtime_ms,
+            ..DirStats::default()
+        };
+        FioEntry {
+            host: None,
+            port: None,
+            jobname: "diskscope".into(),
+            error: 0,
+            read,
+            write: DirStats::default(),
+            runtime_ms,
+            basis: PercentileBasis::Lat,
+        }
+    }
+
+    fn exit(code: i32) -> Option<std::process::ExitStatus> {
+        use std::os::unix::process::ExitStatusExt;
+        Some(std::process::ExitStatus::from_raw(code << 8))
+    }
+
+    /// What fio 3.33 printed for a directory as the target: the failed call is named.
+    #[test]
+    fn fio_errors_name_the_call_and_fio_s_complaint() {
+        let text: Vec<String> = [
+            "fio: looks like your file system does not support direct=1/buffered=0",
+            "fio: destination does not support O_DIRECT",
+            "fio: pid=26171, err=22/file:filesetup.c:805, func=open(/srv/dir), error=Invalid argument",
+            "client <127.0.0.2>: exited with error 1",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            fio_error(22, &text),
+            "fio error 22 (EINVAL) in open(/srv/dir): Invalid argument; fio: destination does not support O_DIRECT"
+        );
+        assert_eq!(
+            fio_error(13, &[]),
+            "fio error 13 (EACCES): Permission denied"
+        );
+    }
+
+    /// What fio 3.33's client printed when its server was killed 2 s into a 6 s run: the
+    /// snapshots it had, "disconnected", exit status 1. Those are not a finished host.
+    #[test]
+    fn a_host_that_goes_away_mid_run_fails_with_its_figures_kept() {
+        let job = Job {
+            fio: Path::new("fio"),
+            job_file: Path::new("job.fio"),
+            target: "/srv/disk.img",
+            bs: 4096,
+            runtime: Duration::from_secs(6),
+            writes: false,
+        };
+        let snaps = [entry(894, 8954), entry(1894, 19331)];
+        let text = ["client: host=127.0.0.5 disconnected".to_string()];
+        let why = failure(&snaps, &text, exit(1), &job, false).unwrap();
+        assert!(
+            why.contains("lost its fio server after 1.9 s of the 6 s run"),
+            "{why}"
+        );
+        // Exit status 1 without the message, and a short run with status 0, fail too.
+        let why = failure(&snaps, &[], exit(1), &job, false).unwrap();
+        assert!(why.contains("status 1 after 1.9 s"), "{why}");
+        let why = failure(&snaps, &[], exit(0), &job, false).unwrap();
+        assert!(why.contains("ran 1.9 s of the 6 s run"), "{why}");
+        // Stopped by the controller (Ctrl-C): short, and fine.
+        assert_eq!(failure(&snaps, &[], exit(0), &job, true), None);
+        // The whole run, to fio's millisecond: fine.
+        let whole = [entry(1000, 9000), entry(6001, 60000)];
+        assert_eq!(failure(&whole, &[], exit(0), &job, false), None);
+    }
 
     #[test]
     fn eta_lines() {

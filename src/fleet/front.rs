@@ -72,6 +72,7 @@ pub fn spec(config: &Config) -> Result<FleetSpec, String> {
         config.duration.unwrap_or(crate::run::DEFAULT_HEADLESS_TIME),
         config.outlier_pct,
         fio,
+        config.drop_cache,
     )
 }
 

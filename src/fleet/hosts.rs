@@ -63,9 +63,24 @@ pub fn parse_file(text: &str) -> Result<Vec<Host>, String> {
         if line.is_empty() {
             continue;
         }
-        let (name, port) = match line.split_once(',') {
-            Some((h, p)) => (h.trim(), Some(p.trim())),
-            None => (line, None),
+        // `[v6]`, `[v6],port` or `[v6]:port`, as the comma list takes them; else fio's form.
+        let bracketed = line.strip_prefix('[').map(|rest| {
+            rest.split_once(']').map(|(addr, tail)| {
+                let tail = tail.trim();
+                let port = tail.strip_prefix(',').or(tail.strip_prefix(':'));
+                (
+                    addr.trim(),
+                    port.map(str::trim).or((!tail.is_empty()).then_some(tail)),
+                )
+            })
+        });
+        let (name, port) = match (bracketed, line.split_once(',')) {
+            (Some(Some(b)), _) => b,
+            (Some(None), _) => {
+                return Err(format!("line {}: '{line}': a '[' without its ']'", n + 1));
+            }
+            (None, Some((h, p))) => (h.trim(), Some(p.trim())),
+            (None, None) => (line, None),
         };
         let name = name
             .strip_prefix("ip:")
@@ -157,6 +172,20 @@ mod tests {
         assert_eq!(f.len(), 3);
         assert_eq!(f[1].port, 8766);
         assert_eq!(f[2].name, "10.0.0.3");
+        // IPv6 in brackets, in a file as in a list.
+        let v6 = parse_file("[::1]\n[fe80::2],8766\n[fe80::3]:8767\nip6:fe80::4,8768\n").unwrap();
+        let got: Vec<(&str, u16)> = v6.iter().map(|h| (h.name.as_str(), h.port)).collect();
+        assert_eq!(
+            got,
+            [
+                ("::1", 8765),
+                ("fe80::2", 8766),
+                ("fe80::3", 8767),
+                ("fe80::4", 8768)
+            ]
+        );
+        assert!(parse_file("[::1\n").unwrap_err().contains("line 1"));
+        assert!(parse_file("[::1]x\n").unwrap_err().contains("'x'"));
     }
 
     #[test]

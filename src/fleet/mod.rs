@@ -128,6 +128,7 @@ impl FleetSpec {
         runtime: Duration,
         outlier_pct: f64,
         fio: PathBuf,
+        drop_cache: bool,
     ) -> Result<FleetSpec, String> {
         let device = target.starts_with("/dev/");
         if settings.read_pct < 100 && device {
@@ -160,7 +161,8 @@ impl FleetSpec {
         let mut config =
             ConfigReport::new(facts, settings, Some(runtime)).with_engine(Some(ioengine), None);
         config.durability = durability;
-        let job_file = FioJob::fleet(&config)?.job_file();
+        // --drop-cache: fio on each host evicts the target's cached pages first.
+        let job_file = FioJob::fleet(&config)?.drop_cache(drop_cache).job_file();
         Ok(FleetSpec {
             hosts,
             target: target.to_string(),
@@ -205,6 +207,7 @@ pub fn run(
         target: &spec.target,
         bs: spec.config.bs,
         runtime: spec.runtime,
+        writes: spec.config.settings().read_pct < 100,
     };
     let (tx, rx) = mpsc::channel();
     let outcomes = std::thread::scope(|s| {

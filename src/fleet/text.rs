@@ -11,17 +11,26 @@ use super::{FleetConfig, FleetReport};
 use crate::report::text::describe_settings;
 use crate::units::{format_bytes, format_count_rate, format_latency_ns};
 
+/// "10 s", "0.3 s": a length in seconds without rounding a short run to nothing.
+pub fn seconds(s: f64) -> String {
+    if s.fract() == 0.0 || s >= 10.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s:.1} s")
+    }
+}
+
 /// "fleet of 3 hosts: /srv/disk.img, 4k random read, 1 thread (psync, O_DIRECT), 10 s".
 pub fn header(c: &FleetConfig) -> String {
     format!(
-        "fleet of {} host{}: {}, {} ({}, {}), {:.0} s{}",
+        "fleet of {} host{}: {}, {} ({}, {}), {}{}",
         c.hosts.len(),
         if c.hosts.len() == 1 { "" } else { "s" },
         c.target,
         describe_settings(&c.settings),
         c.ioengine.name(),
         if c.direct { "O_DIRECT" } else { "buffered" },
-        c.duration_s,
+        seconds(c.duration_s),
         c.fio_version
             .as_ref()
             .map(|v| format!("; {v} here"))
@@ -33,13 +42,13 @@ pub fn header(c: &FleetConfig) -> String {
 /// short enough for an 80-column screen.
 pub fn short_header(c: &FleetConfig) -> String {
     format!(
-        "fleet {} hosts · {} · {} · {}{} · {:.0} s",
+        "fleet {} hosts · {} · {} · {}{} · {}",
         c.hosts.len(),
         c.target,
         describe_settings(&c.settings),
         c.ioengine.name(),
         if c.direct { "" } else { " buffered" },
-        c.duration_s
+        seconds(c.duration_s)
     )
 }
 

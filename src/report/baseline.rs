@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::fio_json::{self, FioEntry};
 use super::{RunReport, result_file};
 use crate::fleet::FleetReport;
+use crate::fleet::hosts::{DEFAULT_PORT, Host};
 use crate::stats::IntervalFigures;
 use crate::suite::{Direction, DirectionResult, SuiteReport};
 use crate::sweep::Dimension;
@@ -52,7 +53,7 @@ pub enum Baseline {
     /// A fleet (diskscope's, or fio's client/server JSON): each host, and the sum.
     Fleet {
         label: String,
-        hosts: Vec<(String, Figures)>,
+        hosts: Vec<(Host, Figures)>,
         aggregate: Figures,
     },
     /// A suite's card: per test name, the read and write medians (`None`: not run).
@@ -97,13 +98,16 @@ impl Baseline {
         let label = path
             .file_name()
             .map_or_else(|| shown.to_string(), |n| n.to_string_lossy().into_owned());
-        let docs = fio_json::documents(&text);
+        let (docs, cut) = fio_json::scan(&text);
         if docs.iter().any(fio_json::is_fio) {
             let out = fio_json::parse(&text)
                 .map_err(|e| anyhow::anyhow!("--baseline {shown}: fio's JSON, but {e}"))?;
             return Ok(Baseline::from_fio(label, &out));
         }
         let Some(v) = docs.into_iter().next() else {
+            if cut {
+                bail!("--baseline {shown}: {}", fio_json::CUT_SHORT);
+            }
             bail!(
                 "--baseline {shown}: not a JSON result; give a file saved with --json FILE, or fio's --output-format=json output"
             );
@@ -155,7 +159,7 @@ impl Baseline {
     pub fn from_fio(label: String, out: &fio_json::FioOutput) -> Baseline {
         let finals = out.finals();
         if out.client_server {
-            let hosts: Vec<(String, Figures)> = out
+            let hosts: Vec<(Host, Figures)> = out
                 .hosts()
                 .into_iter()
                 .map(|(h, p)| {
@@ -164,7 +168,11 @@ impl Baseline {
                         .copied()
                         .filter(|e| e.host.as_deref() == Some(h.as_str()) && e.port == p)
                         .collect();
-                    (h, fio_figures(&jobs))
+                    let host = Host {
+                        name: h,
+                        port: p.unwrap_or(DEFAULT_PORT),
+                    };
+                    (host, fio_figures(&jobs))
                 })
                 .collect();
             let aggregate = sum_figures(hosts.iter().map(|(_, f)| *f));
@@ -196,7 +204,16 @@ impl Baseline {
             .into_iter()
             .flatten()
             .filter(|h| h["total"].is_object() && h["state"] == "done")
-            .filter_map(|h| Some((h["host"].as_str()?.to_string(), fig(&h["total"]))))
+            .filter_map(|h| {
+                let host = Host {
+                    name: h["host"].as_str()?.to_string(),
+                    port: h["port"]
+                        .as_u64()
+                        .and_then(|p| u16::try_from(p).ok())
+                        .unwrap_or(DEFAULT_PORT),
+                };
+                Some((host, fig(&h["total"])))
+            })
             .collect();
         Baseline::Fleet {
             label,
@@ -317,8 +334,10 @@ pub fn compare_run(b: &Baseline, r: &RunReport) -> String {
     }
 }
 
-/// A fleet against a baseline: fleet against fleet (the sum, then each host found in both),
-/// or every host against a single run.
+/// A fleet against a baseline: fleet against fleet (the hosts found in both, one by one and
+/// summed, then the whole fleets, saying when they are not the same hosts), or every host
+/// against a single run. A host is matched by name and port, or by name alone when the name
+/// is on each side once (the same server on another port).
 pub fn compare_fleet(b: &Baseline, r: &FleetReport) -> String {
     let line = |what: &str, now: f64, before: f64| {
         format!(
@@ -327,7 +346,18 @@ pub fn compare_fleet(b: &Baseline, r: &FleetReport) -> String {
         )
     };
     let mut out = String::new();
-    let done = r.hosts.iter().filter_map(|h| Some((&h.host, h.total?)));
+    let done: Vec<(Host, crate::fleet::results::Figures)> = r
+        .hosts
+        .iter()
+        .filter(|h| h.state == crate::fleet::results::HostState::Done)
+        .filter_map(|h| {
+            let host = Host {
+                name: h.host.clone(),
+                port: h.port,
+            };
+            Some((host, h.total?))
+        })
+        .collect();
     match b {
         Baseline::Fleet {
             label,
@@ -335,19 +365,53 @@ pub fn compare_fleet(b: &Baseline, r: &FleetReport) -> String {
             aggregate,
         } => {
             out.push_str(&format!("vs baseline fleet {label}:\n"));
-            out.push_str(&line("fleet total", r.aggregate.iops, aggregate.iops));
-            for (name, t) in done {
-                if let Some((_, f)) = hosts.iter().find(|(n, _)| n == name) {
-                    out.push_str(&line(name, t.iops, f.iops));
+            let once = |name: &str, n: usize| n == 1 && !name.is_empty();
+            let find = |h: &Host| {
+                hosts.iter().find(|(b, _)| b == h).or_else(|| {
+                    let named = |n: &&(Host, Figures)| n.0.name == h.name;
+                    let here = done.iter().filter(|(d, _)| d.name == h.name).count();
+                    let there: Vec<&(Host, Figures)> = hosts.iter().filter(named).collect();
+                    (once(&h.name, here) && there.len() == 1).then(|| there[0])
+                })
+            };
+            let (mut now_sum, mut before_sum, mut both) = (0.0, 0.0, 0);
+            for (h, t) in &done {
+                if let Some((_, f)) = find(h) {
+                    out.push_str(&line(&h.label(), t.iops, f.iops));
+                    now_sum += t.iops;
+                    before_sum += f.iops;
+                    both += 1;
                 }
+            }
+            let (n_now, n_before) = (done.len(), hosts.len());
+            if both == n_now && both == n_before {
+                out.push_str(&line("fleet total", r.aggregate.iops, aggregate.iops));
+            } else {
+                if both > 0 {
+                    out.push_str(&line(
+                        &format!(
+                            "the {both} host{} in both, summed",
+                            if both == 1 { "" } else { "s" }
+                        ),
+                        now_sum,
+                        before_sum,
+                    ));
+                }
+                out.push_str(&line(
+                    &format!(
+                        "fleet total ({n_now} finished hosts now, {n_before} then: not the same fleet)"
+                    ),
+                    r.aggregate.iops,
+                    aggregate.iops,
+                ));
             }
         }
         Baseline::Run { label, total } => {
             out.push_str(&format!(
                 "vs baseline run {label} (every host against it):\n"
             ));
-            for (name, t) in done {
-                out.push_str(&line(name, t.iops, total.iops));
+            for (h, t) in &done {
+                out.push_str(&line(&h.label(), t.iops, total.iops));
             }
         }
         Baseline::Sweep { label, .. } => {

@@ -102,6 +102,20 @@ impl FioJob {
         job.global.push(("filename", escape_colons(&c.target)));
         job.global.push(("allow_file_create", "0".into()));
         job.global.push(("lat_percentiles", "1".into()));
+        if c.settings().read_pct < 100 {
+            // The controller sees only the path's name, and a link or a device node outside
+            // /dev names a block device as well: fio on each host checks, before any I/O,
+            // that the path is a regular file (`test -f` follows links); the job does no
+            // I/O otherwise. fio appends "> NAME.prerun.txt 2>&1" to the command, which
+            // the final "|| true" takes, never reached: no file is left on the host.
+            job.global.push((
+                "exec_prerun",
+                format!(
+                    "test -f {} || exit 1 && exit 0 || true",
+                    shell_quote(&c.target)
+                ),
+            ));
+        }
         job.link_from = None;
         job.add_step(c, c.settings(), "diskscope".into(), false);
         Ok(job)

@@ -55,7 +55,8 @@ pub struct FioEntry {
     pub error: i64,
     pub read: DirStats,
     pub write: DirStats,
-    /// How long the job ran, ms (`job_runtime`, else the longer direction's).
+    /// How long the job ran, ms: the longer direction's runtime (the one fio's rates are
+    /// over), else `job_runtime`.
     pub runtime_ms: u64,
     pub basis: PercentileBasis,
 }
@@ -148,6 +149,13 @@ impl FioOutput {
 /// Every top-level JSON object in `text`, skipping whatever is around and between them
 /// (error lines, ETA lines, a second document).
 pub fn documents(text: &str) -> Vec<Value> {
+    scan(text).0
+}
+
+/// `documents`, and whether the text ends inside an object that never closes (a file cut
+/// short, or one still being written). Everything after such an object's `{` is inside it,
+/// so the scan stops there rather than taking a fragment of it for a document.
+pub fn scan(text: &str) -> (Vec<Value>, bool) {
     let mut out = Vec::new();
     let mut at = 0;
     while let Some(rel) = text[at..].find('{') {
@@ -158,11 +166,16 @@ pub fn documents(text: &str) -> Vec<Value> {
                 out.push(v);
                 at = start + stream.byte_offset();
             }
+            Some(Err(e)) if e.is_eof() => return (out, true),
             _ => at = start + 1,
         }
     }
-    out
+    (out, false)
 }
+
+/// The words for a file whose JSON never closes.
+pub const CUT_SHORT: &str =
+    "its JSON ends before it closes: the file was cut short (or is still being written)";
 
 /// Whether `v` is a document fio wrote.
 pub fn is_fio(v: &Value) -> bool {
@@ -204,9 +217,12 @@ fn entry(j: &Value) -> Option<FioEntry> {
     let jobname = j["jobname"].as_str()?.to_string();
     let (read, rb) = dir(&j["read"]);
     let (write, wb) = dir(&j["write"]);
-    let runtime_ms = j["job_runtime"]
-        .as_u64()
-        .unwrap_or(read.runtime_ms.max(write.runtime_ms));
+    // The directions' runtime, the one fio's own `iops` and `bw` are over (`job_runtime`
+    // can be a millisecond shorter: rates over it disagreed with fio's by 0.1%).
+    let runtime_ms = Some(read.runtime_ms.max(write.runtime_ms))
+        .filter(|&ms| ms > 0)
+        .or(j["job_runtime"].as_u64())
+        .unwrap_or(0);
     Some(FioEntry {
         host: j["hostname"].as_str().map(str::to_string),
         port: j["port"].as_u64().and_then(|p| u16::try_from(p).ok()),
@@ -300,6 +316,40 @@ mod tests {
         assert_eq!(finals[0].host.as_deref(), Some("a"));
         assert_eq!(finals[0].ios(), 7);
         assert_eq!(out.hosts().len(), 2);
+    }
+
+    /// fio 3.33 wrote job_runtime 1000 and a read runtime of 1001 ms for 9104 reads, and
+    /// iops 9094.9: the rate from the entry is fio's.
+    #[test]
+    fn rates_are_over_the_runtime_fio_used() {
+        let job = JOB.replace(
+            "\"total_ios\":2,\"runtime\":1000,\"iops\":2.0",
+            "\"total_ios\":9104,\"runtime\":1001,\"iops\":9094.905095",
+        );
+        let out = parse(&format!(r#"{{"fio version":"fio-3.33","jobs":[{job}]}}"#)).unwrap();
+        let e = out.finals()[0];
+        assert_eq!(e.runtime_ms, 1001);
+        let rate = e.ios() as f64 * 1e3 / e.runtime_ms as f64;
+        assert!(
+            (rate / e.iops() - 1.0).abs() < 1e-9,
+            "{rate} vs fio's {}",
+            e.iops()
+        );
+    }
+
+    /// A saved result cut short is said to be so, and no fragment of it is a document.
+    #[test]
+    fn a_document_cut_short_is_no_document() {
+        let doc = format!(r#"{{"fio version":"fio-3.33","jobs":[{JOB}]}}"#);
+        let (docs, cut) = scan(&doc[..doc.len() - 40]);
+        assert!(docs.is_empty() && cut, "{docs:?}");
+        // Whole documents before the cut one still count (a status-interval run's output).
+        let (docs, cut) = scan(&format!("{doc}\n{}", &doc[..50]));
+        assert_eq!((docs.len(), cut), (1, true));
+        assert_eq!(
+            scan(&doc),
+            (vec![serde_json::from_str(&doc).unwrap()], false)
+        );
     }
 
     #[test]
