@@ -30,22 +30,3 @@ pub fn set_timer_slack_ns(ns: u64) {
         let _ = nix::libc::prctl(nix::libc::PR_SET_TIMERSLACK, ns as nix::libc::c_ulong);
     }
 }
-
-/// The niceness of the process's main thread (what the user started it with, e.g. under
-/// `nice -n 10`); 0 when it cannot be read.
-pub fn process_niceness() -> i32 {
-    // SAFETY: getpriority reads a value; -1 is also a valid niceness, so errno is cleared
-    // first and checked after.
-    unsafe {
-        *nix::libc::__errno_location() = 0;
-        let n = nix::libc::getpriority(
-            nix::libc::PRIO_PROCESS,
-            nix::libc::getpid() as nix::libc::id_t,
-        );
-        if *nix::libc::__errno_location() != 0 {
-            0
-        } else {
-            n
-        }
-    }
-}

@@ -59,6 +59,14 @@ impl BlockIo for StallingIo {
     // No raw_fd: the worker drives this double with read_at, one I/O at a time.
 }
 
+/// The tests here run one at a time: a curve's unlimited step takes a whole core, and a rate
+/// measured beside it would fall behind for want of CPU, not of disk.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn page_cached(dir: &std::path::Path, len: usize) -> Arc<Target> {
     let path = dir.join("cached");
     make_file(&path, len);
@@ -95,6 +103,7 @@ fn run_for(engine: Engine, run_for: Duration) -> Snapshot {
 
 #[test]
 fn a_stall_shows_in_the_corrected_latency_and_not_in_the_service_time() {
+    let _serial = serial();
     let dir = workdir();
     let target = page_cached(dir.path(), 4 << 20);
     let geometry: Geometry = target.geometry();
@@ -148,6 +157,7 @@ fn a_stall_shows_in_the_corrected_latency_and_not_in_the_service_time() {
 
 #[test]
 fn without_a_rate_the_two_latencies_are_one() {
+    let _serial = serial();
     let dir = workdir();
     let target = page_cached(dir.path(), 4 << 20);
     let engine = Engine::start(
@@ -167,6 +177,7 @@ fn without_a_rate_the_two_latencies_are_one() {
 /// achieved rate is the asked one within 2%, in total and in the JSON's config and intervals.
 #[test]
 fn the_asked_rate_is_delivered_within_two_percent() {
+    let _serial = serial();
     let dir = workdir();
     let path = dir.path().join("f");
     make_file(&path, 16 << 20);
@@ -207,6 +218,7 @@ fn the_asked_rate_is_delivered_within_two_percent() {
 /// JSON carries the curve and its finding, and a saved curve is a baseline for the next one.
 #[test]
 fn a_rate_curve_steps_at_the_fractions_of_the_unlimited_step() {
+    let _serial = serial();
     let dir = workdir();
     let path = dir.path().join("f");
     make_file(&path, 16 << 20);
@@ -234,19 +246,19 @@ fn a_rate_curve_steps_at_the_fractions_of_the_unlimited_step() {
         let asked = s["rate_iops"].as_u64().unwrap();
         assert_eq!(asked, (max * pct as f64 / 100.0).round() as u64, "{pct}%");
         assert_eq!(s["iodepth"], 4);
-        // Half the maximum or less is well within what the page cache carries. (Within 5%
-        // here: a step is 1 s, so a 20 ms hiccup of a shared core near its end is 2% short;
-        // the 2% test above runs 3 s.)
-        if pct <= 50 {
-            let iops = s["iops"].as_f64().unwrap();
-            assert!(
-                (iops - asked as f64).abs() / asked as f64 <= 0.05,
-                "{pct}%: {iops:.0} IOPS for {asked} asked"
-            );
-        }
     }
+    // The curve's points are the paced steps' own figures. (Whether a step delivers its rate
+    // is the 3 s test above: a step here is 1 s after a 0.5 s ramp, and a worker that fell
+    // behind in the ramp on a busy core catches up inside the measured second, so a step's
+    // IOPS can lie a few percent above or below its rate without anything being wrong.)
     let curve = &v["latency_curve"];
-    assert_eq!(curve["points"].as_array().unwrap().len(), 8);
+    let points = curve["points"].as_array().unwrap();
+    assert_eq!(points.len(), 8);
+    for (p, s) in points.iter().zip(&steps[1..]) {
+        assert_eq!(p["asked_iops"], s["rate_iops"]);
+        assert_eq!(p["iops"], s["iops"]);
+        assert_eq!(p["p99_ns"], s["latency_ns"]["p99"]);
+    }
     assert_eq!(curve["max_iops"].as_f64().unwrap(), max);
     assert_eq!(curve["flat_p99_ns"], steps[1]["latency_ns"]["p99"]);
     let summary = curve["summary"].as_str().unwrap();
@@ -258,6 +270,7 @@ fn a_rate_curve_steps_at_the_fractions_of_the_unlimited_step() {
 /// result from before the rate knob (no `rate_iops`) loads as unlimited.
 #[test]
 fn saved_rates_load_and_old_files_mean_unlimited() {
+    let _serial = serial();
     use diskscope::report::baseline::Baseline;
     use diskscope::sweep::Dimension;
     let dir = workdir();
@@ -273,4 +286,79 @@ fn saved_rates_load_and_old_files_mean_unlimited() {
     assert_eq!(a.step(Dimension::Rate, 2000).unwrap().p99_ns, 9000.0);
     let b = Baseline::load(&b).unwrap();
     assert_eq!(b.step(Dimension::Rate, 0).unwrap().iops, 5000.0);
+}
+
+/// Rate changes live: every interval ran at one rate and did that rate (a change cuts the
+/// interval, as for any knob), and a change or a pause starts a fresh timetable — the I/Os
+/// not issued while paused are not issued in a burst afterwards.
+#[test]
+fn a_live_rate_change_or_pause_starts_a_fresh_timetable() {
+    let _serial = serial();
+    let dir = workdir();
+    let target = page_cached(dir.path(), 4 << 20);
+    let tick = Duration::from_millis(100);
+    let mut engine =
+        Engine::start(target.clone(), target.geometry(), Settings::default(), tick).unwrap();
+    let collect = |engine: &Engine, d: Duration| -> Vec<Snapshot> {
+        let end = Instant::now() + d;
+        let mut v = Vec::new();
+        while Instant::now() < end {
+            if let Ok(s) = engine.snapshots().recv_timeout(Duration::from_millis(50)) {
+                v.push(s);
+            }
+        }
+        v
+    };
+    // The intervals at `rate` do that rate together (within 25%: they are short, on shared
+    // cores), none holds a burst (3x a tick's share; the 500 I/Os a kept timetable would owe
+    // after the pause below are 5x), and each carries one service time per op.
+    let check = |snaps: &[Snapshot], rate: u64| {
+        let at_rate: Vec<&Snapshot> = snaps
+            .iter()
+            .filter(|s| s.settings.rate_iops == rate && !s.paused)
+            .collect();
+        assert!(at_rate.len() >= 5, "{} intervals at {rate}", at_rate.len());
+        let ops: u64 = at_rate.iter().map(|s| s.interval.ops).sum();
+        let secs: f64 = at_rate
+            .iter()
+            .map(|s| s.interval_elapsed.as_secs_f64())
+            .sum();
+        let iops = ops as f64 / secs;
+        assert!(
+            (iops - rate as f64).abs() <= rate as f64 * 0.25,
+            "{iops:.0} IOPS at rate {rate}"
+        );
+        for s in &at_rate {
+            let share = rate as f64 * s.interval_elapsed.as_secs_f64().max(0.1);
+            assert!(
+                (s.interval.ops as f64) < share * 3.0,
+                "interval {}: {} ops at rate {rate}",
+                s.seq,
+                s.interval.ops
+            );
+            let service = s.interval_service_latency.as_ref().expect("paced");
+            assert_eq!(service.count(), s.interval.ops);
+            assert_eq!(s.interval_latency.count(), s.interval.ops);
+        }
+    };
+    collect(&engine, Duration::from_millis(300)); // unlimited: thousands per interval
+    let paced = Settings {
+        rate_iops: 1000,
+        ..Settings::default()
+    };
+    engine.apply(paced).unwrap();
+    check(&collect(&engine, Duration::from_millis(1000)), 1000);
+    engine.set_paused(true);
+    collect(&engine, Duration::from_millis(500));
+    engine.set_paused(false);
+    // A kept timetable would owe 500 I/Os now and issue them at once.
+    check(&collect(&engine, Duration::from_millis(800)), 1000);
+    engine
+        .apply(Settings {
+            rate_iops: 3000,
+            ..paced
+        })
+        .unwrap();
+    check(&collect(&engine, Duration::from_millis(800)), 3000);
+    engine.join();
 }

@@ -12,6 +12,13 @@
 //! is back on the timetable; it never skips a slot, so the achieved rate tells whether the
 //! disk kept up. Nothing here touches shared memory but the control generation, read while
 //! waiting so a change is taken up promptly even at a low rate.
+//!
+//! Paced workers keep the nice 19 of all workers, so a waking worker may wait behind busy
+//! threads of normal priority, and that wait counts in the latency from the due time, as it
+//! would for an application. Running them at the process's niceness instead was tried: an
+//! A/B at 8k IOPS on this project's VM (3 pairs) could not tell, the virtual disk's own stalls
+//! dominating either arm, and workers paced above what the disk does are busy, so at normal
+//! priority a thousand of them would starve the UI as unlimited ones did. Not kept.
 
 use std::sync::atomic::Ordering::Acquire;
 use std::time::{Duration, Instant};
@@ -75,25 +82,6 @@ pub fn wait_until(due: Instant, control: &Control, seen: u64) -> bool {
         }
         std::thread::sleep((due - now).min(NAP));
     }
-}
-
-/// Sets this worker's CPU priority for how it is driven. Unlimited workers run at nice 19
-/// (`worker::yield_to_sampler`: hundreds of busy workers must leave the sampler and the UI the
-/// CPU). A paced worker sleeps until each slot, and a waking thread at nice 19 (weight 15
-/// against 1024 at nice 0) gets a virtual deadline far behind any busy thread of normal
-/// priority, so it waits for them — time counted as latency, since its clock started at the
-/// slot. So a paced worker runs at the process's own niceness (going back from 19 needs root
-/// or an RLIMIT_NICE that allows it; otherwise it stays at 19); its CPU is bounded by its
-/// rate. Reasoned rather than measured: an A/B at 8k IOPS on this project's VM (the process
-/// under `nice -n 19` or not, 3 pairs) was dominated by the virtual disk's own stalls, which
-/// delivered anywhere from 3.3k to 8k IOPS in either arm.
-pub fn prioritise(paced: bool) {
-    let nice = if paced {
-        crate::sys::process_niceness()
-    } else {
-        19
-    };
-    crate::sys::set_thread_niceness(nice);
 }
 
 /// Asks the kernel to wake this thread's sleeps on time: the default timer slack (50 µs)

@@ -155,8 +155,8 @@ pub(super) struct Worker {
     service_batch: Vec<u64>,
     /// The timetable when a rate is set.
     pub pace: Option<Pace>,
-    /// Whether the thread's priority is set for pacing (`pace::prioritise`).
-    paced: bool,
+    /// Whether this thread's timer slack was tightened for pacing.
+    slack_tightened: bool,
     pub seen_generation: u64,
     pub settings: Settings,
     pattern: Option<OffsetGen>,
@@ -179,7 +179,7 @@ impl Worker {
             batch: Vec::with_capacity(BATCH),
             service_batch: Vec::with_capacity(BATCH),
             pace: None,
-            paced: false,
+            slack_tightened: false,
             seen_generation: u64::MAX,
             settings: Settings::default(),
             pattern: None,
@@ -361,9 +361,8 @@ impl Worker {
         }
         // Every change starts a fresh timetable: no backlog carried over a pause or a new rate.
         self.pace = Pace::new(s.rate_iops, s.threads, slot.index, Instant::now());
-        if self.pace.is_some() != self.paced {
-            self.paced = self.pace.is_some();
-            pace::prioritise(self.paced);
+        if self.pace.is_some() && !self.slack_tightened {
+            self.slack_tightened = true;
             pace::tighten_timer_slack();
         }
         true
