@@ -1,5 +1,5 @@
-//! `--show FILE`: any saved result printed in diskscope's summary form — a run or sweep
-//! (`--json FILE`), a fleet, or fio's own JSON output, local or client/server (per host,
+//! `--show FILE`: any saved result printed in diskscope's summary form — a run, sweep or
+//! suite's card (`--json FILE`), a fleet, or fio's own JSON output, local or client/server (per host,
 //! with the hosts' seconds differenced from fio's snapshots when it has them). Reading only:
 //! nothing runs. A run or sweep is read field by field from the JSON, so files from older
 //! versions still show what they have.
@@ -41,6 +41,9 @@ pub fn show(path: &Path) -> Result<String, String> {
             crate::fleet::text::header(&r.fleet),
             crate::fleet::text::summary(&r)
         ));
+    }
+    if v["config"]["target"].is_string() && v["suite"].is_string() && v["tests"].is_array() {
+        return Ok(show_suite(&v));
     }
     if v["config"]["target"].is_string() && v["steps"].is_array() {
         return Ok(show_sweep(&v));
@@ -147,6 +150,46 @@ fn show_sweep(v: &Value) -> String {
     }
     if let Some(s) = v["saturation"]["summary"].as_str() {
         let _ = writeln!(out, "{s}");
+    }
+    out
+}
+
+/// A suite's card: a row per test and direction, the medians of its passes with their
+/// min–max, and p99 over every I/O of the passes; a direction not run says why.
+fn show_suite(v: &Value) -> String {
+    let mut out = format!(
+        "{}: suite {}, median of {} passes of {:.1}s\n",
+        v["config"]["target"].as_str().unwrap_or("?"),
+        v["suite"].as_str().unwrap_or("?"),
+        v["passes"].as_u64().unwrap_or(0),
+        v["pass_time_s"].as_f64().unwrap_or(0.0)
+    );
+    let _ = writeln!(
+        out,
+        "{:<14} {:<5} {:>9} {:>19} {:>9} {:>10}",
+        "test", "", "MB/s", "min–max", "IOPS", "p99"
+    );
+    for t in v["tests"].as_array().into_iter().flatten() {
+        let name = t["name"].as_str().unwrap_or("?");
+        for (dir, d) in [("read", &t["read"]), ("write", &t["write"])] {
+            if d.is_null() {
+                let why = t[format!("{dir}_not_run")].as_str().unwrap_or("not run");
+                let _ = writeln!(out, "{name:<14} {dir:<5} {why}");
+                continue;
+            }
+            let mb = |k: &str| d["mb_per_s"][k].as_f64().unwrap_or(0.0);
+            let _ = writeln!(
+                out,
+                "{name:<14} {dir:<5} {:>9.1} {:>19} {:>9.0} {:>10}",
+                mb("median"),
+                format!("{:.1}–{:.1}", mb("min"), mb("max")),
+                d["iops"]["median"].as_f64().unwrap_or(0.0),
+                format_latency_ns(d["latency_ns"]["p99"].as_f64().unwrap_or(0.0))
+            );
+        }
+    }
+    for n in v["notes"].as_array().into_iter().flatten() {
+        let _ = writeln!(out, "note: {}", n.as_str().unwrap_or(""));
     }
     out
 }

@@ -193,6 +193,26 @@ fn text_csv_saved_files_and_baseline() {
         assert_eq!(l.split(',').count(), columns, "{l}");
     }
     assert!(lines[2].starts_with("peak,SEQ1M Q8T1,write,") && lines[2].contains("not run"));
+    // `--show` prints the saved card: each test's median IOPS as the JSON has it.
+    let shown = diskscope(dir.path(), &["--show", "card.json"]);
+    assert!(shown.status.success(), "{}", stderr(&shown));
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    let card: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("card.json")).unwrap())
+            .unwrap();
+    for t in card["tests"].as_array().unwrap() {
+        let name = t["name"].as_str().unwrap();
+        let iops = format!("{:.0}", t["read"]["iops"]["median"].as_f64().unwrap());
+        let line = shown
+            .lines()
+            .find(|l| l.starts_with(name) && l.contains(" read "))
+            .unwrap_or_else(|| panic!("{name} read: {shown}"));
+        assert!(line.contains(&iops), "{line} vs {iops}");
+        assert!(
+            shown.contains(&format!("{name:<14} write not run: add --allow-write")),
+            "{shown}"
+        );
+    }
     // The saved card is a baseline for the next one, test by test.
     let mut args = vec![
         "--suite",
