@@ -250,11 +250,11 @@ fn single_run(config: &Config, prepared: &Prepared, baseline: Option<&Baseline>)
 fn print_fio(config: &Config) -> Result<ExitStatus> {
     let c = fio_config(config)?;
     let job = match (&config.sweep, config.suite) {
-        (_, Some(name)) => report::fio::FioJob::suite(&c, &suite::plan(config, name, &c)),
+        (_, Some(name)) => crate::fio::job::FioJob::suite(&c, &suite::plan(config, name, &c)),
         (Some(spec), None) => {
-            report::fio::FioJob::sweep(&c, spec, config.duration.unwrap_or(DEFAULT_STEP_TIME))
+            crate::fio::job::FioJob::sweep(&c, spec, config.duration.unwrap_or(DEFAULT_STEP_TIME))
         }
-        (None, None) => report::fio::FioJob::run(&c),
+        (None, None) => crate::fio::job::FioJob::run(&c),
     }
     .drop_cache(config.drop_cache);
     // The command line is a comment, so the whole output is a job file:

@@ -9,10 +9,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::fio::json::{self as fio_json, FioEntry, FioOutput, PercentileBasis};
 use crate::fleet::FleetReport;
 use crate::fleet::hosts::Host;
 use crate::fleet::results;
-use crate::report::fio_json::{self, FioEntry, FioOutput, PercentileBasis};
 use crate::report::result_file;
 use crate::units::{format_bytes, format_latency_ns};
 

@@ -5,12 +5,12 @@
 
 use std::path::PathBuf;
 
-use diskscope::fleet::client::{HostEvent, HostOutcome, Live};
+use diskscope::fio::client::{HostEvent, HostOutcome, Live};
+use diskscope::fio::json::{DirStats, FioEntry, PercentileBasis};
 use diskscope::fleet::hosts::Host;
 use diskscope::fleet::live::Board;
 use diskscope::fleet::results::{self, HostResult};
 use diskscope::fleet::{FleetConfig, FleetEvent, FleetReport};
-use diskscope::report::fio_json::{DirStats, FioEntry, PercentileBasis};
 use diskscope::tui::state::fleet::FleetScreen;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

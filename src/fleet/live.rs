@@ -3,8 +3,8 @@
 //! figures. Plain data fed by `HostEvent`s; the headless printer and the TUI's fleet screen
 //! both read it, neither knows the other.
 
-use super::client::{HostEvent, Live};
 use super::hosts::Host;
+use crate::fio::client::{HostEvent, Live};
 
 /// Most seconds of the fleet's live rate kept (for the sparkline).
 pub const HISTORY: usize = 600;
@@ -117,8 +117,8 @@ impl Board {
 
 #[cfg(test)]
 mod tests {
-    use super::super::client::HostOutcome;
     use super::*;
+    use crate::fio::client::HostOutcome;
 
     #[test]
     fn the_live_rate_is_the_sum_of_running_hosts() {

@@ -10,7 +10,6 @@
 //! and writes only to regular files, with `--allow-write`; fio never creates or lays out a
 //! file on a fleet run (`allow_file_create=0`, `size=100%`).
 
-pub mod client;
 pub mod front;
 pub mod hosts;
 pub mod live;
@@ -23,10 +22,10 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::report::fio::FioJob;
+use crate::fio::client::{self, HostEvent, Job};
+use crate::fio::job::FioJob;
 use crate::report::{ConfigReport, TargetFacts, TargetKind};
 use crate::settings::{IoEngine, Settings};
-use client::{HostEvent, Job};
 use hosts::Host;
 use results::{Aggregate, HostResult, Interval};
 

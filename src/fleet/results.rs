@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::hosts::Host;
-use crate::report::fio_json::FioEntry;
+use crate::fio::json::FioEntry;
 
 /// One host's figures over its whole run, or over one interval.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]

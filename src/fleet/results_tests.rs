@@ -1,5 +1,5 @@
 use super::*;
-use crate::report::fio_json::{DirStats, PercentileBasis};
+use crate::fio::json::{DirStats, PercentileBasis};
 
 /// A read-only snapshot: `ios` 4 KiB reads in `ms`, mean latency `lat_ns`.
 fn snap(ms: u64, ios: u64, lat_ns: f64) -> FioEntry {

@@ -9,8 +9,8 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use serde_json::Value;
 
-use super::fio_json::{self, FioEntry};
 use super::{RunReport, result_file};
+use crate::fio::json::{self as fio_json, FioEntry};
 use crate::fleet::FleetReport;
 use crate::fleet::hosts::{DEFAULT_PORT, Host};
 use crate::stats::IntervalFigures;

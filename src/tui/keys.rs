@@ -8,7 +8,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::action::Action;
 use super::state::{App, Confirm, FioOverlay, Picker, PickerRow, Run, Screen, View};
-use crate::report::fio;
+use crate::fio::job as fio;
 use crate::settings::{Knob, Settings, Step, rate_ladder_at_or_below, stepped};
 use crate::suite::SuiteName;
 use crate::sweep::{Dimension, SWEEP_IODEPTH, SWEEP_THREADS, default_sweep, psync_refusal};

@@ -32,8 +32,8 @@
 
 use std::time::Duration;
 
-use super::ConfigReport;
 use crate::engine::pattern::OffsetGen;
+use crate::report::ConfigReport;
 use crate::settings::{IoEngine, Settings};
 use crate::suite::Plan;
 use crate::sweep::{RAMP, SweepSpec};
@@ -206,7 +206,7 @@ impl FioJob {
                 (LINK.to_string(), Some(path.clone()))
             }
         };
-        if c.target_kind == super::TargetKind::ScratchFile {
+        if c.target_kind == crate::report::TargetKind::ScratchFile {
             notes.push(
                 "the scratch file is diskscope's (random data; keep it with --keep); \
                  if it is missing, fio lays out its own"
@@ -540,5 +540,5 @@ pub fn shell_quote(s: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "fio_tests.rs"]
+#[path = "job_tests.rs"]
 mod tests;

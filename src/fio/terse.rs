@@ -8,7 +8,7 @@
 //! size is a multiple of 1 KiB (the 512-byte case can be one I/O short). Latency percentiles
 //! are total latency when the job sets `lat_percentiles=1`, as the fleet's job does.
 
-use super::fio_json::{DirStats, FioEntry, PercentileBasis};
+use super::json::{DirStats, FioEntry, PercentileBasis};
 
 /// Fields of one direction in a version-3 line.
 const DIR_FIELDS: usize = 41;

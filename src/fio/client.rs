@@ -19,9 +19,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use super::hosts::Host;
-use crate::report::fio_json::FioEntry;
-use crate::report::fio_terse;
+use crate::fio::json::FioEntry;
+use crate::fio::terse as fio_terse;
+use crate::fleet::hosts::Host;
 
 /// How long a host may take to start the job (connect, send, lay nothing out).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
@@ -236,7 +236,7 @@ pub fn failure(
     }
     let ran_s = entries.last().map_or(0.0, |e| e.runtime_ms as f64 / 1e3);
     let asked_s = job.runtime.as_secs_f64();
-    let asked = super::text::seconds(asked_s);
+    let asked = crate::fleet::text::seconds(asked_s);
     if has("disconnected").is_some() && !entries.is_empty() {
         return Some(format!(
             "lost its fio server after {ran_s:.1} s of the {asked} run (the server stopped or the network went down); its figures so far are kept, not counted"
@@ -337,7 +337,7 @@ fn rate(v: &str) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fio_json::{DirStats, PercentileBasis};
+    use crate::fio::json::{DirStats, PercentileBasis};
 
     fn entry(runtime_ms: u64, ios: u64) -> FioEntry {
         let read = DirStats {
