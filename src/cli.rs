@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use clap::Parser;
 
-use crate::report::Durability;
-use crate::report::result_file;
+use crate::model::Durability;
+use crate::result_file;
 use crate::settings::{IoEngine, Settings};
 use crate::suite::{SuiteName, Timing};
 use crate::sweep::SweepSpec;

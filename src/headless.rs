@@ -11,10 +11,9 @@ use std::time::Duration;
 
 use crate::cli::Output;
 use crate::engine::Engine;
-use crate::report::baseline::{Baseline, compare_step};
-use crate::report::{
-    ConfigReport, CpuReport, RunReport, SweepReport, WritebackReport, card_text, csv, text,
-};
+use crate::model::{ConfigReport, CpuReport, RunReport, SweepReport, WritebackReport};
+use crate::render::baseline::{Baseline, compare_step};
+use crate::render::{card as card_text, csv, text};
 use crate::stats::{Snapshot, Window};
 use crate::suite::{SuiteReport, SuiteRunner};
 use crate::sweep::{Next, RAMP, SweepRunner, findings};

@@ -9,9 +9,9 @@ use anyhow::{Result, anyhow};
 use crate::cli::{Config, DEFAULT_SCRATCH_SIZE, Output, SCRATCH_NAME};
 use crate::engine::{DEFAULT_TICK, Engine, Options};
 use crate::exit::ExitStatus;
-use crate::report::baseline::Baseline;
-use crate::report::save::{save_run, save_sweep};
-use crate::report::{ConfigReport, TargetFacts, TargetKind};
+use crate::model::{ConfigReport, TargetFacts, TargetKind};
+use crate::render::baseline::Baseline;
+use crate::render::save::{save_run, save_sweep};
 use crate::settings::Settings;
 use crate::suite::SuiteName;
 use crate::sweep::{DEFAULT_STEP_TIME, SweepRunner, SweepSpec};
@@ -21,8 +21,9 @@ use crate::target::prepare::{
     Prepared, config_report, kind_of, prepare, resolve_engine, scratch_dir, stderr_progress,
 };
 use crate::target::{cache, list};
-use crate::{headless, output, report, signals};
+use crate::{headless, output, render, signals};
 
+mod fleet;
 mod suite;
 
 /// Run length when none is given and there is no TUI.
@@ -142,7 +143,7 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         Mode::Fio => print_fio(&config),
         Mode::Tui => crate::tui::run(config),
         Mode::Run | Mode::Sweep(_) | Mode::Suite(_) => headless_run(&config, &mode),
-        Mode::Fleet { tui } => crate::fleet::front::run(&config, tui),
+        Mode::Fleet { tui } => fleet::run(&config, tui),
         Mode::Show => {
             let path = config.show.clone().unwrap_or_default();
             let text = crate::show::show(&path).map_err(anyhow::Error::msg)?;
@@ -216,7 +217,7 @@ fn sweep(
     match config.output {
         Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
         Output::Csv => {}
-        Output::Text | Output::Quiet => output::print(&report::text::sweep_summary(&report)),
+        Output::Text | Output::Quiet => output::print(&render::text::sweep_summary(&report)),
     }
     save_sweep(config, &report)?;
     Ok(report
@@ -235,11 +236,11 @@ fn single_run(config: &Config, prepared: &Prepared, baseline: Option<&Baseline>)
     match config.output {
         Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
         Output::Csv => {}
-        Output::Text => output::print(&report::text::summary(&report, false)),
-        Output::Quiet => output::print(&report::text::summary(&report, true)),
+        Output::Text => output::print(&render::text::summary(&report, false)),
+        Output::Quiet => output::print(&render::text::summary(&report, true)),
     }
     if let (Some(b), Output::Text | Output::Quiet) = (baseline, config.output) {
-        output::print(&(report::baseline::compare_run(b, &report) + "\n"));
+        output::print(&(render::baseline::compare_run(b, &report) + "\n"));
     }
     save_run(config, &report)?;
     Ok(report.had_io_errors())

@@ -13,7 +13,7 @@ use crate::fio::json::{self as fio_json, FioEntry, FioOutput, PercentileBasis};
 use crate::fleet::FleetReport;
 use crate::fleet::hosts::Host;
 use crate::fleet::results;
-use crate::report::result_file;
+use crate::result_file;
 use crate::units::{format_bytes, format_latency_ns};
 
 /// The text `--show` prints for `path`.
@@ -38,8 +38,8 @@ pub fn show(path: &Path) -> Result<String, String> {
             .map_err(|e| format!("--show {shown}: a fleet result diskscope cannot read ({e})"))?;
         return Ok(format!(
             "{}\n{}",
-            crate::fleet::text::header(&r.fleet),
-            crate::fleet::text::summary(&r)
+            crate::render::fleet::header(&r.fleet),
+            crate::render::fleet::summary(&r)
         ));
     }
     if v["config"]["target"].is_string() && v["suite"].is_string() && v["tests"].is_array() {
@@ -74,7 +74,7 @@ fn header(c: &Value) -> String {
         } else {
             "buffered (page cache)"
         },
-        crate::report::text::describe_settings(&s)
+        crate::render::text::describe_settings(&s)
     )
 }
 
@@ -262,7 +262,7 @@ fn show_fio(out: &FioOutput) -> String {
             job_file: String::new(),
             interrupted_by: None,
         };
-        text.push_str(&crate::fleet::text::summary(&report));
+        text.push_str(&crate::render::fleet::summary(&report));
         return text;
     }
     let _ = writeln!(text, "{} result, {} job(s):", out.version, finals.len());

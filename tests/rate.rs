@@ -271,7 +271,7 @@ fn a_rate_curve_steps_at_the_fractions_of_the_unlimited_step() {
 #[test]
 fn saved_rates_load_and_old_files_mean_unlimited() {
     let _serial = serial();
-    use diskscope::report::baseline::Baseline;
+    use diskscope::render::baseline::Baseline;
     use diskscope::sweep::Dimension;
     let dir = workdir();
     let sweep = r#"{"dimension":"rate","steps":[

@@ -141,7 +141,7 @@ fn sweep_flag_runs_every_step_live_and_quit_yields_the_sweep() {
     assert_eq!(sweep.steps.len(), 2);
     assert_eq!(sweep.config.duration_s, Some(0.3));
     assert_eq!(report.final_settings.threads, 2);
-    let text = diskscope::report::final_text::final_text(&report, Some(&sweep), None);
+    let text = diskscope::render::final_text::final_text(&report, Some(&sweep), None);
     assert!(
         (text.contains("saturates at") || text.contains("no saturation within this sweep"))
             && text.contains("IO/s"),

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use diskscope::diskstats::KernelRates;
-use diskscope::report::ConfigReport;
+use diskscope::model::ConfigReport;
 use diskscope::settings::Knob;
 use diskscope::settings::Settings;
 use diskscope::stats::{Counts, Latency, LatencySummary, Snapshot, ThreadSample};
@@ -33,7 +33,7 @@ fn settings() -> Settings {
 fn info(write_allowed: bool) -> ConfigReport {
     ConfigReport {
         target: "/dev/sdb".into(),
-        target_kind: diskscope::report::TargetKind::BlockDevice,
+        target_kind: diskscope::model::TargetKind::BlockDevice,
         size_bytes: 500 << 30,
         device_bytes: Some(500 << 30),
         span_bytes: 500 << 30,
@@ -49,7 +49,7 @@ fn info(write_allowed: bool) -> ConfigReport {
         duration_s: None,
         ioengine: diskscope::settings::IoEngine::IoUring,
         ioengine_fallback: None,
-        latency_basis: diskscope::report::LATENCY_BASIS,
+        latency_basis: diskscope::model::LATENCY_BASIS,
         durability: Default::default(),
         warnings: vec![],
     }
@@ -572,8 +572,8 @@ fn picker_keys() {
 
 // ---- sweeps, exports, fio, write confirmation ----
 
-use diskscope::report::baseline::{Baseline, Figures};
-use diskscope::report::export::Export;
+use diskscope::render::baseline::{Baseline, Figures};
+use diskscope::render::export::Export;
 use diskscope::sweep::{Dimension, SweepSpec};
 use diskscope::tui::state::{Confirm, SweepState, View};
 

@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use diskscope::report::ConfigReport;
-use diskscope::report::export::Export;
+use diskscope::model::ConfigReport;
+use diskscope::render::export::Export;
 use diskscope::settings::{IoEngine, Settings};
 use diskscope::stats::{Counts, Latency, Snapshot};
 use diskscope::suite::Timing;
@@ -20,7 +20,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 fn info() -> ConfigReport {
     ConfigReport {
         target: "/dev/sdb".into(),
-        target_kind: diskscope::report::TargetKind::BlockDevice,
+        target_kind: diskscope::model::TargetKind::BlockDevice,
         size_bytes: 500 << 30,
         device_bytes: Some(500 << 30),
         span_bytes: 500 << 30,
@@ -36,7 +36,7 @@ fn info() -> ConfigReport {
         duration_s: None,
         ioengine: IoEngine::IoUring,
         ioengine_fallback: None,
-        latency_basis: diskscope::report::LATENCY_BASIS,
+        latency_basis: diskscope::model::LATENCY_BASIS,
         durability: Default::default(),
         warnings: vec![],
     }

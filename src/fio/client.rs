@@ -236,7 +236,7 @@ pub fn failure(
     }
     let ran_s = entries.last().map_or(0.0, |e| e.runtime_ms as f64 / 1e3);
     let asked_s = job.runtime.as_secs_f64();
-    let asked = crate::fleet::text::seconds(asked_s);
+    let asked = crate::render::fleet::seconds(asked_s);
     if has("disconnected").is_some() && !entries.is_empty() {
         return Some(format!(
             "lost its fio server after {ran_s:.1} s of the {asked} run (the server stopped or the network went down); its figures so far are kept, not counted"

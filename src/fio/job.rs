@@ -33,7 +33,7 @@
 use std::time::Duration;
 
 use crate::engine::pattern::OffsetGen;
-use crate::report::ConfigReport;
+use crate::model::ConfigReport;
 use crate::settings::{IoEngine, Settings};
 use crate::suite::Plan;
 use crate::sweep::{RAMP, SweepSpec};
@@ -206,7 +206,7 @@ impl FioJob {
                 (LINK.to_string(), Some(path.clone()))
             }
         };
-        if c.target_kind == crate::report::TargetKind::ScratchFile {
+        if c.target_kind == crate::model::TargetKind::ScratchFile {
             notes.push(
                 "the scratch file is diskscope's (random data; keep it with --keep); \
                  if it is missing, fio lays out its own"

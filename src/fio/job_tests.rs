@@ -1,7 +1,7 @@
 //! Unit tests of the fio export: each knob's option, stripes, names fio would misread.
 
 use super::*;
-use crate::report::Durability;
+use crate::model::Durability;
 use crate::settings::{IoEngine, Settings};
 
 fn config(threads: usize, read_pct: u8, random_pct: u8) -> ConfigReport {

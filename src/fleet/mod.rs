@@ -10,11 +10,9 @@
 //! and writes only to regular files, with `--allow-write`; fio never creates or lays out a
 //! file on a fleet run (`allow_file_create=0`, `size=100%`).
 
-pub mod front;
 pub mod hosts;
 pub mod live;
 pub mod results;
-pub mod text;
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -24,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::fio::client::{self, HostEvent, Job};
 use crate::fio::job::FioJob;
-use crate::report::{ConfigReport, TargetFacts, TargetKind};
+use crate::model::{ConfigReport, TargetFacts, TargetKind};
 use crate::settings::{IoEngine, Settings};
 use hosts::Host;
 use results::{Aggregate, HostResult, Interval};
@@ -123,7 +121,7 @@ impl FleetSpec {
         ioengine: Option<IoEngine>,
         direct: bool,
         write_allowed: bool,
-        durability: crate::report::Durability,
+        durability: crate::model::Durability,
         runtime: Duration,
         outlier_pct: f64,
         fio: PathBuf,
@@ -185,7 +183,7 @@ impl FleetSpec {
             write_allowed: self.config.write_allowed,
             outlier_pct: self.outlier_pct,
             fio_version: fio_version(&self.fio),
-            latency_basis: crate::report::LATENCY_BASIS.to_string(),
+            latency_basis: crate::model::LATENCY_BASIS.to_string(),
         }
     }
 }

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::{Direction, Plan, SuiteName};
-use crate::report::ConfigReport;
+use crate::model::ConfigReport;
 use crate::stats::{Counts, IntervalFigures, IoErrorRecord, Latency, LatencySummary};
 
 /// One figure over the passes: the median, the spread and the best.

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::report::{ConfigReport, TargetKind};
+use crate::model::{ConfigReport, TargetKind};
 use crate::settings::{IoEngine, Settings};
 use crate::units::format_bytes;
 

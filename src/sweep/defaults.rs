@@ -4,7 +4,7 @@
 //! depths 1 to 256 (io_uring only), doubling.
 
 use super::{Dimension, SweepSpec};
-use crate::report::ConfigReport;
+use crate::model::ConfigReport;
 use crate::settings::{IoEngine, MAX_IODEPTH, MAX_THREADS};
 
 /// The thread counts a sweep started with `s t` runs: 1 to 64, doubling.
@@ -70,7 +70,7 @@ pub fn default_sweep(dimension: Dimension, info: &ConfigReport) -> Result<SweepS
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::ConfigReport;
+    use crate::model::ConfigReport;
 
     #[test]
     fn a_depth_sweep_needs_io_uring_and_says_why_not() {

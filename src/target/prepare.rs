@@ -11,7 +11,7 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use crate::cli::{Config, DEFAULT_SCRATCH_SIZE, SCRATCH_NAME};
-use crate::report::{ConfigReport, TargetFacts, TargetKind};
+use crate::model::{ConfigReport, TargetFacts, TargetKind};
 use crate::signals;
 use crate::target::open::{self, OpenSpec, Target};
 use crate::target::scratch::Scratch;

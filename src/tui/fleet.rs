@@ -15,13 +15,13 @@ use super::state::fleet::FleetScreen;
 use super::terminal;
 use crate::fleet::live::Board;
 use crate::fleet::{FleetEvent, FleetReport, FleetSpec};
-use crate::report::baseline::Baseline;
+use crate::render::baseline::Baseline;
 use crate::signals;
 
 /// Runs the fleet with its screen; returns the report once the user leaves.
 pub fn run(spec: &FleetSpec, _baseline: Option<&Baseline>) -> Result<FleetReport> {
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let header = crate::fleet::text::short_header(&spec.fleet_config());
+    let header = crate::render::fleet::short_header(&spec.fleet_config());
     let mut screen = FleetScreen::new(header, Board::new(&spec.hosts), color);
     let (keys_tx, keys) = mpsc::channel();
     let (mut term, guard) = terminal::init()?;

@@ -37,8 +37,8 @@ use ratatui::backend::{Backend, ClearType};
 
 use crate::cli::Config;
 use crate::exit::ExitStatus;
-use crate::report::baseline::Baseline;
-use crate::report::final_text::final_text;
+use crate::render::baseline::Baseline;
+use crate::render::final_text::final_text;
 use crate::signals;
 use event::spawn_input;
 use state::App;
@@ -78,13 +78,13 @@ pub fn run(config: Config) -> Result<ExitStatus> {
             );
             let _ = out.flush();
             if let Some(card) = &suite {
-                let _ = write!(out, "{}", crate::report::card_text::card(card));
+                let _ = write!(out, "{}", crate::render::card::card(card));
                 let _ = out.flush();
             }
             let saved = match (&suite, &sweep) {
-                (Some(c), _) => crate::report::save::save_suite(&config, c),
-                (None, Some(s)) => crate::report::save::save_sweep(&config, s),
-                (None, None) => crate::report::save::save_run(&config, &report),
+                (Some(c), _) => crate::render::save::save_suite(&config, c),
+                (None, Some(s)) => crate::render::save::save_sweep(&config, s),
+                (None, None) => crate::render::save::save_run(&config, &report),
             };
             if let Err(e) = saved {
                 let _ = writeln!(std::io::stderr(), "diskscope: {e:#}");

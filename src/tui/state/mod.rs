@@ -16,7 +16,7 @@ pub use run::{AppRates, KernelView, Run};
 pub use suite::SuiteRun;
 pub use sweep::{SweepRun, SweepState, View};
 
-use crate::report::baseline::Baseline;
+use crate::render::baseline::Baseline;
 use crate::settings::Settings;
 
 /// Which screen is showing.

@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::sweep::{SweepRun, View};
 use crate::diskstats::KernelRates;
 use crate::diskstats::members::Member;
-use crate::report::{ConfigReport, RunReport};
+use crate::model::{ConfigReport, RunReport};
 use crate::settings::{Knob, Settings};
 use crate::stats::heat::Heat;
 use crate::stats::seconds::Seconds;

@@ -5,7 +5,7 @@
 
 use super::run::Run;
 use super::sweep::{SweepState, View};
-use crate::report::ConfigReport;
+use crate::model::ConfigReport;
 use crate::settings::Settings;
 use crate::stats::Snapshot;
 use crate::suite::{

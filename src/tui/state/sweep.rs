@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use super::run::Run;
-use crate::report::export::Export;
-use crate::report::{ConfigReport, SweepReport};
+use crate::model::{ConfigReport, SweepReport};
+use crate::render::export::Export;
 use crate::settings::Settings;
 use crate::stats::{IntervalFigures, Snapshot};
 use crate::sweep::{Dimension, LatencyCurve, Next, Saturation, SweepRunner, SweepSpec, findings};

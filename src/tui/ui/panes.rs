@@ -61,7 +61,7 @@ pub(super) fn baseline_title(text: Option<String>, theme: Theme) -> Option<Line<
 
 pub(super) fn draw_iops(
     run: &Run,
-    base: Option<crate::report::baseline::Figures>,
+    base: Option<crate::render::baseline::Figures>,
     theme: Theme,
     area: Rect,
     buf: &mut Buffer,
@@ -110,7 +110,7 @@ pub(super) fn draw_bw(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
 
 pub(super) fn draw_latency(
     run: &Run,
-    base: Option<crate::report::baseline::Figures>,
+    base: Option<crate::render::baseline::Figures>,
     theme: Theme,
     area: Rect,
     buf: &mut Buffer,

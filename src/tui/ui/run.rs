@@ -10,8 +10,8 @@ use ratatui::widgets::{Block, Widget};
 
 use super::framed;
 use super::panes::{draw_bw, draw_histogram, draw_iops, draw_kernel, draw_latency, draw_threads};
-use crate::report::baseline::Baseline;
-use crate::report::text::describe_settings;
+use crate::render::baseline::Baseline;
+use crate::render::text::describe_settings;
 use crate::settings::Knob;
 use crate::settings::{MAX_BS, MAX_IODEPTH, MAX_THREADS};
 use crate::tui::state::{Run, SweepState};
@@ -170,11 +170,11 @@ pub(super) fn rate_shortfall(run: &Run) -> Option<String> {
     if now.settings != run.settings || now.mixed_settings || run.paused {
         return None;
     }
-    crate::report::rate::saturated(rate, now.iops, "doing")
+    crate::render::rate::saturated(rate, now.iops, "doing")
 }
 
 /// The baseline's figures when it is a single run, or a fleet's median host.
-pub(super) fn run_baseline(b: Option<&Baseline>) -> Option<crate::report::baseline::Figures> {
+pub(super) fn run_baseline(b: Option<&Baseline>) -> Option<crate::render::baseline::Figures> {
     b.and_then(Baseline::run_figures)
 }
 

@@ -9,8 +9,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::run::{draw_run, status_line, sweep_progress};
-use crate::report::baseline::{Baseline, compare_step};
-use crate::report::text::{step_header, step_line};
+use crate::render::baseline::{Baseline, compare_step};
+use crate::render::text::{step_header, step_line};
 use crate::sweep::Dimension;
 use crate::tui::state::{Run, SweepRun, SweepState};
 use crate::tui::widgets::Theme;

@@ -12,7 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Widget};
 
 use super::Theme;
-use crate::report::baseline::Figures;
+use crate::render::baseline::Figures;
 use crate::stats::IntervalFigures;
 use crate::sweep::Dimension;
 use crate::units::{format_block_size, format_count_rate, format_latency_ns};

@@ -5,12 +5,12 @@
 
 use anyhow::Result;
 
-use super::live::Board;
-use super::{FleetEvent, FleetReport, FleetSpec};
 use crate::cli::{Config, Output};
 use crate::exit::ExitStatus;
-use crate::report::baseline::{Baseline, compare_fleet};
-use crate::report::result_file::{Kind, write_result};
+use crate::fleet::live::Board;
+use crate::fleet::{FleetEvent, FleetReport, FleetSpec};
+use crate::render::baseline::{Baseline, compare_fleet};
+use crate::result_file::{Kind, write_result};
 use crate::{output, signals};
 
 /// Runs the fleet `config` describes.
@@ -28,7 +28,7 @@ pub fn run(config: &Config, tui: bool) -> Result<ExitStatus> {
         Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
         _ if tui => {}
         _ => {
-            output::print(&super::text::summary(&report));
+            output::print(&crate::render::fleet::summary(&report));
             if let Some(b) = &baseline {
                 output::print(&compare_fleet(b, &report));
             }
@@ -36,7 +36,7 @@ pub fn run(config: &Config, tui: bool) -> Result<ExitStatus> {
     }
     if tui {
         // The screen is gone: the table goes to the normal screen, as a run's summary does.
-        output::print(&super::text::summary(&report));
+        output::print(&crate::render::fleet::summary(&report));
         if let Some(b) = &baseline {
             output::print(&compare_fleet(b, &report));
         }
@@ -51,7 +51,7 @@ pub fn run(config: &Config, tui: bool) -> Result<ExitStatus> {
 
 /// The spec of `config`: hosts, target, settings, fio on this machine.
 pub fn spec(config: &Config) -> Result<FleetSpec, String> {
-    let fio = super::find_fio()?;
+    let fio = crate::fleet::find_fio()?;
     let hosts = config.fleet.clone().unwrap_or_default();
     let target = config
         .target
@@ -86,18 +86,21 @@ pub fn headless(
     let lines = out == Output::Text;
     let mut board = Board::new(&spec.hosts);
     if out != Output::Json {
-        output::print(&format!("{}\n", super::text::header(&spec.fleet_config())));
+        output::print(&format!(
+            "{}\n",
+            crate::render::fleet::header(&spec.fleet_config())
+        ));
     }
-    let mut report = super::run(spec, stop, &mut |e| match e {
+    let mut report = crate::fleet::run(spec, stop, &mut |e| match e {
         FleetEvent::Host(i, ev) => {
             if board.apply(*i, ev) && lines {
-                output::print(&(super::text::state_line(&board, *i) + "\n"));
+                output::print(&(crate::render::fleet::state_line(&board, *i) + "\n"));
             }
         }
         FleetEvent::Tick => {
             board.tick();
             if lines && !board.finished() {
-                output::print(&(super::text::live_line(&board) + "\n"));
+                output::print(&(crate::render::fleet::live_line(&board) + "\n"));
             }
         }
     })

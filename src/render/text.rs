@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::{ConfigReport, RunReport, SweepReport};
+use crate::model::{ConfigReport, RunReport, SweepReport};
 use crate::settings::Settings;
 use crate::stats::{Counts, IntervalFigures, IoErrorRecord, LeftOut};
 use crate::sweep::Dimension;
@@ -86,7 +86,7 @@ pub fn header(c: &ConfigReport) -> String {
 const MAX_THREAD_LINES: usize = 16;
 
 /// One line on how evenly many threads shared the work: min / median / max IOPS.
-fn thread_spread(threads: &[super::ThreadReport]) -> String {
+fn thread_spread(threads: &[crate::model::ThreadReport]) -> String {
     let mut iops: Vec<f64> = threads.iter().map(|t| t.iops).collect();
     iops.sort_by(f64::total_cmp);
     // A thread that completed nothing has no mean latency (not 0 ns).
@@ -130,7 +130,7 @@ pub fn interval_line(r: &IntervalFigures) -> String {
         format_latency_ns(r.latency_ns.mean),
         format_latency_ns(r.latency_ns.p99 as f64),
         not_ops(&r.counts, r.elapsed_s),
-        super::rate::saturated(r.settings.rate_iops, r.iops, "doing")
+        crate::render::rate::saturated(r.settings.rate_iops, r.iops, "doing")
             .map(|s| format!("  [{s}]"))
             .unwrap_or_default()
             + &if r.left_out.is_empty() {
@@ -242,7 +242,7 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
     // Only a run that kept one rate throughout compares its total with it.
     let rate = r.config.rate_iops;
     if r.final_settings.rate_iops == rate
-        && let Some(line) = super::rate::rate_line(rate, t.iops)
+        && let Some(line) = crate::render::rate::rate_line(rate, t.iops)
     {
         let _ = writeln!(out, "rate: {line}");
     }
@@ -329,7 +329,7 @@ fn latency_figures(l: &crate::stats::LatencySummary) -> String {
 }
 
 /// Where the written data was when the I/O ended, and the final sync.
-fn writeback_lines(out: &mut String, w: &super::WritebackReport) {
+fn writeback_lines(out: &mut String, w: &crate::model::WritebackReport) {
     let target = w
         .target_pending_bytes
         .map(|b| format!("{} of the target", format_bytes(b)));
@@ -406,7 +406,7 @@ pub fn step_line(d: Dimension, r: &IntervalFigures) -> String {
         } else {
             value.to_string()
         };
-        let short = if super::rate::falls_short(value, r.iops) {
+        let short = if crate::render::rate::falls_short(value, r.iops) {
             "  (saturated)"
         } else {
             ""
@@ -549,7 +549,7 @@ mod tests {
         let config = ConfigReport::example();
         RunReport {
             config,
-            total: super::super::TotalReport {
+            total: crate::model::TotalReport {
                 elapsed_s: 1.0,
                 counts: crate::stats::Counts::default(),
                 iops: 0.0,
@@ -591,7 +591,7 @@ mod sweep_stop_tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::report::{ConfigReport, SweepReport};
+    use crate::model::{ConfigReport, SweepReport};
     use crate::stats::Window;
 
     #[test]

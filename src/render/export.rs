@@ -9,7 +9,7 @@ use std::time::SystemTime;
 use anyhow::{Result, anyhow};
 use serde::Serialize;
 
-use super::{RunReport, SweepReport};
+use crate::model::{RunReport, SweepReport};
 
 /// What `e` saves: the run, or the sweep or suite when one ran last. Serialized exactly as `--json`.
 #[derive(Debug, Clone, Serialize)]
@@ -82,7 +82,7 @@ pub fn write_export(dir: &Path, export: &Export, now: SystemTime) -> Result<Path
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::ConfigReport;
+    use crate::model::ConfigReport;
     use std::time::Duration;
 
     #[test]

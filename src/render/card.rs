@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use super::ConfigReport;
+use crate::model::ConfigReport;
 use crate::stats::IntervalFigures;
 use crate::suite::{Direction, DirectionResult, SuiteReport, TestResult};
 use crate::units::{format_bytes, format_count_rate, format_latency_ns};

@@ -2,7 +2,8 @@
 //! sweep's table and finding, each with the baseline's comparison when one was given.
 
 use super::baseline::{Baseline, compare_run, compare_step};
-use super::{RunReport, SweepReport, text};
+use super::text;
+use crate::model::{RunReport, SweepReport};
 
 /// What is printed on the normal screen after the TUI: the run's summary, or when a sweep ran
 /// last the sweep's table and finding; with a baseline, the comparison.

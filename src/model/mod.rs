@@ -2,16 +2,6 @@
 //! and its renderings as text lines, a text summary, JSON and CSV. Nothing here talks to the
 //! engine; it only reads snapshots and windows.
 
-pub mod baseline;
-pub(crate) mod card_text;
-pub(crate) mod csv;
-pub mod export;
-pub mod final_text;
-pub mod rate;
-pub(crate) mod result_file;
-pub(crate) mod save;
-pub(crate) mod text;
-
 use serde::Serialize;
 
 use crate::settings::{IoEngine, Settings};

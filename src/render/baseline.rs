@@ -9,10 +9,11 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use serde_json::Value;
 
-use super::{RunReport, result_file};
 use crate::fio::json::{self as fio_json, FioEntry};
 use crate::fleet::FleetReport;
 use crate::fleet::hosts::{DEFAULT_PORT, Host};
+use crate::model::RunReport;
+use crate::result_file;
 use crate::stats::IntervalFigures;
 use crate::suite::{Direction, DirectionResult, SuiteReport};
 use crate::sweep::Dimension;

@@ -4,8 +4,9 @@
 use anyhow::Result;
 
 use crate::cli::Config;
-use crate::report::result_file::{Kind, write_result};
-use crate::report::{RunReport, SweepReport, csv};
+use crate::model::{RunReport, SweepReport};
+use crate::render::csv;
+use crate::result_file::{Kind, write_result};
 use crate::suite::SuiteReport;
 
 /// Writes a run to the --json and --csv files, if any were given.

@@ -5,10 +5,10 @@
 
 use std::fmt::Write;
 
-use super::live::{Board, HostStatus};
-use super::results::HostState;
-use super::{FleetConfig, FleetReport};
-use crate::report::text::describe_settings;
+use crate::fleet::live::{Board, HostStatus};
+use crate::fleet::results::HostState;
+use crate::fleet::{FleetConfig, FleetReport};
+use crate::render::text::describe_settings;
 use crate::units::{format_bytes, format_count_rate, format_latency_ns};
 
 /// "10 s", "0.3 s": a length in seconds without rounding a short run to nothing.
@@ -172,8 +172,8 @@ pub fn summary(r: &FleetReport) -> String {
     out
 }
 
-fn label(h: &super::results::HostResult) -> String {
-    super::hosts::Host {
+fn label(h: &crate::fleet::results::HostResult) -> String {
+    crate::fleet::hosts::Host {
         name: h.host.clone(),
         port: h.port,
     }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use nix::unistd::{AccessFlags, access};
 
-use crate::report::csv;
+use crate::render::csv;
 
 /// The largest result file read back: an hour of per-second rows is about 2 MiB of JSON.
 pub const MAX_RESULT_BYTES: u64 = 64 << 20;
