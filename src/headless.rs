@@ -74,7 +74,7 @@ pub fn run(
     duration: Duration,
     output: Output,
 ) -> RunReport {
-    let cpu_start = CpuReport::now();
+    let cpu_start = cpu_seconds();
     let mut out = output::stdout();
     print_header(&mut out, &config, output, csv::HEADER);
     let mut window = Window::default();
@@ -117,7 +117,8 @@ pub fn run(
         emit(&mut window, &mut out);
     }
     let last = last.expect("the engine always sends a final snapshot");
-    let cpu = CpuReport::since(cpu_start, last.total.ops + last.total_left_out.counts.ops);
+    let ios = last.total.ops + last.total_left_out.counts.ops;
+    let cpu = CpuReport::between(cpu_start, cpu_seconds(), ios);
     let durability = config.durability;
     let mut report = RunReport::new(config, &last, intervals);
     report.cpu = Some(cpu);
@@ -129,6 +130,15 @@ pub fn run(
     }
     report.interrupted_by = signals::received().map(|s| s.as_str().to_string());
     report
+}
+
+/// The process's user and system CPU seconds so far (getrusage; zero if it fails).
+fn cpu_seconds() -> (f64, f64) {
+    use nix::sys::resource::{UsageWho, getrusage};
+    let secs = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+    getrusage(UsageWho::RUSAGE_SELF)
+        .map(|u| (secs(u.user_time()), secs(u.system_time())))
+        .unwrap_or_default()
 }
 
 /// Stops the engine, then measures what the page cache still holds of the written data and,
@@ -232,7 +242,7 @@ pub fn run_sweep(
     });
     engine.join();
     if let Some(e) = failure {
-        anyhow::bail!("{}: sweep stopped: {e}", config.target);
+        anyhow::bail!("{}: sweep stopped: {e}", config.target.path);
     }
     let steps = runner.results().to_vec();
     let (saturation, latency_curve) = findings(dimension, &steps);
@@ -312,7 +322,7 @@ pub fn run_suite(
     });
     engine.join();
     if let Some(e) = failure {
-        anyhow::bail!("{}: suite stopped: {e}", config.target);
+        anyhow::bail!("{}: suite stopped: {e}", config.target.path);
     }
     let interrupted_by = signals::received().map(|s| s.as_str().to_string());
     let pending = match &interrupted_by {

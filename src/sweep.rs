@@ -15,86 +15,23 @@ mod saturation;
 mod spec;
 pub mod steps;
 
-pub use curve::{CURVE_PCTS, LatencyCurve, curve_rates, latency_curve};
+pub use curve::{CURVE_PCTS, curve_rates, latency_curve};
 pub use defaults::{SWEEP_BS, SWEEP_IODEPTH, SWEEP_THREADS, default_sweep, psync_refusal};
-pub use saturation::{GAIN_THRESHOLD, Saturation, Verdict, saturation};
+pub use saturation::{GAIN_THRESHOLD, saturation};
 pub use spec::SweepSpec;
-pub use steps::{Next, PartialStep, RAMP, StepRunner};
+pub use steps::{Next, RAMP, StepRunner};
+
+pub use crate::model::sweep::{
+    CurvePoint, Dimension, LatencyCurve, PartialStep, Saturation, Verdict,
+};
 
 use std::time::Duration;
 
-use serde::Serialize;
-
 use crate::settings::Settings;
 use crate::stats::{IntervalFigures, Snapshot};
-use crate::units::format_block_size;
 
 /// Default measured time per step.
 pub const DEFAULT_STEP_TIME: Duration = Duration::from_secs(3);
-/// What a sweep varies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dimension {
-    Threads,
-    Bs,
-    /// Queue depth per thread (`iodepth=1..256`).
-    Iodepth,
-    /// Total I/Os per second asked (`rate=curve`, `rate=1000,5000`); 0 is unlimited.
-    Rate,
-}
-
-impl Dimension {
-    pub fn name(self) -> &'static str {
-        match self {
-            Dimension::Threads => "threads",
-            Dimension::Bs => "bs",
-            Dimension::Iodepth => "iodepth",
-            Dimension::Rate => "rate",
-        }
-    }
-
-    /// The value this dimension has in `s`.
-    pub fn value(self, s: &Settings) -> u64 {
-        match self {
-            Dimension::Threads => s.threads as u64,
-            Dimension::Bs => s.bs,
-            Dimension::Iodepth => s.iodepth as u64,
-            Dimension::Rate => s.rate_iops,
-        }
-    }
-
-    /// `base` with this dimension set to `v`.
-    pub fn with(self, base: Settings, v: u64) -> Settings {
-        match self {
-            Dimension::Threads => Settings {
-                threads: v as usize,
-                ..base
-            },
-            Dimension::Bs => Settings { bs: v, ..base },
-            Dimension::Iodepth => Settings {
-                iodepth: v as usize,
-                ..base
-            },
-            Dimension::Rate => Settings {
-                rate_iops: v,
-                ..base
-            },
-        }
-    }
-
-    /// "16 threads" / "64k" / "depth 32".
-    pub fn describe(self, v: u64) -> String {
-        match self {
-            Dimension::Threads if v == 1 => "1 thread".into(),
-            Dimension::Threads => format!("{v} threads"),
-            Dimension::Bs => format_block_size(v),
-            Dimension::Iodepth => format!("depth {v}"),
-            Dimension::Rate if v == 0 => "unlimited".into(),
-            Dimension::Rate => format!("{} IOPS", crate::units::format_count_rate(v as f64)),
-        }
-    }
-}
-
 /// What a sweep found: where a threads, block-size or depth sweep saturates, or a rate
 /// sweep's latency-vs-load curve.
 pub fn findings(

@@ -202,7 +202,7 @@ fn write_confirmation_right_wrong_and_declined() {
             a.run().is_some_and(|r| r.last.is_some())
         });
         let run = app.run().expect("run");
-        assert_eq!(run.info.write_allowed, writes, "typed {typed:?}");
+        assert_eq!(run.info.target.write_allowed, writes, "typed {typed:?}");
         assert_eq!(
             run.settings.read_pct,
             if writes { 50 } else { 100 },

@@ -32,20 +32,17 @@ fn settings() -> Settings {
 
 fn info(write_allowed: bool) -> ConfigReport {
     ConfigReport {
-        target: "/dev/sdb".into(),
-        target_kind: diskscope::model::TargetKind::BlockDevice,
-        size_bytes: 500 << 30,
-        device_bytes: Some(500 << 30),
-        span_bytes: 500 << 30,
-        logical_block_size: 512,
-        direct: true,
-        write_allowed,
-        threads: 4,
-        iodepth: 1,
-        bs: 4096,
-        read_pct: 100,
-        random_pct: 100,
-        rate_iops: 0,
+        target: diskscope::model::TargetFacts {
+            path: "/dev/sdb".into(),
+            kind: diskscope::model::TargetKind::BlockDevice,
+            size_bytes: 500 << 30,
+            device_bytes: Some(500 << 30),
+            span_bytes: 500 << 30,
+            logical_block_size: 512,
+            direct: true,
+            write_allowed,
+        },
+        settings: settings(),
         duration_s: None,
         ioengine: diskscope::settings::IoEngine::IoUring,
         ioengine_fallback: None,
@@ -933,8 +930,8 @@ fn sweep_keys_start_lock_cancel_and_show() {
 #[test]
 fn bs_sweep_skips_sizes_the_target_cannot_take() {
     let mut small = info(false);
-    small.logical_block_size = 4096;
-    small.span_bytes = 1 << 20;
+    small.target.logical_block_size = 4096;
+    small.target.span_bytes = 1 << 20;
     let spec = diskscope::sweep::default_sweep(Dimension::Bs, &small).unwrap();
     assert_eq!(
         spec.values,
@@ -950,7 +947,7 @@ fn bs_sweep_skips_sizes_the_target_cannot_take() {
             1 << 20
         ]
     );
-    small.span_bytes = 4096;
+    small.target.span_bytes = 4096;
     assert!(diskscope::sweep::default_sweep(Dimension::Bs, &small).is_err());
 }
 
@@ -1158,7 +1155,7 @@ fn a_long_path_gives_way_to_the_state_at_80_columns() {
     let long = "/dev/disk/by-id/nvme-SAMSUNG_MZQL23T8HCLS-00A07_S64HNE0T123456-part1";
     {
         let run = app.run_mut().unwrap();
-        run.info.target = long.into();
+        run.info.target.path = long.into();
         run.info.warnings = vec!["small span".into()];
         run.paused = true;
     }

@@ -21,7 +21,6 @@ use std::time::{Duration, Instant};
 
 use crate::fio::json::FioEntry;
 use crate::fio::terse as fio_terse;
-use crate::fleet::hosts::Host;
 
 /// How long a host may take to start the job (connect, send, lay nothing out).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
@@ -74,16 +73,27 @@ pub struct Job<'a> {
     pub writes: bool,
 }
 
-/// Runs `job` on `host`, reporting through `report`; returns what the host gave.
+/// The `--client=` value fio takes for a server at `name` and `port` (`ip6:` for IPv6).
+pub fn client_arg(name: &str, port: u16) -> String {
+    if name.contains(':') {
+        format!("ip6:{name},{port}")
+    } else {
+        format!("{name},{port}")
+    }
+}
+
+/// Runs `job` on the `fio --server` at `name` and `port`, reporting through `report`;
+/// returns what the host gave.
 pub fn run_host(
-    host: &Host,
+    name: &str,
+    port: u16,
     job: &Job,
     stop: &dyn Fn() -> bool,
     report: &dyn Fn(HostEvent),
 ) -> HostOutcome {
     report(HostEvent::Connecting);
     let child = Command::new(job.fio)
-        .arg(format!("--client={}", host.fio_client_arg()))
+        .arg(format!("--client={}", client_arg(name, port)))
         .args([
             "--output-format=terse",
             "--terse-version=3",

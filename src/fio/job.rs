@@ -76,7 +76,7 @@ impl FioJob {
     pub fn run(c: &ConfigReport) -> FioJob {
         let runtime = Duration::from_secs_f64(c.duration_s.unwrap_or(60.0).max(0.001));
         let mut job = FioJob::new(c, runtime);
-        job.add_step(c, c.settings(), "diskscope".into(), false);
+        job.add_step(c, c.settings, "diskscope".into(), false);
         job
     }
 
@@ -86,10 +86,10 @@ impl FioJob {
     /// file — a missing target fails on its host instead. Percentiles are total latency
     /// (`lat_percentiles=1`), diskscope's basis. A path fio cannot name is refused.
     pub fn fleet(c: &ConfigReport) -> Result<FioJob, String> {
-        if let Some(why) = fio_cannot_name(&c.target) {
+        if let Some(why) = fio_cannot_name(&c.target.path) {
             return Err(format!(
                 "{}: fio cannot take this path ({why}); link it on the hosts to a plain name",
-                c.target
+                c.target.path
             ));
         }
         let runtime = Duration::from_secs_f64(c.duration_s.unwrap_or(60.0).max(0.001));
@@ -99,10 +99,10 @@ impl FioJob {
         job.global
             .retain(|(k, _)| *k != "filename" && *k != "invalidate");
         job.global.push(("invalidate", "0".into()));
-        job.global.push(("filename", escape_colons(&c.target)));
+        job.global.push(("filename", escape_colons(&c.target.path)));
         job.global.push(("allow_file_create", "0".into()));
         job.global.push(("lat_percentiles", "1".into()));
-        if c.settings().read_pct < 100 {
+        if c.settings.read_pct < 100 {
             // The controller sees only the path's name, and a link or a device node outside
             // /dev names a block device as well: fio on each host checks, before any I/O,
             // that the path is a regular file (`test -f` follows links); the job does no
@@ -112,12 +112,12 @@ impl FioJob {
                 "exec_prerun",
                 format!(
                     "test -f {} || exit 1 && exit 0 || true",
-                    shell_quote(&c.target)
+                    shell_quote(&c.target.path)
                 ),
             ));
         }
         job.link_from = None;
-        job.add_step(c, c.settings(), "diskscope".into(), false);
+        job.add_step(c, c.settings, "diskscope".into(), false);
         Ok(job)
     }
 
@@ -126,7 +126,7 @@ impl FioJob {
     pub fn sweep(c: &ConfigReport, spec: &SweepSpec, step_time: Duration) -> FioJob {
         let mut job = FioJob::new(c, step_time);
         job.global.push(("ramp_time", fio_time(RAMP)));
-        for (i, s) in spec.steps(c.settings()).into_iter().enumerate() {
+        for (i, s) in spec.steps(c.settings).into_iter().enumerate() {
             let v = spec.dimension.value(&s);
             let name = format!("step{}-{}-{}", i + 1, spec.dimension.name(), v);
             job.add_step(c, s, name, true);
@@ -192,9 +192,9 @@ impl FioJob {
     }
 
     fn new(c: &ConfigReport, runtime: Duration) -> FioJob {
-        let path = std::path::absolute(&c.target)
+        let path = std::path::absolute(&c.target.path)
             .map(|p| p.display().to_string())
-            .unwrap_or_else(|_| c.target.clone());
+            .unwrap_or_else(|_| c.target.path.clone());
         let mut notes = Vec::new();
         let (filename, link_from) = match fio_cannot_name(&path) {
             None => (escape_colons(&path), None),
@@ -206,7 +206,7 @@ impl FioJob {
                 (LINK.to_string(), Some(path.clone()))
             }
         };
-        if c.target_kind == crate::model::TargetKind::ScratchFile {
+        if c.target.kind == crate::model::TargetKind::ScratchFile {
             notes.push(
                 "the scratch file is diskscope's (random data; keep it with --keep); \
                  if it is missing, fio lays out its own"
@@ -215,7 +215,7 @@ impl FioJob {
         }
         let mut global = vec![
             ("ioengine", c.ioengine.name().to_string()),
-            ("direct", u8::from(c.direct).to_string()),
+            ("direct", u8::from(c.target.direct).to_string()),
             ("thread", String::new()),
             ("group_reporting", String::new()),
             ("time_based", String::new()),
@@ -239,7 +239,7 @@ impl FioJob {
             global.push(("end_fsync", "1".into()));
         }
         FioJob {
-            span: Span::Bytes(c.span_bytes),
+            span: Span::Bytes(c.target.span_bytes),
             global,
             sections: Vec::new(),
             notes,

@@ -5,18 +5,24 @@ use crate::model::Durability;
 use crate::settings::{IoEngine, Settings};
 
 fn config(threads: usize, read_pct: u8, random_pct: u8) -> ConfigReport {
-    ConfigReport {
-        write_allowed: read_pct < 100,
+    let mut c = ConfigReport {
         duration_s: Some(30.0),
         ..ConfigReport::example()
-    }
-    .with_settings(Settings {
+    };
+    c.target.write_allowed = read_pct < 100;
+    c.with_settings(Settings {
         threads,
         bs: 4096,
         read_pct,
         random_pct,
         ..Settings::default()
     })
+}
+
+/// `c` on the target `path`.
+fn at(path: &str, mut c: ConfigReport) -> ConfigReport {
+    c.target.path = path.into();
+    c
 }
 
 #[test]
@@ -81,11 +87,11 @@ fn settings_map_to_fio_options() {
         "{mixed}"
     );
     assert!(has(&job_file(&config(1, 100, 0)), "rw=read"));
-    let buffered = ConfigReport {
-        direct: false,
+    let mut buffered = ConfigReport {
         duration_s: Some(1.5),
         ..config(1, 100, 100)
     };
+    buffered.target.direct = false;
     let job = job_file(&buffered);
     assert!(
         has(&job, "direct=0") && has(&job, "runtime=1500ms"),
@@ -139,10 +145,10 @@ fn sequential_threads_get_the_engines_stripes() {
 
 #[test]
 fn file_names_are_escaped_for_fio_and_quoted_for_the_shell() {
-    let c = ConfigReport {
-        target: "/dev/disk/by-path/pci-0000:00:1f.2-ata-1".into(),
-        ..config(1, 100, 100)
-    };
+    let c = at(
+        "/dev/disk/by-path/pci-0000:00:1f.2-ata-1",
+        config(1, 100, 100),
+    );
     let job = job_file(&c);
     assert!(
         has(&job, r"filename=/dev/disk/by-path/pci-0000\:00\:1f.2-ata-1"),
@@ -153,18 +159,12 @@ fn file_names_are_escaped_for_fio_and_quoted_for_the_shell() {
         cmd.contains(r"'--filename=/dev/disk/by-path/pci-0000\:00\:1f.2-ata-1'"),
         "{cmd}"
     );
-    let spaced = ConfigReport {
-        target: "/data/it's here".into(),
-        ..config(1, 100, 100)
-    };
+    let spaced = at("/data/it's here", config(1, 100, 100));
     assert!(command_line(&spaced).contains(r"'--filename=/data/it'\''s here'"));
     assert!(has(&job_file(&spaced), "filename=/data/it's here"));
     // Names fio cannot take at all are linked under a plain name first.
     for bad in ["/data/run#2.img", "/data/a;b", "/data/${HOME}x", "/data/x "] {
-        let c = ConfigReport {
-            target: bad.into(),
-            ..config(1, 100, 100)
-        };
+        let c = at(bad, config(1, 100, 100));
         let job = job_file(&c);
         assert!(has(&job, &format!("filename={LINK}")), "{bad}: {job}");
         assert!(job.starts_with("# fio cannot name"), "{bad}: {job}");
@@ -225,8 +225,7 @@ fn durability_maps_to_fdatasync_and_end_fsync() {
 fn the_fleet_job_is_the_export_over_the_whole_target_without_creating_it() {
     let c = ConfigReport {
         ioengine: IoEngine::IoUring,
-        target: "data/disk.img".into(),
-        ..config(4, 100, 100)
+        ..at("data/disk.img", config(4, 100, 100))
     }
     .with_settings(Settings {
         threads: 4,
@@ -266,10 +265,7 @@ fn the_fleet_job_is_the_export_over_the_whole_target_without_creating_it() {
     );
     assert!(seq.contains("the last 1% is not used"), "{seq}");
     // A name fio would misread is refused, not linked on a machine that is not the host.
-    let bad = ConfigReport {
-        target: "/srv/a;b".into(),
-        ..config(1, 100, 100)
-    };
+    let bad = at("/srv/a;b", config(1, 100, 100));
     assert!(FioJob::fleet(&bad).unwrap_err().contains("comment"));
 }
 
@@ -279,7 +275,7 @@ fn the_rate_is_split_over_jobs_and_directions() {
         let c = config(threads, read_pct, 100);
         let s = Settings {
             rate_iops,
-            ..c.settings()
+            ..c.settings
         };
         job_file(&c.with_settings(s))
     };

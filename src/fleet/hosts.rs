@@ -5,39 +5,10 @@
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+pub use crate::model::fleet::{DEFAULT_PORT, Host};
 
-/// fio's default server port.
-pub const DEFAULT_PORT: u16 = 8765;
 /// More hosts than this is a typo (a file of something else), not a rack.
 pub const MAX_HOSTS: usize = 1024;
-
-/// One host running `fio --server`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Host {
-    pub name: String,
-    pub port: u16,
-}
-
-impl Host {
-    /// The `--client=` value fio takes for it.
-    pub fn fio_client_arg(&self) -> String {
-        if self.name.contains(':') {
-            format!("ip6:{},{}", self.name, self.port)
-        } else {
-            format!("{},{}", self.name, self.port)
-        }
-    }
-
-    /// "a" or "a:8766": the port shown only when it is not fio's default.
-    pub fn label(&self) -> String {
-        match (self.port, self.name.contains(':')) {
-            (DEFAULT_PORT, _) => self.name.clone(),
-            (p, true) => format!("[{}]:{p}", self.name),
-            (p, false) => format!("{}:{p}", self.name),
-        }
-    }
-}
 
 /// The hosts of `--fleet`, as clap hands them over (one value, not many).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -166,7 +137,10 @@ mod tests {
         );
         assert_eq!(l[1].port, 8766);
         assert_eq!((l[2].name.as_str(), l[2].port), ("fe80::1", 9000));
-        assert_eq!(l[3].fio_client_arg(), "ip6:::1,8765");
+        assert_eq!(
+            crate::fio::client::client_arg(&l[3].name, l[3].port),
+            "ip6:::1,8765"
+        );
         assert_eq!(l[1].label(), "b:8766");
         let f = parse_file("# rack 1\n10.0.0.1\n\n10.0.0.2, 8766 # spare\nip:10.0.0.3\n").unwrap();
         assert_eq!(f.len(), 3);

@@ -18,14 +18,14 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
 use crate::fio::client::{self, HostEvent, Job};
 use crate::fio::job::FioJob;
 use crate::model::{ConfigReport, TargetFacts, TargetKind};
 use crate::settings::{IoEngine, Settings};
 use hosts::Host;
-use results::{Aggregate, HostResult, Interval};
+use results::HostResult;
+
+pub use crate::model::fleet::{FleetConfig, FleetReport};
 
 /// Default share below the fleet's median IOPS that makes a host an outlier.
 pub const DEFAULT_OUTLIER_PCT: f64 = 20.0;
@@ -42,40 +42,6 @@ pub struct FleetSpec {
     /// The fio binary on this machine.
     pub fio: PathBuf,
     pub job_file: String,
-}
-
-/// Everything a fleet reports (`--json FILE`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct FleetReport {
-    pub fleet: FleetConfig,
-    /// Finished hosts by IOPS, highest first; failed hosts last, with their reason.
-    pub hosts: Vec<HostResult>,
-    pub aggregate: Aggregate,
-    /// The fleet's seconds: the hosts' k-th seconds added up.
-    pub intervals: Vec<Interval>,
-    /// Hosts more than `outlier_pct` below the median IOPS.
-    pub outliers: Vec<String>,
-    /// The job file every host ran.
-    pub job_file: String,
-    pub interrupted_by: Option<String>,
-}
-
-/// What was run, where.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct FleetConfig {
-    pub target: String,
-    pub hosts: Vec<Host>,
-    #[serde(flatten)]
-    pub settings: Settings,
-    pub ioengine: IoEngine,
-    pub direct: bool,
-    pub duration_s: f64,
-    pub write_allowed: bool,
-    pub outlier_pct: f64,
-    /// fio on the controller ("fio-3.33").
-    pub fio_version: Option<String>,
-    /// What the latency figures span.
-    pub latency_basis: String,
 }
 
 /// One thing that happened during a fleet run.
@@ -176,11 +142,11 @@ impl FleetSpec {
         FleetConfig {
             target: self.target.clone(),
             hosts: self.hosts.clone(),
-            settings: self.config.settings(),
+            settings: self.config.settings,
             ioengine: self.config.ioengine,
-            direct: self.config.direct,
+            direct: self.config.target.direct,
             duration_s: self.runtime.as_secs_f64(),
-            write_allowed: self.config.write_allowed,
+            write_allowed: self.config.target.write_allowed,
             outlier_pct: self.outlier_pct,
             fio_version: fio_version(&self.fio),
             latency_basis: crate::model::LATENCY_BASIS.to_string(),
@@ -202,9 +168,9 @@ pub fn run(
         fio: &spec.fio,
         job_file: &job_path,
         target: &spec.target,
-        bs: spec.config.bs,
+        bs: spec.config.settings.bs,
         runtime: spec.runtime,
-        writes: spec.config.settings().read_pct < 100,
+        writes: spec.config.settings.read_pct < 100,
     };
     let (tx, rx) = mpsc::channel();
     let outcomes = std::thread::scope(|s| {
@@ -216,7 +182,7 @@ pub fn run(
                 let tx = tx.clone();
                 let job = &job;
                 s.spawn(move || {
-                    client::run_host(h, job, stop, &|e| {
+                    client::run_host(&h.name, h.port, job, stop, &|e| {
                         let _ = tx.send(FleetEvent::Host(i, e));
                     })
                 })
@@ -263,11 +229,4 @@ pub fn run(
         job_file: spec.job_file.clone(),
         interrupted_by: None,
     })
-}
-
-impl FleetReport {
-    /// True when any host failed.
-    pub fn had_failures(&self) -> bool {
-        self.aggregate.hosts_failed > 0
-    }
 }

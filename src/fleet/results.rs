@@ -12,77 +12,10 @@
 //! Outliers: hosts whose IOPS is more than `outlier_pct` below the median of the hosts that
 //! finished, flagged by name.
 
-use serde::{Deserialize, Serialize};
+pub use crate::model::fleet::{Aggregate, Figures, HostResult, HostState, Interval};
 
 use super::hosts::Host;
 use crate::fio::json::FioEntry;
-
-/// One host's figures over its whole run, or over one interval.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Figures {
-    /// Seconds the figures cover (fio's runtime, or the interval's length).
-    pub elapsed_s: f64,
-    pub ops: u64,
-    pub bytes: u64,
-    pub iops: f64,
-    pub bw_bytes_per_s: f64,
-    pub lat_mean_ns: f64,
-    /// Whole-run figures only (fio's percentiles are cumulative).
-    pub lat_p50_ns: Option<f64>,
-    pub lat_p99_ns: Option<f64>,
-}
-
-/// One second of one host (or of the fleet): the difference of two snapshots.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Interval {
-    /// The host's runtime at the end of the interval, s.
-    pub t_s: f64,
-    #[serde(flatten)]
-    pub figures: Figures,
-}
-
-/// How a host ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HostState {
-    Done,
-    Failed,
-}
-
-/// One host's result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HostResult {
-    pub host: String,
-    pub port: u16,
-    pub state: HostState,
-    /// Why it failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// Cumulative, over its whole run (`None` when it did no I/O at all).
-    pub total: Option<Figures>,
-    /// Per second, from its `--status-interval` snapshots.
-    pub intervals: Vec<Interval>,
-    /// More than the outlier share below the fleet's median IOPS.
-    pub outlier: bool,
-}
-
-/// The fleet as a whole, over the hosts that finished.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Aggregate {
-    pub hosts_done: usize,
-    pub hosts_failed: usize,
-    /// Sum over hosts.
-    pub ops: u64,
-    pub bytes: u64,
-    /// Sum of each host's rate.
-    pub iops: f64,
-    pub bw_bytes_per_s: f64,
-    /// Weighted by each host's ops.
-    pub lat_mean_ns: f64,
-    /// The worst host's p99 (percentiles do not add across hosts).
-    pub worst_p99_ns: Option<f64>,
-    pub median_iops: f64,
-}
 
 /// A host's totals and intervals from its snapshots (in order, all of one job).
 pub fn host_result(host: &Host, entries: &[FioEntry], failure: Option<String>) -> HostResult {

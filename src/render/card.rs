@@ -26,7 +26,7 @@ pub fn mb(v: f64) -> String {
 fn mode(c: &ConfigReport) -> String {
     format!(
         "{}, {}",
-        if c.direct {
+        if c.target.direct {
             "O_DIRECT"
         } else {
             "buffered (page cache)"
@@ -42,8 +42,8 @@ pub fn header(name: &str, c: &ConfigReport, passes: usize, pause_s: f64) -> Stri
         "diskscope suite {name} on {}: span {}, {}\n{passes} passes of {pass_s:.1} s per test \
          and direction, each after a {:.1} s ramp that is not counted, {pause_s:.1} s paused \
          between passes",
-        c.target,
-        format_bytes(c.span_bytes),
+        c.target.path,
+        format_bytes(c.target.span_bytes),
         mode(c),
         crate::sweep::RAMP.as_secs_f64(),
     )
@@ -192,8 +192,8 @@ pub fn summary_line(r: &SuiteReport) -> String {
     format!(
         "diskscope {} card, {} ({} span, {}, median of {}x{}, {}): {}",
         r.suite.name(),
-        c.target,
-        format_bytes(c.span_bytes),
+        c.target.path,
+        format_bytes(c.target.span_bytes),
         mode(c),
         r.passes,
         crate::units::format_duration(std::time::Duration::from_secs_f64(r.pass_time_s)),

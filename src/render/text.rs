@@ -54,30 +54,30 @@ fn describe_load(s: &Settings) -> String {
 
 /// The header line printed when a run starts.
 pub fn header(c: &ConfigReport) -> String {
-    let span = match c.device_bytes {
-        Some(dev) if dev != c.span_bytes => {
+    let span = match c.target.device_bytes {
+        Some(dev) if dev != c.target.span_bytes => {
             format!(
                 "span {} of {} device",
-                format_bytes(c.span_bytes),
+                format_bytes(c.target.span_bytes),
                 format_bytes(dev)
             )
         }
-        Some(_) => format!("span {} (whole device)", format_bytes(c.span_bytes)),
+        Some(_) => format!("span {} (whole device)", format_bytes(c.target.span_bytes)),
         None => format!(
             "span {} of {}",
-            format_bytes(c.span_bytes),
-            format_bytes(c.size_bytes)
+            format_bytes(c.target.span_bytes),
+            format_bytes(c.target.size_bytes)
         ),
     };
-    let mode = if c.direct {
+    let mode = if c.target.direct {
         "O_DIRECT"
     } else {
         "buffered (page cache)"
     };
     format!(
         "{}: {span}, {mode}, {}",
-        c.target,
-        describe_settings(&c.settings())
+        c.target.path,
+        describe_settings(&c.settings)
     )
 }
 
@@ -205,7 +205,7 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
     for w in &r.config.warnings {
         let _ = writeln!(out, "  warning: {w}");
     }
-    if r.final_settings != r.config.settings() {
+    if r.final_settings != r.config.settings {
         let _ = writeln!(
             out,
             "settings at the end: {}",
@@ -240,7 +240,7 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
         );
     }
     // Only a run that kept one rate throughout compares its total with it.
-    let rate = r.config.rate_iops;
+    let rate = r.config.settings.rate_iops;
     if r.final_settings.rate_iops == rate
         && let Some(line) = crate::render::rate::rate_line(rate, t.iops)
     {

@@ -43,7 +43,7 @@ pub fn run(
 ) -> Result<bool> {
     let info = config_report(config, prepared);
     let plan = plan(config, name, &info);
-    check(&plan, &prepared.target.geometry(), &info.target)?;
+    check(&plan, &prepared.target.geometry(), &info.target.path)?;
     let runner = SuiteRunner::new(plan);
     let mut info = info.with_settings(runner.first());
     info.duration_s = Some(config.suite_timing.pass_time.as_secs_f64());

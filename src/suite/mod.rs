@@ -14,12 +14,12 @@
 pub mod card;
 pub mod runner;
 
-pub use card::{DirectionResult, Spread, SuiteReport, TestResult};
+pub use crate::model::suite::{
+    Direction, DirectionResult, Spread, SuiteName, SuiteReport, TestResult,
+};
 pub use runner::{SuiteProgress, SuiteRunner};
 
 use std::time::Duration;
-
-use serde::Serialize;
 
 use crate::model::{ConfigReport, TargetKind};
 use crate::settings::{IoEngine, Settings};
@@ -35,61 +35,19 @@ pub const DEFAULT_PAUSE: Duration = Duration::from_secs(1);
 /// Most passes `--passes` accepts.
 pub const MAX_PASSES: usize = 100;
 
-/// One of the named suites.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SuiteName {
-    /// SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1.
-    #[default]
-    Standard,
-    /// SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1.
-    Nvme,
-    /// SEQ1M Q8T1, RND4K Q32T1.
-    Peak,
-    /// SEQ1M Q1T1, RND4K Q1T1.
-    Real,
-}
-
-impl SuiteName {
-    pub const ALL: [SuiteName; 4] = [
-        SuiteName::Standard,
-        SuiteName::Nvme,
-        SuiteName::Peak,
-        SuiteName::Real,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            SuiteName::Standard => "standard",
-            SuiteName::Nvme => "nvme",
-            SuiteName::Peak => "peak",
-            SuiteName::Real => "real",
-        }
-    }
-
-    /// "standard", "nvme", "peak" or "real"; the message lists them.
-    pub fn parse(text: &str) -> Result<SuiteName, String> {
-        let t = text.trim();
-        SuiteName::ALL
-            .into_iter()
-            .find(|s| s.name().eq_ignore_ascii_case(t))
-            .ok_or_else(|| format!("'{text}': no such suite; use standard, nvme, peak or real"))
-    }
-
-    /// The tests, in the order they run.
-    pub fn tests(self) -> &'static [TestSpec] {
-        const SEQ1M_Q8T1: TestSpec = TestSpec::seq(1 << 20, 8, 1);
-        const SEQ1M_Q1T1: TestSpec = TestSpec::seq(1 << 20, 1, 1);
-        const SEQ128K_Q32T1: TestSpec = TestSpec::seq(128 << 10, 32, 1);
-        const RND4K_Q32T1: TestSpec = TestSpec::rnd(4 << 10, 32, 1);
-        const RND4K_Q32T16: TestSpec = TestSpec::rnd(4 << 10, 32, 16);
-        const RND4K_Q1T1: TestSpec = TestSpec::rnd(4 << 10, 1, 1);
-        match self {
-            SuiteName::Standard => &[SEQ1M_Q8T1, SEQ1M_Q1T1, RND4K_Q32T1, RND4K_Q1T1],
-            SuiteName::Nvme => &[SEQ1M_Q8T1, SEQ128K_Q32T1, RND4K_Q32T16, RND4K_Q1T1],
-            SuiteName::Peak => &[SEQ1M_Q8T1, RND4K_Q32T1],
-            SuiteName::Real => &[SEQ1M_Q1T1, RND4K_Q1T1],
-        }
+/// The tests of `suite`, in the order they run.
+pub fn tests(suite: SuiteName) -> &'static [TestSpec] {
+    const SEQ1M_Q8T1: TestSpec = TestSpec::seq(1 << 20, 8, 1);
+    const SEQ1M_Q1T1: TestSpec = TestSpec::seq(1 << 20, 1, 1);
+    const SEQ128K_Q32T1: TestSpec = TestSpec::seq(128 << 10, 32, 1);
+    const RND4K_Q32T1: TestSpec = TestSpec::rnd(4 << 10, 32, 1);
+    const RND4K_Q32T16: TestSpec = TestSpec::rnd(4 << 10, 32, 16);
+    const RND4K_Q1T1: TestSpec = TestSpec::rnd(4 << 10, 1, 1);
+    match suite {
+        SuiteName::Standard => &[SEQ1M_Q8T1, SEQ1M_Q1T1, RND4K_Q32T1, RND4K_Q1T1],
+        SuiteName::Nvme => &[SEQ1M_Q8T1, SEQ128K_Q32T1, RND4K_Q32T16, RND4K_Q1T1],
+        SuiteName::Peak => &[SEQ1M_Q8T1, RND4K_Q32T1],
+        SuiteName::Real => &[SEQ1M_Q1T1, RND4K_Q1T1],
     }
 }
 
@@ -130,23 +88,6 @@ impl TestSpec {
         };
         let kind = if self.random { "RND" } else { "SEQ" };
         format!("{kind}{size} Q{}T{}", self.iodepth, self.threads)
-    }
-}
-
-/// Reads or writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    Read,
-    Write,
-}
-
-impl Direction {
-    pub fn name(self) -> &'static str {
-        match self {
-            Direction::Read => "read",
-            Direction::Write => "write",
-        }
     }
 }
 
@@ -203,7 +144,7 @@ impl Plan {
         } else {
             &[Direction::Read]
         };
-        let passes = (0..suite.tests().len())
+        let passes = (0..tests(suite).len())
             .flat_map(|test| {
                 directions.iter().flat_map(move |&direction| {
                     (0..timing.passes.max(1)).map(move |pass| PassId {
@@ -224,7 +165,7 @@ impl Plan {
     }
 
     pub fn tests(&self) -> &'static [TestSpec] {
-        self.suite.tests()
+        tests(self.suite)
     }
 
     /// The depth `t` really runs at: its own with io_uring, 1 on psync.
@@ -260,11 +201,11 @@ impl Plan {
 /// Why a card's writes are not run, in the words its write column shows; `None` when they
 /// are (writing is allowed on the target `c` describes, by the usual rules).
 pub fn write_refusal(c: &ConfigReport) -> Option<String> {
-    if c.write_allowed {
+    if c.target.write_allowed {
         return None;
     }
-    Some(match c.target_kind {
-        TargetKind::BlockDevice => format!("not run: add --allow-write={}", c.target),
+    Some(match c.target.kind {
+        TargetKind::BlockDevice => format!("not run: add --allow-write={}", c.target.path),
         _ => "not run: add --allow-write".to_string(),
     })
 }
@@ -276,21 +217,21 @@ pub fn write_refusal(c: &ConfigReport) -> Option<String> {
 /// depth 1 on psync.
 pub fn notes(c: &ConfigReport, ram_bytes: Option<u64>) -> Vec<String> {
     let mut notes = Vec::new();
-    if !c.direct {
+    if !c.target.direct {
         notes.push(
             "--buffered: this card measured the page cache (memory), not the disk; drop \
              --buffered for the disk's figures"
                 .to_string(),
         );
     }
-    let file = c.target_kind != TargetKind::BlockDevice;
-    if file && let Some(ram) = ram_bytes.filter(|&r| c.span_bytes < r) {
+    let file = c.target.kind != TargetKind::BlockDevice;
+    if file && let Some(ram) = ram_bytes.filter(|&r| c.target.span_bytes < r) {
         notes.push(format!(
             "the span ({}) is smaller than this machine's RAM ({}), the yardstick for what a \
              cache could hold: a cache under the file (a filesystem that ignores O_DIRECT, a VM \
              host's page cache, a RAID controller) may have served it; --size above {} rules \
              that out",
-            format_bytes(c.span_bytes),
+            format_bytes(c.target.span_bytes),
             format_bytes(ram),
             format_bytes(ram)
         ));
@@ -311,7 +252,7 @@ mod tests {
 
     #[test]
     fn suites_list_their_tests_in_order() {
-        let names = |s: SuiteName| s.tests().iter().map(TestSpec::name).collect::<Vec<_>>();
+        let names = |s: SuiteName| tests(s).iter().map(TestSpec::name).collect::<Vec<_>>();
         assert_eq!(
             names(SuiteName::Standard),
             ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"]

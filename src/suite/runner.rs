@@ -4,7 +4,8 @@
 //! runner or the TUI. It never touches the engine; it says what to do (`Next`) and can give
 //! the card as it stands at any moment, so a screen can fill it in row by row.
 
-use super::card::{TestResult, rows};
+use super::TestResult;
+use super::card::rows;
 use super::{Direction, PassId, Plan};
 use crate::settings::Settings;
 use crate::stats::Snapshot;

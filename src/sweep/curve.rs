@@ -8,8 +8,7 @@
 //! Twice the light-load tail is a queue the application can feel, and well clear of the
 //! run-to-run noise of a p99 over a few seconds; the steps before it are "the flat part".
 
-use serde::Serialize;
-
+use super::{CurvePoint, LatencyCurve};
 use crate::stats::IntervalFigures;
 use crate::units::{format_count_rate, format_latency_ns};
 
@@ -27,31 +26,6 @@ pub fn curve_rates(max_iops: f64) -> Vec<u64> {
         .collect();
     rates.dedup();
     rates
-}
-
-/// One paced step as the curve reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct CurvePoint {
-    /// The asked rate in percent of the maximum.
-    pub pct_of_max: f64,
-    pub asked_iops: u64,
-    /// What the step achieved.
-    pub iops: f64,
-    pub p50_ns: u64,
-    pub p99_ns: u64,
-}
-
-/// The curve and where its p99 leaves the flat part.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LatencyCurve {
-    /// IOPS of the unlimited step (or, without one, the most any step achieved).
-    pub max_iops: f64,
-    pub points: Vec<CurvePoint>,
-    /// p99 at the lightest paced step: the flat part's reference.
-    pub flat_p99_ns: u64,
-    /// Index in `points` of the first step beyond `FLAT_FACTOR` × `flat_p99_ns`.
-    pub leaves_flat_at: Option<usize>,
-    pub summary: String,
 }
 
 /// The curve of a rate sweep's steps (an unlimited step, if any, gives the maximum); `None`

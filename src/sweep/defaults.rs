@@ -45,11 +45,13 @@ pub fn default_sweep(dimension: Dimension, info: &ConfigReport) -> Result<SweepS
                 .collect()
         }
         Dimension::Bs => {
-            let lbs = u64::from(info.logical_block_size).max(1);
+            let lbs = u64::from(info.target.logical_block_size).max(1);
             let (lo, hi) = SWEEP_BS;
             std::iter::successors(Some(lo.max(lbs).next_power_of_two()), |v| Some(v * 2))
                 .take_while(|v| *v <= hi)
-                .filter(|v| *v <= info.span_bytes && (!info.direct || v.is_multiple_of(lbs)))
+                .filter(|v| {
+                    *v <= info.target.span_bytes && (!info.target.direct || v.is_multiple_of(lbs))
+                })
                 .collect()
         }
     };
@@ -57,7 +59,7 @@ pub fn default_sweep(dimension: Dimension, info: &ConfigReport) -> Result<SweepS
         return Err(format!(
             "no {} sweep: fewer than two steps fit this target (span {} bytes)",
             dimension.name(),
-            info.span_bytes
+            info.target.span_bytes
         ));
     }
     Ok(SweepSpec {

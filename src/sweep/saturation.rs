@@ -6,11 +6,8 @@
 //! and the finding says so and suggests the next range instead of naming a saturation point.
 //! Pure arithmetic over step figures; nothing here runs I/O.
 
-use serde::Serialize;
-use serde::ser::SerializeMap;
-
-use super::Dimension;
 use super::spec::{SweepSpec, max_value};
+use super::{Dimension, Saturation, Verdict};
 use crate::stats::IntervalFigures;
 use crate::units::format_count_rate;
 
@@ -18,79 +15,6 @@ use crate::units::format_count_rate;
 pub const GAIN_THRESHOLD: f64 = 0.10;
 /// A suggested next range spans this factor (64 threads → 1024).
 const NEXT_RANGE_FACTOR: u64 = 16;
-
-/// What the curve did.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Verdict {
-    /// It flattened: the finding's step is where.
-    Saturated,
-    /// The last step still added more than the threshold over the best earlier step.
-    Rising {
-        /// The best earlier step and its value.
-        over_step: usize,
-        over_value: u64,
-        /// The last step's gain over it, in percent (`None`: the earlier steps did no I/O).
-        gain_pct: Option<f64>,
-        /// The next range to sweep, as `--sweep` takes it (`None` at the dimension's limit).
-        suggest: Option<String>,
-    },
-    /// Only one step did I/O: there is no curve yet.
-    OneStep,
-}
-
-/// The finding of a sweep. `step` is the saturation step when saturated, else the last step
-/// measured (the best so far). In JSON the value is keyed by the dimension:
-/// `{"saturated": true, "step": 2, "threads": 16, …}`, or when still rising
-/// `{"saturated": false, "still_rising_at": {"threads": 64}, "gain_pct": 31.0,
-/// "suggest": "threads=64..1024", …}`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Saturation {
-    pub step: usize,
-    pub dimension: Dimension,
-    pub value: u64,
-    pub iops: f64,
-    pub bw_bytes_per_s: f64,
-    pub verdict: Verdict,
-    /// The finding in words.
-    pub summary: String,
-}
-
-impl Saturation {
-    /// True when the curve flattened within the sweep.
-    pub fn saturated(&self) -> bool {
-        self.verdict == Verdict::Saturated
-    }
-}
-
-impl Serialize for Saturation {
-    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-        let keyed = |v: u64| std::collections::BTreeMap::from([(self.dimension.name(), v)]);
-        let mut m = ser.serialize_map(None)?;
-        m.serialize_entry("saturated", &self.saturated())?;
-        m.serialize_entry("step", &self.step)?;
-        let mut suggest = None;
-        match &self.verdict {
-            Verdict::Saturated => m.serialize_entry(self.dimension.name(), &self.value)?,
-            Verdict::Rising {
-                over_value,
-                gain_pct,
-                suggest: s,
-                ..
-            } => {
-                m.serialize_entry("still_rising_at", &keyed(self.value))?;
-                m.serialize_entry("over", &keyed(*over_value))?;
-                m.serialize_entry("gain_pct", gain_pct)?;
-                suggest = s.as_deref();
-            }
-            Verdict::OneStep => m.serialize_entry("measured", &keyed(self.value))?,
-        }
-        m.serialize_entry("iops", &self.iops)?;
-        m.serialize_entry("bw_bytes_per_s", &self.bw_bytes_per_s)?;
-        m.serialize_entry("suggest", &suggest)?;
-        m.serialize_entry("summary", &self.summary)?;
-        m.end()
-    }
-}
 
 /// The figure a sweep of `dimension` is judged by.
 fn metric(dimension: Dimension, s: &IntervalFigures) -> f64 {

@@ -10,8 +10,7 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
-
+use super::PartialStep;
 use crate::settings::Settings;
 use crate::stats::{IntervalFigures, Latency, Snapshot, Window};
 
@@ -44,20 +43,6 @@ struct StepWindows {
     measure: Option<Box<Window>>,
     /// `Some` while resting before this step: the paused time so far.
     rest: Option<Duration>,
-}
-
-/// A step that a stop cut short, with what it did until then. It is reported beside the
-/// measured steps, never mixed into their findings (it is shorter, and may be ramp only).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PartialStep {
-    /// Index of the step among the series' steps (0-based).
-    pub step: usize,
-    /// How many steps the series had.
-    pub of_steps: usize,
-    /// True when the stop came during the uncounted ramp (the figures are the ramp's).
-    pub ramp_only: bool,
-    #[serde(flatten)]
-    pub figures: IntervalFigures,
 }
 
 /// Drives a series of steps from snapshots.

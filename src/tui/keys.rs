@@ -291,7 +291,7 @@ fn step(run: &mut Run, step: Step) -> Action {
                 .map_or(10_000_000, |n| rate_ladder_at_or_below(n.iops as u64)),
             ..run.settings
         }),
-        _ => stepped(run.settings, run.focus, step, run.info.write_allowed),
+        _ => stepped(run.settings, run.focus, step, run.info.target.write_allowed),
     };
     match next {
         Ok(n) if n == run.settings => Action::None,

@@ -52,14 +52,18 @@ pub(super) fn status_line(
             3,
             vec![
                 sep(),
-                Span::raw(format!("span {} ", format_bytes(i.span_bytes))),
+                Span::raw(format!("span {} ", format_bytes(i.target.span_bytes))),
             ],
         ),
         (
             4,
             vec![
                 sep(),
-                Span::raw(if i.direct { "direct " } else { "buffered " }),
+                Span::raw(if i.target.direct {
+                    "direct "
+                } else {
+                    "buffered "
+                }),
             ],
         ),
         (
@@ -87,7 +91,7 @@ pub(super) fn status_line(
     let used = |parts: &[(u8, Vec<Span>)]| -> usize {
         parts.iter().flat_map(|(_, s)| s).map(Span::width).sum()
     };
-    let path = format!("{} ", i.target);
+    let path = format!("{} ", i.target.path);
     let room = |parts: &[(u8, Vec<Span>)]| (width as usize).saturating_sub(used(parts));
     for level in 1..=4 {
         if room(&parts) >= path.chars().count().min(16) {
@@ -298,7 +302,7 @@ pub(super) fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffe
                 log_position(s.bs, crate::settings::MIN_BS, MAX_BS),
             ),
             Knob::ReadPct => {
-                let v = if run.info.write_allowed {
+                let v = if run.info.target.write_allowed {
                     format!("{}", s.read_pct)
                 } else {
                     format!("{} ro", s.read_pct)

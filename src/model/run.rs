@@ -1,0 +1,152 @@
+//! The result of one run: its cumulative totals, each worker's share, the one-second
+//! intervals, the errors kept, what the page cache still held when the I/O stopped, and the
+//! CPU the process used. What `--json` writes for a run; built from the engine's snapshots by
+//! whoever drove the run (headless or the TUI).
+
+use serde::Serialize;
+
+use super::ConfigReport;
+use crate::settings::Settings;
+use crate::stats::snapshot::per_second;
+use crate::stats::{
+    Counts, IntervalFigures, IoErrorRecord, LatencySummary, LeftOut, Snapshot, ThreadSample,
+};
+
+/// Cumulative figures of the whole run.
+#[derive(Debug, Clone, Serialize)]
+pub struct TotalReport {
+    /// Run time the rates divide by: paused and stopped intervals excluded.
+    pub elapsed_s: f64,
+    #[serde(flatten)]
+    pub counts: Counts,
+    pub iops: f64,
+    pub bw_bytes_per_s: f64,
+    /// With a rate, from when each I/O was due (coordinated omission corrected); else from
+    /// submission.
+    pub latency_ns: LatencySummary,
+    /// From submission to completion reaped; equal to `latency_ns` without a rate.
+    pub service_latency_ns: LatencySummary,
+}
+
+/// One worker over the whole run.
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadReport {
+    pub id: usize,
+    /// How long this worker ran.
+    pub elapsed_s: f64,
+    #[serde(flatten)]
+    pub counts: Counts,
+    pub iops: f64,
+    pub bw_bytes_per_s: f64,
+    /// Mean latency of this worker's I/Os (per-thread percentiles are not kept: the run's
+    /// histogram merges all threads).
+    pub latency_mean_ns: f64,
+}
+
+impl ThreadReport {
+    pub fn of(t: &ThreadSample) -> Self {
+        ThreadReport {
+            id: t.id,
+            elapsed_s: t.active_time.as_secs_f64(),
+            counts: t.total,
+            iops: per_second(t.total.ops, t.active_time),
+            bw_bytes_per_s: per_second(t.total.bytes, t.active_time),
+            latency_mean_ns: t.latency_mean_ns,
+        }
+    }
+}
+
+/// Everything a headless run reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub config: ConfigReport,
+    pub total: TotalReport,
+    pub threads: Vec<ThreadReport>,
+    pub intervals: Vec<IntervalFigures>,
+    /// The settings in force at the end (they differ from `config`'s when they were changed
+    /// during the run: TUI sliders, a sweep).
+    pub final_settings: Settings,
+    /// The first few failed or short I/Os, with offset and errno.
+    pub errors: Vec<IoErrorRecord>,
+    /// Intervals in which the process was stopped (SIGSTOP, Ctrl-Z): not in `total`.
+    pub left_out: LeftOut,
+    /// Written data still in the page cache at the end, and the `--end-fsync`; only for runs
+    /// that wrote.
+    pub writeback: Option<WritebackReport>,
+    /// Set when the run was ended by a signal (e.g. "SIGINT").
+    pub interrupted_by: Option<String>,
+    /// CPU time the whole process used while the workers ran (headless runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuReport>,
+}
+
+/// User and system CPU seconds of the process (getrusage), over the run; fio's `usr_cpu` and
+/// `sys_cpu` as times rather than shares of the runtime.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct CpuReport {
+    pub user_s: f64,
+    pub system_s: f64,
+    /// (user + system) seconds per million complete I/Os.
+    pub s_per_million_ios: f64,
+}
+
+/// What became of the written data when the I/O stopped. No "durable bandwidth" is derived:
+/// rewrites of a cached page coalesce, so bytes written over sync time would overstate it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct WritebackReport {
+    /// Bytes of the target the page cache held dirty or under writeback (not yet on the
+    /// device) when the workers stopped; `None` where the kernel cannot say (before 6.5).
+    pub target_pending_bytes: Option<u64>,
+    /// Dirty + Writeback of /proc/meminfo at the same moment: all files of the whole system.
+    pub system_dirty_bytes: Option<u64>,
+    /// How long the `--end-fsync` took; `None` when not asked or when it failed.
+    pub end_fsync_s: Option<f64>,
+    pub end_fsync_error: Option<String>,
+}
+
+impl RunReport {
+    /// Builds the report from the run's last snapshot and its intervals.
+    pub fn new(config: ConfigReport, last: &Snapshot, intervals: Vec<IntervalFigures>) -> Self {
+        RunReport {
+            config,
+            total: TotalReport {
+                elapsed_s: last.total_elapsed.as_secs_f64(),
+                counts: last.total,
+                iops: last.total_iops(),
+                bw_bytes_per_s: last.total_bw(),
+                latency_ns: last.total_latency,
+                service_latency_ns: last.total_service_latency,
+            },
+            threads: last.threads.iter().map(ThreadReport::of).collect(),
+            intervals,
+            final_settings: last.settings,
+            errors: last.first_errors.clone(),
+            left_out: last.total_left_out,
+            writeback: None,
+            interrupted_by: None,
+            cpu: None,
+        }
+    }
+
+    /// True when any I/O failed or came back short.
+    pub fn had_io_errors(&self) -> bool {
+        self.total.counts.errors > 0 || self.total.counts.short_ios > 0
+    }
+}
+
+impl CpuReport {
+    /// The CPU used between two readings of the process's (user, system) seconds, for `ios`
+    /// complete I/Os.
+    pub fn between(start: (f64, f64), end: (f64, f64), ios: u64) -> CpuReport {
+        let (user_s, system_s) = (end.0 - start.0, end.1 - start.1);
+        CpuReport {
+            user_s,
+            system_s,
+            s_per_million_ios: if ios > 0 {
+                (user_s + system_s) * 1e6 / ios as f64
+            } else {
+                0.0
+            },
+        }
+    }
+}
