@@ -1,6 +1,7 @@
 //! The six knobs of a run — threads, queue depth, block size, read %, random %, rate — their
-//! limits, and the two ways of driving the disk (`IoEngine`). Plain data shared by the CLI,
-//! the engine, the reports and the TUI; `step` moves one knob a step, as the TUI's sliders do.
+//! limits, how a rate is typed, and the two ways of driving the disk (`IoEngine`). Plain
+//! data shared by the CLI, the engine, the reports and the TUI; `step` moves one knob a
+//! step, as the TUI's sliders do.
 
 mod step;
 
@@ -69,5 +70,31 @@ impl Default for Settings {
             random_pct: 100,
             rate_iops: 0,
         }
+    }
+}
+
+/// A rate as `--rate` and `--sweep rate=…` take it: total I/Os per second, a whole number
+/// with an optional k or M (thousands, millions: 50k is 50000), up to `MAX_RATE_IOPS`; 0 is
+/// unlimited.
+pub fn parse_rate_iops(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (digits, mult) = match t.strip_suffix(['k', 'K']) {
+        Some(d) => (d, 1_000),
+        None => match t.strip_suffix('M') {
+            Some(d) => (d, 1_000_000),
+            None => (t, 1),
+        },
+    };
+    let value = digits
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .map(|v| v * mult as f64)
+        .filter(|v| v.fract() == 0.0 && *v <= MAX_RATE_IOPS as f64);
+    match value {
+        Some(v) if digits.chars().all(|c| c.is_ascii_digit() || c == '.') => Ok(v as u64),
+        _ => Err(format!(
+            "'{text}': give I/Os per second across all threads, e.g. 5000 or 50k (0: unlimited, at most 100M)"
+        )),
     }
 }

@@ -148,6 +148,15 @@ pub fn format_duration(d: Duration) -> String {
     }
 }
 
+/// "10 s", "0.3 s": a length in seconds without rounding a short run to nothing.
+pub fn format_seconds(s: f64) -> String {
+    if s.fract() == 0.0 || s >= 10.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s:.1} s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
-use crate::settings::{IoEngine, MAX_BS, MAX_IODEPTH, MAX_RATE_IOPS, MAX_THREADS};
+use crate::settings::{IoEngine, MAX_BS, MAX_IODEPTH, MAX_THREADS};
 use crate::suite::{MAX_PASSES, SuiteName};
 use crate::sweep::SweepSpec;
 use crate::units::{parse_duration, parse_size};
@@ -33,29 +33,9 @@ pub fn iodepth(text: &str) -> Result<usize, String> {
     }
 }
 
-/// `--rate`: total I/Os per second, a whole number with an optional k or M (thousands,
-/// millions: 50k is 50000), up to `MAX_RATE_IOPS`; 0 is unlimited.
+/// `--rate`: `settings::parse_rate_iops`.
 pub fn rate_iops(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let (digits, mult) = match t.strip_suffix(['k', 'K']) {
-        Some(d) => (d, 1_000),
-        None => match t.strip_suffix('M') {
-            Some(d) => (d, 1_000_000),
-            None => (t, 1),
-        },
-    };
-    let value = digits
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v >= 0.0)
-        .map(|v| v * mult as f64)
-        .filter(|v| v.fract() == 0.0 && *v <= MAX_RATE_IOPS as f64);
-    match value {
-        Some(v) if digits.chars().all(|c| c.is_ascii_digit() || c == '.') => Ok(v as u64),
-        _ => Err(format!(
-            "'{text}': give I/Os per second across all threads, e.g. 5000 or 50k (0: unlimited, at most 100M)"
-        )),
-    }
+    crate::settings::parse_rate_iops(text)
 }
 
 /// `--ioengine`: fio's names, io_uring or psync.

@@ -1,12 +1,9 @@
-//! One host of a fleet: one `fio --client=HOST,PORT` process, its output read as it comes.
+//! One `fio --server`: one `fio --client=HOST,PORT` process, its output read as it comes. It
+//! takes the host as a name and a port, nothing of the fleet's.
 //!
-//! One process per host, not fio's multi-host `--client=hosts.list`: fio sums the hosts' ETA
-//! figures into one line and prefixes a host's messages with the name the host gives itself
-//! (every loopback server here is "<vm>"), so neither the live rate nor an error could be
-//! told apart by host. Each process runs with `--output-format=terse`: a fio client prints
-//! its ETA lines — the only figures that stream while a client/server run goes on — only when
-//! no JSON is asked for (fio's client.c skips them for JSON), and in client mode the
-//! `--status-interval` snapshots arrive together at the end, whatever the format.
+//! One process per host, not fio's multi-host `--client=hosts.list` (every loopback server
+//! here calls itself "<vm>"), run with `--output-format=terse` so its ETA lines stream; why,
+//! in `fio`'s quirks.
 //!
 //! A host is given `CONNECT_TIMEOUT` to show that it runs the job and the run's length plus
 //! `FINISH_MARGIN` to end; past either its fio client is killed and the host fails with that
@@ -246,7 +243,7 @@ pub fn failure(
     }
     let ran_s = entries.last().map_or(0.0, |e| e.runtime_ms as f64 / 1e3);
     let asked_s = job.runtime.as_secs_f64();
-    let asked = crate::render::fleet::seconds(asked_s);
+    let asked = crate::units::format_seconds(asked_s);
     if has("disconnected").is_some() && !entries.is_empty() {
         return Some(format!(
             "lost its fio server after {ran_s:.1} s of the {asked} run (the server stopped or the network went down); its figures so far are kept, not counted"
@@ -276,7 +273,7 @@ pub fn failure(
                 } else {
                     format!(" ({last})")
                 },
-                crate::fleet::fio_version(job.fio).unwrap_or_else(|| "unknown".into())
+                super::fio_version(job.fio).unwrap_or_else(|| "unknown".into())
             ),
             Some(code) => format!("fio exited with status {code}: {last}"),
         });

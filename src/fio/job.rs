@@ -16,14 +16,12 @@
 //! - Sequential stripes: each thread walks its own stripe and wraps at its end
 //!   (`engine::pattern`). The stripes come from `OffsetGen` itself; when they are equal and
 //!   back to back, one job with `offset_increment` = `size` = the stripe; otherwise one job
-//!   per thread with its exact `offset` and `size`. (`filesize` is not set: with it fio 3.33
-//!   lets each job run to the end of the file instead of its stripe.)
+//!   per thread with its exact `offset` and `size` (never `filesize`: see the quirks in
+//!   `fio`).
 //! - The page cache: fio drops the file's cache before a job (`invalidate=1`) and advises the
 //!   kernel of the pattern (`fadvise_hint`); diskscope does neither unless `--drop-cache`.
-//! - The file name: fio splits `filename` at `:` unless escaped as `\:` (HOWTO, "filename"),
-//!   cuts a value at `;` or `#` and trims blanks at its ends (parse.c, `strip_blank_end`),
-//!   and in job files replaces `${VAR}`, `$pagesize`, `$mb_memory` and `$ncpus`
-//!   (options.c). A path fio cannot name is reached through a symlink the export creates.
+//! - The file name: escaped or, where fio cannot name it at all (`fio`'s quirks), reached
+//!   through a symlink the export creates.
 //!
 //! A fleet (`FioJob::fleet`) runs the same job on every host through `fio --client`: this is
 //! the one writer of job files, for `--fio` and `--fleet` alike.
@@ -32,16 +30,15 @@
 
 use std::time::Duration;
 
-use crate::engine::pattern::OffsetGen;
 use crate::model::ConfigReport;
 use crate::settings::{IoEngine, Settings};
 use crate::suite::Plan;
 use crate::sweep::{RAMP, SweepSpec};
 
-/// Where a path fio cannot name is linked from.
-const LINK: &str = "/tmp/diskscope-fio-target";
-
-type Options = Vec<(&'static str, String)>;
+use super::names::{LINK, escape_colons, fio_cannot_name, fio_time, shell_quote};
+use super::placement::{
+    Options, RATE_BASIS, mix_differences, placements, rate_per_job, rw_mode, whole_placements,
+};
 
 /// One `[name]` job section.
 #[derive(Debug, Clone)]
@@ -260,21 +257,26 @@ impl FioJob {
             common.push(("rwmixread", s.read_pct.to_string()));
         }
         if s.rate_iops > 0 {
-            common.push(("rate_iops", self.rate_per_job(s)));
+            let (rate, shortfall) = rate_per_job(s);
+            common.push(("rate_iops", rate));
+            if let Some(n) = shortfall {
+                self.note(n);
+            }
+            self.note(RATE_BASIS);
         }
         if s.random_pct > 0 && s.random_pct < 100 {
             common.push(("percentage_random", s.random_pct.to_string()));
         }
-        self.note_mix_differences(s);
+        for n in mix_differences(s) {
+            self.note(n);
+        }
         let first = self.sections.len();
         let placed = match self.span {
             Span::Bytes(span) => placements(span, s),
             Span::Whole => {
                 let (placed, note) = whole_placements(s);
-                if let Some(n) = note
-                    && !self.notes.contains(&n)
-                {
-                    self.notes.push(n);
+                if let Some(n) = note {
+                    self.note(n);
                 }
                 placed
             }
@@ -294,60 +296,11 @@ impl FioJob {
         }
     }
 
-    /// fio's `rate_iops` for one of `s.threads` jobs: the total split evenly, and for a mix
-    /// into a reads,writes pair (one value would cap each direction at it). fio takes whole
-    /// numbers; when the split is not whole, a note says by how much fio's total differs.
-    fn rate_per_job(&mut self, s: Settings) -> String {
-        let jobs = s.threads.max(1) as f64;
-        let per_job = s.rate_iops as f64 / jobs;
-        let (text, total) = if s.read_pct > 0 && s.read_pct < 100 {
-            let r = (per_job * f64::from(s.read_pct) / 100.0).round().max(1.0);
-            let w = (per_job * f64::from(100 - s.read_pct) / 100.0)
-                .round()
-                .max(1.0);
-            (format!("{r},{w}"), (r + w) * jobs)
-        } else {
-            let r = per_job.round().max(1.0);
-            (format!("{r}"), r * jobs)
-        };
-        if total as u64 != s.rate_iops {
-            let note = format!(
-                "fio's rate_iops is per job and whole: {} jobs at {text} make {} IOPS where diskscope asks {}",
-                s.threads, total as u64, s.rate_iops
-            );
-            if !self.notes.contains(&note) {
-                self.notes.push(note);
-            }
-        }
-        let note = "fio times a rate-limited I/O from its submission (diskscope's service_latency_ns); diskscope's latency_ns counts from when it was due";
-        if !self.notes.iter().any(|n| n == note) {
-            self.notes.push(note.to_string());
-        }
-        text
-    }
-
-    /// Says where fio's mixed patterns walk differently (fio's io_u.c keeps one sequential
-    /// position per direction and moves it after every I/O, random ones included).
-    fn note_mix_differences(&mut self, s: Settings) {
-        let mut add = |n: &str| {
-            if !self.notes.iter().any(|x| x == n) {
-                self.notes.push(n.to_string());
-            }
-        };
-        if s.random_pct > 0 && s.random_pct < 100 {
-            add(
-                "fio continues a sequential run from the previous I/O, random ones included; diskscope continues each thread's own stream",
-            );
-            if s.threads > 1 {
-                add(
-                    "fio keeps each job's random I/Os inside its stripe; diskscope's cover the whole span",
-                );
-            }
-        }
-        if s.random_pct < 100 && s.read_pct > 0 && s.read_pct < 100 {
-            add(
-                "fio keeps separate sequential positions for reads and writes; diskscope's share one stream per thread",
-            );
+    /// Adds `note` to the job file's comments, once.
+    fn note(&mut self, note: impl Into<String>) {
+        let note = note.into();
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
         }
     }
 
@@ -407,136 +360,6 @@ pub fn job_file(c: &ConfigReport) -> String {
 #[cfg(test)]
 pub fn command_line(c: &ConfigReport) -> String {
     FioJob::run(c).command_line()
-}
-
-/// The fio `rw=` mode for a read % and random %.
-fn rw_mode(read_pct: u8, random_pct: u8) -> &'static str {
-    match (read_pct, random_pct) {
-        (100, 0) => "read",
-        (100, _) => "randread",
-        (0, 0) => "write",
-        (0, _) => "randwrite",
-        (_, 0) => "rw",
-        _ => "randrw",
-    }
-}
-
-/// Where each job runs: (section name suffix, numjobs/offset/size options). Random-only or
-/// single-thread runs use the whole span; sequential stripes mirror `OffsetGen`'s.
-fn placements(span: u64, s: Settings) -> Vec<(String, Options)> {
-    let bs = s.bs;
-    let blocks = span / bs.max(1);
-    let whole = |n: usize, size: u64| -> Options {
-        vec![
-            ("numjobs", n.to_string()),
-            ("offset", "0".into()),
-            ("size", size.to_string()),
-        ]
-    };
-    if s.random_pct == 100 || s.threads == 1 || blocks == 0 {
-        return vec![(String::new(), whole(s.threads, (blocks * bs).max(bs)))];
-    }
-    let stripes: Vec<(u64, u64)> = (0..s.threads)
-        .map(|i| OffsetGen::new(span, bs, s.random_pct, i, s.threads).stripe())
-        .collect();
-    let len = stripes[0].1;
-    if stripes
-        .iter()
-        .enumerate()
-        .all(|(i, &st)| st == (i as u64 * len, len))
-    {
-        let mut o = whole(s.threads, len * bs);
-        o.push(("offset_increment", (len * bs).to_string()));
-        return vec![(String::new(), o)];
-    }
-    stripes
-        .iter()
-        .enumerate()
-        .map(|(i, &(start, len))| {
-            let o = vec![
-                ("numjobs", "1".to_string()),
-                ("offset", (start * bs).to_string()),
-                ("size", (len * bs).to_string()),
-            ];
-            (format!("-t{i}"), o)
-        })
-        .collect()
-}
-
-/// Placements over a whole target of unknown size, in fio's percentages: random or
-/// single-thread jobs all cover it; sequential threads get stripes of a whole percent each
-/// (fio takes no fractions), with what that leaves unused said in a note.
-fn whole_placements(s: Settings) -> (Vec<(String, Options)>, Option<String>) {
-    let whole = |size: String| -> Options {
-        vec![
-            ("numjobs", s.threads.to_string()),
-            ("offset", "0".into()),
-            ("size", size),
-        ]
-    };
-    if s.random_pct == 100 || s.threads == 1 {
-        return (vec![(String::new(), whole("100%".into()))], None);
-    }
-    let pct = 100 / s.threads;
-    if pct == 0 {
-        let note = format!(
-            "{} sequential threads: fio's stripes are whole percents, so each job walks the whole target",
-            s.threads
-        );
-        return (vec![(String::new(), whole("100%".into()))], Some(note));
-    }
-    let mut o = whole(format!("{pct}%"));
-    o.push(("offset_increment", format!("{pct}%")));
-    let unused = 100 - pct * s.threads;
-    let note = (unused > 0).then(|| {
-        format!("each thread's stripe is {pct}% of the target (whole percents): the last {unused}% is not used")
-    });
-    (vec![(String::new(), o)], note)
-}
-
-/// "3s", or "1500ms" when not whole seconds.
-fn fio_time(d: Duration) -> String {
-    let ms = d.as_millis().max(1);
-    if ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else {
-        format!("{ms}ms")
-    }
-}
-
-/// Why fio cannot take `path` as a file name in a job file or on its command line, if so.
-fn fio_cannot_name(path: &str) -> Option<&'static str> {
-    let trimmed = path.trim_matches(|c: char| c.is_whitespace() || c.is_control());
-    if path.contains(';') || path.contains('#') {
-        Some("fio reads ';' and '#' as the start of a comment")
-    } else if trimmed != path || path.chars().any(|c| c.is_control()) {
-        Some("fio trims blanks at its ends, and a job file line cannot hold control characters")
-    } else if ["$pagesize", "$mb_memory", "$ncpus"]
-        .iter()
-        .any(|k| path.contains(k))
-        || path
-            .find("${")
-            .is_some_and(|i| path[i + 2..].find('}').is_some_and(|j| j > 0))
-    {
-        Some("fio replaces ${VAR} and $pagesize, $mb_memory, $ncpus in job files")
-    } else {
-        None
-    }
-}
-
-/// fio's escape for a `:` inside one file name (HOWTO, "filename").
-fn escape_colons(path: &str) -> String {
-    path.replace(':', "\\:")
-}
-
-/// `s` as one sh word: unchanged when it holds only safe characters, else single-quoted.
-pub fn shell_quote(s: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
-    if !s.is_empty() && s.chars().all(safe) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Unit tests of the fio export: each knob's option, stripes, names fio would misread.
 
 use super::*;
+use crate::engine::pattern::OffsetGen;
 use crate::model::Durability;
 use crate::settings::{IoEngine, Settings};
 

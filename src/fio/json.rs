@@ -1,15 +1,12 @@
 //! fio's own results read as data: `--output-format=json` or `json+`, from a local run
 //! (`jobs`) or a client/server run (`client_stats`, one entry per host and job, with
 //! `hostname` and `port`, and fio's "All clients" sum). fio's output is not always one clean
-//! document: error lines are printed around it (fio issue #731), a local run with
-//! `--status-interval` prints one whole document per interval one after another, and a
-//! client/server run with `--status-interval` lists every host's cumulative snapshots in one
-//! `client_stats` array. `documents` finds every JSON object in such text and skips the rest;
-//! `parse` turns them into `FioEntry`s in the order fio wrote them.
+//! document (`fio`'s quirks): `documents` finds every JSON object in such text and skips
+//! the rest; `parse` turns them into `FioEntry`s in the order fio wrote them.
 //!
 //! Every figure is cumulative, as fio reports it; differencing snapshots into intervals is
 //! the fleet's job (`fleet::results`), never done here. `FioEntry` is also what the terse
-//! reader (`fio_terse`) produces, so both formats reach the same results code.
+//! reader (`terse`) produces, so both formats reach the same results code.
 
 use serde::Serialize;
 use serde_json::Value;

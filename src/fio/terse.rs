@@ -1,10 +1,8 @@
 //! fio's terse (`--output-format=terse`, version 3) lines read as `FioEntry`s. The fleet
-//! needs them: a fio client prints its ETA lines — the only figures that stream while a
-//! client/server run goes on — only when the output format has no JSON in it
-//! (`client_display_thread_status` in fio's client.c), so each host's client runs terse.
+//! needs them: a fio client streams its ETA lines only without JSON output (`fio`'s
+//! quirks), so each host's client runs terse.
 //!
-//! Terse carries less than JSON: kilobytes instead of bytes and I/O counts, latencies in whole
-//! microseconds. The I/O count is the kilobytes over the block size, exact when the block
+//! Terse carries less than JSON (kilobytes, whole microseconds). The I/O count is the kilobytes over the block size, exact when the block
 //! size is a multiple of 1 KiB (the 512-byte case can be one I/O short). Latency percentiles
 //! are total latency when the job sets `lat_percentiles=1`, as the fleet's job does.
 

@@ -1,7 +1,7 @@
 //! The same benchmark on many servers, through fio's client/server mode: each host runs
 //! `fio --server`, and diskscope — the controller — writes one self-contained job file
-//! (`report::fio::FioJob::fleet`, the writer `--fio` uses too), runs one `fio --client`
-//! per host in parallel (`client`), shows their live state (`live`), and reads what they
+//! (`fio::job::FioJob::fleet`, the writer `--fio` uses too), runs one `fio --client`
+//! per host in parallel (`fio::client`), shows their live state (`live`), and reads what they
 //! return as its own results (`results`): per-host totals and seconds, the aggregate, the
 //! hosts that fall behind. No network protocol of diskscope's own: fio's is the one used.
 //!
@@ -14,7 +14,7 @@ pub mod hosts;
 pub mod live;
 pub mod results;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -50,31 +50,6 @@ pub enum FleetEvent {
     Host(usize, HostEvent),
     /// A second passed.
     Tick,
-}
-
-/// `fio --version` of `fio`, if it runs.
-pub fn fio_version(fio: &Path) -> Option<String> {
-    let out = std::process::Command::new(fio)
-        .arg("--version")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
-/// The fio found on PATH, or the one line saying to install it.
-pub fn find_fio() -> Result<PathBuf, String> {
-    let fio = PathBuf::from("fio");
-    match fio_version(&fio) {
-        Some(_) => Ok(fio),
-        None => Err(
-            "--fleet drives fio's client/server mode, and fio is not installed here: \
-                     install it (apt-get install fio, or your distribution's fio package)"
-                .into(),
-        ),
-    }
 }
 
 impl FleetSpec {
@@ -148,7 +123,7 @@ impl FleetSpec {
             duration_s: self.runtime.as_secs_f64(),
             write_allowed: self.config.target.write_allowed,
             outlier_pct: self.outlier_pct,
-            fio_version: fio_version(&self.fio),
+            fio_version: crate::fio::fio_version(&self.fio),
             latency_basis: crate::model::LATENCY_BASIS.to_string(),
         }
     }

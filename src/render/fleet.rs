@@ -9,16 +9,7 @@ use crate::fleet::live::{Board, HostStatus};
 use crate::fleet::results::HostState;
 use crate::fleet::{FleetConfig, FleetReport};
 use crate::render::text::describe_settings;
-use crate::units::{format_bytes, format_count_rate, format_latency_ns};
-
-/// "10 s", "0.3 s": a length in seconds without rounding a short run to nothing.
-pub fn seconds(s: f64) -> String {
-    if s.fract() == 0.0 || s >= 10.0 {
-        format!("{s:.0} s")
-    } else {
-        format!("{s:.1} s")
-    }
-}
+use crate::units::{format_bytes, format_count_rate, format_latency_ns, format_seconds};
 
 /// "fleet of 3 hosts: /srv/disk.img, 4k random read, 1 thread (psync, O_DIRECT), 10 s".
 pub fn header(c: &FleetConfig) -> String {
@@ -30,7 +21,7 @@ pub fn header(c: &FleetConfig) -> String {
         describe_settings(&c.settings),
         c.ioengine.name(),
         if c.direct { "O_DIRECT" } else { "buffered" },
-        seconds(c.duration_s),
+        format_seconds(c.duration_s),
         c.fio_version
             .as_ref()
             .map(|v| format!("; {v} here"))
@@ -48,7 +39,7 @@ pub fn short_header(c: &FleetConfig) -> String {
         describe_settings(&c.settings),
         c.ioengine.name(),
         if c.direct { "" } else { " buffered" },
-        seconds(c.duration_s)
+        format_seconds(c.duration_s)
     )
 }
 

@@ -51,7 +51,7 @@ pub fn run(config: &Config, tui: bool) -> Result<ExitStatus> {
 
 /// The spec of `config`: hosts, target, settings, fio on this machine.
 pub fn spec(config: &Config) -> Result<FleetSpec, String> {
-    let fio = crate::fleet::find_fio()?;
+    let fio = crate::fio::find_fio()?;
     let hosts = config.fleet.clone().unwrap_or_default();
     let target = config
         .target

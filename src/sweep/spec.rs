@@ -130,7 +130,9 @@ fn parse_value(text: &str, dimension: Dimension, v: &str) -> Result<u64, String>
             .parse::<u64>()
             .map_err(|_| format!("--sweep '{text}': '{v}' is not a whole number"))?,
         Dimension::Bs => parse_size(v).map_err(|e| format!("--sweep {e}"))?,
-        Dimension::Rate => crate::cli::values::rate_iops(v).map_err(|e| format!("--sweep {e}"))?,
+        Dimension::Rate => {
+            crate::settings::parse_rate_iops(v).map_err(|e| format!("--sweep {e}"))?
+        }
     };
     let (lo, hi) = match dimension {
         Dimension::Threads => (1, MAX_THREADS as u64),
