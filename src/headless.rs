@@ -76,7 +76,7 @@ pub fn run(
 ) -> RunReport {
     let cpu_start = cpu_seconds();
     let mut out = output::stdout();
-    print_header(&mut out, &config, output, csv::HEADER);
+    print_header(&mut out, &config, output, &csv::header());
     let mut window = Window::default();
     let mut intervals = Vec::new();
     let mut next_row = REPORT_EVERY;

@@ -214,10 +214,10 @@ mod tests {
         let suite = r#"{"suite":"standard","config":{"target":"x"},"tests":[]}"#;
         assert!(holds(Kind::Json, suite));
         assert!(!holds(Kind::Json, r#"{"suite":"mine","tests":[]}"#));
-        assert!(holds(Kind::Csv, &format!("{}\n", csv::SUITE_HEADER)));
+        assert!(holds(Kind::Csv, &format!("{}\n", csv::suite_header())));
         assert!(!holds(Kind::Json, r#"{"name":"pkg","version":"1.0.0"}"#));
         assert!(!holds(Kind::Json, "not json"));
-        assert!(holds(Kind::Csv, &format!("{}\n1,2\n", csv::HEADER)));
+        assert!(holds(Kind::Csv, &format!("{}\n1,2\n", csv::header())));
         assert!(holds(Kind::Csv, &format!("{}\n", csv::step_header())));
         assert!(!holds(Kind::Csv, "host,rack,serial\na,1,2\n"));
         assert!(!holds(Kind::Csv, ""));

@@ -1,29 +1,24 @@
 //! The front door: from a validated `Config`, decide once what to do (`Mode`) and do it —
-//! list the devices, print the fio job, run headless (one run, a sweep or a suite's card), or
-//! hand over to the TUI. Returns how the process should exit.
+//! list the devices, print the fio job (`fio`), run headless (one run, a sweep or a suite's
+//! card: `local`, `suite`), run a fleet (`fleet`), or hand over to the TUI. Every mode's
+//! entry is here; below this line nothing takes a `Config`, only the plain values it holds.
+//! Returns how the process should exit.
 
 use std::io::IsTerminal;
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 
-use crate::cli::{Config, DEFAULT_SCRATCH_SIZE, Output, SCRATCH_NAME};
-use crate::engine::{DEFAULT_TICK, Engine, Options};
+use crate::cli::{Config, Output};
 use crate::exit::ExitStatus;
-use crate::model::{ConfigReport, TargetFacts, TargetKind};
-use crate::render::baseline::Baseline;
-use crate::render::save::{save_run, save_sweep};
-use crate::settings::Settings;
+use crate::output;
 use crate::suite::SuiteName;
-use crate::sweep::{DEFAULT_STEP_TIME, SweepRunner, SweepSpec};
+use crate::sweep::SweepSpec;
 use crate::target::discover::{Roots, discover, visible};
-use crate::target::open::{OpenSpec, Target};
-use crate::target::prepare::{
-    Prepared, config_report, kind_of, prepare, resolve_engine, scratch_dir, stderr_progress,
-};
-use crate::target::{cache, list};
-use crate::{headless, output, render, signals};
+use crate::target::list;
 
+mod fio;
 mod fleet;
+mod local;
 mod suite;
 
 /// Run length when none is given and there is no TUI.
@@ -140,9 +135,9 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         Mode::Completions(shell) => print_and_exit(&crate::cli::docs::completions(shell)),
         Mode::Man => print_and_exit(&crate::cli::docs::man_page()),
         Mode::List => list_devices(&config),
-        Mode::Fio => print_fio(&config),
+        Mode::Fio => fio::print_fio(&config),
         Mode::Tui => crate::tui::run(config),
-        Mode::Run | Mode::Sweep(_) | Mode::Suite(_) => headless_run(&config, &mode),
+        Mode::Run | Mode::Sweep(_) | Mode::Suite(_) => local::run(&config, &mode),
         Mode::Fleet { tui } => fleet::run(&config, tui),
         Mode::Show => {
             let path = config.show.clone().unwrap_or_default();
@@ -152,166 +147,21 @@ pub fn run(config: Config) -> Result<ExitStatus> {
     }
 }
 
-/// A run, a sweep or a suite without the TUI: prepare the target, run, print, save.
-fn headless_run(config: &Config, mode: &Mode) -> Result<ExitStatus> {
-    signals::install();
-    // Read the baseline before laying anything out, so a wrong path fails at once.
-    let baseline = config.baseline.as_deref().map(Baseline::load).transpose()?;
-    let prepared = match prepare(config, &mut stderr_progress()) {
-        Ok(p) => p,
-        // Interrupted while laying out the scratch file: the partial file is gone already.
-        Err(_) if signals::received().is_some() => {
-            eprintln!("diskscope: interrupted; the partial scratch file was removed");
-            return Ok(ExitStatus::left());
+/// Picks the engine (`--ioengine`, or io_uring when the kernel allows it) and records it in
+/// the config. On a fallback to psync the depth becomes 1, and the reason says so when a
+/// deeper queue was asked for. Asking for io_uring when it is refused is an error.
+pub fn resolve_engine(mut config: Config) -> Result<Config> {
+    let engine = crate::engine::ioengine::resolve(config.ioengine).map_err(anyhow::Error::msg)?;
+    let mut fallback = engine.fallback;
+    if engine.engine == crate::settings::IoEngine::Psync && config.settings.iodepth > 1 {
+        if let Some(why) = &mut fallback {
+            why.push_str(&format!(" (-Q {} not possible)", config.settings.iodepth));
         }
-        Err(e) => return Err(e),
-    };
-    if config.drop_cache {
-        cache::drop_cache(prepared.target.main_fd()).map_err(|e| {
-            anyhow!(
-                "{}: cannot drop its cached pages: {e}",
-                prepared.target.path.display()
-            )
-        })?;
+        config.settings.iodepth = 1;
     }
-    if let Some(sig) = signals::received() {
-        return Ok(ExitStatus::Signal(sig));
-    }
-    let had_io_errors = match mode {
-        Mode::Sweep(spec) => sweep(config, spec, &prepared, baseline.as_ref())?,
-        Mode::Suite(name) => suite::run(config, *name, &prepared, baseline.as_ref())?,
-        _ => single_run(config, &prepared, baseline.as_ref())?,
-    };
-    drop(prepared);
-    Ok(ExitStatus::after_run(had_io_errors))
-}
-
-/// Starts the engine on the prepared target with `settings`.
-fn start_engine(config: &Config, prepared: &Prepared, settings: Settings) -> Result<Engine> {
-    let target = &prepared.target;
-    let options = Options {
-        tick: DEFAULT_TICK,
-        fsync_every: config.durability.fsync_every,
-        ioengine: config.ioengine.unwrap_or_default(),
-    };
-    Engine::start_with(target.clone(), target.geometry(), settings, options)
-        .map_err(|e| anyhow!("{}: {e}", target.path.display()))
-}
-
-/// A headless sweep; returns whether any step had I/O errors.
-fn sweep(
-    config: &Config,
-    spec: &SweepSpec,
-    prepared: &Prepared,
-    baseline: Option<&Baseline>,
-) -> Result<bool> {
-    let target = &prepared.target;
-    spec.check_steps(config.settings, &target.geometry())
-        .map_err(|e| anyhow!("{}: {e}", target.path.display()))?;
-    let step_time = config.duration.unwrap_or(DEFAULT_STEP_TIME);
-    let runner = SweepRunner::new(spec.clone(), config.settings, step_time);
-    let mut info = config_report(config, prepared);
-    info.duration_s = Some(step_time.as_secs_f64());
-    let engine = start_engine(config, prepared, runner.first())?;
-    let report = headless::run_sweep(engine, runner, info, config.output, baseline)?;
-    match config.output {
-        Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
-        Output::Csv => {}
-        Output::Text | Output::Quiet => output::print(&render::text::sweep_summary(&report)),
-    }
-    save_sweep(config, &report)?;
-    Ok(report
-        .steps
-        .iter()
-        .any(|s| s.counts.errors + s.counts.short_ios > 0))
-}
-
-/// A headless run; returns whether it had I/O errors.
-fn single_run(config: &Config, prepared: &Prepared, baseline: Option<&Baseline>) -> Result<bool> {
-    let duration = config.duration.unwrap_or(DEFAULT_HEADLESS_TIME);
-    let mut info = config_report(config, prepared);
-    info.duration_s = Some(duration.as_secs_f64());
-    let engine = start_engine(config, prepared, config.settings)?;
-    let report = headless::run(engine, info, duration, config.output);
-    match config.output {
-        Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
-        Output::Csv => {}
-        Output::Text => output::print(&render::text::summary(&report, false)),
-        Output::Quiet => output::print(&render::text::summary(&report, true)),
-    }
-    if let (Some(b), Output::Text | Output::Quiet) = (baseline, config.output) {
-        output::print(&(render::baseline::compare_run(b, &report) + "\n"));
-    }
-    save_run(config, &report)?;
-    Ok(report.had_io_errors())
-}
-
-/// `--fio`: the equivalent fio job, without running anything or laying out a file (fio lays
-/// out its own).
-fn print_fio(config: &Config) -> Result<ExitStatus> {
-    let c = fio_config(config)?;
-    let job = match (&config.sweep, config.suite) {
-        (_, Some(name)) => crate::fio::job::FioJob::suite(&c, &suite::plan(config, name, &c)),
-        (Some(spec), None) => {
-            crate::fio::job::FioJob::sweep(&c, spec, config.duration.unwrap_or(DEFAULT_STEP_TIME))
-        }
-        (None, None) => crate::fio::job::FioJob::run(&c),
-    }
-    .drop_cache(config.drop_cache);
-    // The command line is a comment, so the whole output is a job file:
-    // `diskscope --fio > diskscope.fio`, then `fio --client=hosts.list diskscope.fio`.
-    output::print(&format!(
-        "# fio command line:\n# {}\n\n# fio job file (all of this output is one: save it as diskscope.fio, \
-         run fio diskscope.fio, or on many hosts fio --client=hosts.list diskscope.fio):\n{}",
-        job.command_line(),
-        job.job_file()
-    ));
-    Ok(ExitStatus::Success)
-}
-
-/// The target as fio will see it: the scratch file it lays out itself, or the device or
-/// file opened read-only to learn its size and block size.
-fn fio_config(config: &Config) -> Result<ConfigReport> {
-    let write_allowed = config.allow_write.is_some();
-    let facts = match scratch_dir(config.target.as_deref()) {
-        Some(d) => {
-            let size = config.size.unwrap_or(DEFAULT_SCRATCH_SIZE);
-            TargetFacts {
-                path: d.join(SCRATCH_NAME).display().to_string(),
-                kind: TargetKind::ScratchFile,
-                size_bytes: size,
-                device_bytes: None,
-                span_bytes: size,
-                logical_block_size: 512,
-                direct: config.direct,
-                write_allowed,
-            }
-        }
-        None => {
-            let p = config.target.clone().unwrap_or_default();
-            let spec = OpenSpec {
-                direct: false,
-                write: false,
-                span: config.size,
-            };
-            let t = Target::open(&p, spec)?;
-            TargetFacts {
-                path: p.display().to_string(),
-                kind: kind_of(&t, false),
-                size_bytes: t.span_bytes,
-                device_bytes: None,
-                span_bytes: t.span_bytes,
-                logical_block_size: t.logical_block_size,
-                direct: config.direct,
-                write_allowed,
-            }
-        }
-    };
-    let duration = config.duration.unwrap_or(DEFAULT_HEADLESS_TIME);
-    let mut c = ConfigReport::new(facts, config.settings, Some(duration))
-        .with_engine(config.ioengine, config.ioengine_fallback.clone());
-    c.durability = config.durability;
-    Ok(c)
+    config.ioengine = Some(engine.engine);
+    config.ioengine_fallback = fallback;
+    Ok(config)
 }
 
 /// `--completions`, `--man`: a text generated from the command line's definition.

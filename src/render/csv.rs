@@ -1,110 +1,257 @@
-//! CSV of the reporting intervals: one header line, one row per interval, plain numbers in
-//! base units (seconds, bytes, nanoseconds) so spreadsheets need no unit parsing. `ops`,
-//! `bytes` and the latencies count complete I/Os only; the columns after the latencies count
-//! what is not in them (stop-spanning I/Os, and stopped time left out of the row). The last
-//! columns came with the rate knob: the asked rate (0: unlimited) and the service time's p50
-//! and p99 (from submission; the `lat_` columns count from the due time when a rate is set).
+//! CSV of the results: one header line, then one row per reporting interval (a run), per
+//! step (a sweep) or per test and direction (a suite's card). Plain numbers in base units
+//! (seconds, bytes, nanoseconds) so spreadsheets need no unit parsing. `ops`, `bytes` and
+//! the latencies count complete I/Os only; the columns after the latencies count what is not
+//! in them (stop-spanning I/Os, and stopped time left out of the row). The last columns came
+//! with the rate knob: the asked rate (0: unlimited) and the service time's p50 and p99 (from
+//! submission; the `lat_` columns count from the due time when a rate is set).
+//!
+//! Each CSV is one row struct written through the `csv` crate: the header is derived from
+//! the struct's fields, quoting is the library's, and `Fixed<N>` keeps a figure at N
+//! decimals, as the columns have always been written.
 
+use serde::{Serialize, Serializer};
+
+use crate::model::suite::{Direction, DirectionResult, SuiteReport, TestResult};
 use crate::stats::IntervalFigures;
-use crate::suite::{Direction, SuiteReport};
 
-pub const HEADER: &str = "t_s,elapsed_s,threads,iodepth,bs,read_pct,random_pct,ops,bytes,iops,bw_bytes_per_s,errors,short_ios,lat_min_ns,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,spanning_stop,syncs,stopped_s,left_out_s,left_out_ops,rate_iops,service_p50_ns,service_p99_ns";
+/// A figure written with `DP` decimals ("12.5", "3.000").
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Fixed<const DP: usize>(pub f64);
 
-/// One CSV row for an interval (no trailing newline).
+impl<const DP: usize> Serialize for Fixed<DP> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("{:.*}", DP, self.0))
+    }
+}
+
+/// One reporting interval (or a sweep step's figures).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IntervalRow {
+    t_s: Fixed<3>,
+    elapsed_s: Fixed<3>,
+    threads: usize,
+    iodepth: usize,
+    bs: u64,
+    read_pct: u8,
+    random_pct: u8,
+    ops: u64,
+    bytes: u64,
+    iops: Fixed<1>,
+    bw_bytes_per_s: Fixed<0>,
+    errors: u64,
+    short_ios: u64,
+    lat_min_ns: u64,
+    lat_mean_ns: Fixed<0>,
+    lat_p50_ns: u64,
+    lat_p90_ns: u64,
+    lat_p99_ns: u64,
+    lat_p999_ns: u64,
+    lat_max_ns: u64,
+    spanning_stop: u64,
+    syncs: u64,
+    stopped_s: Fixed<3>,
+    left_out_s: Fixed<3>,
+    left_out_ops: u64,
+    rate_iops: u64,
+    service_p50_ns: u64,
+    service_p99_ns: u64,
+}
+
+impl From<&IntervalFigures> for IntervalRow {
+    fn from(r: &IntervalFigures) -> Self {
+        let (l, s) = (&r.latency_ns, &r.settings);
+        IntervalRow {
+            t_s: Fixed(r.t_s),
+            elapsed_s: Fixed(r.elapsed_s),
+            threads: s.threads,
+            iodepth: s.iodepth,
+            bs: s.bs,
+            read_pct: s.read_pct,
+            random_pct: s.random_pct,
+            ops: r.counts.ops,
+            bytes: r.counts.bytes,
+            iops: Fixed(r.iops),
+            bw_bytes_per_s: Fixed(r.bw_bytes_per_s),
+            errors: r.counts.errors,
+            short_ios: r.counts.short_ios,
+            lat_min_ns: l.min,
+            lat_mean_ns: Fixed(l.mean),
+            lat_p50_ns: l.p50,
+            lat_p90_ns: l.p90,
+            lat_p99_ns: l.p99,
+            lat_p999_ns: l.p999,
+            lat_max_ns: l.max,
+            spanning_stop: r.counts.spanning_stop,
+            syncs: r.counts.syncs,
+            stopped_s: Fixed(r.left_out.stopped.as_secs_f64()),
+            left_out_s: Fixed(r.left_out.elapsed.as_secs_f64()),
+            left_out_ops: r.left_out.counts.ops,
+            rate_iops: s.rate_iops,
+            service_p50_ns: r.service_latency_ns.p50,
+            service_p99_ns: r.service_latency_ns.p99,
+        }
+    }
+}
+
+/// A sweep step's number, the column before its figures.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+struct Step {
+    step: usize,
+}
+
+/// One test of a suite in one direction; a direction that did not run has empty figures
+/// and the reason in `not_run`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SuiteRow {
+    suite: &'static str,
+    test: String,
+    direction: &'static str,
+    bs: u64,
+    iodepth: usize,
+    iodepth_run: usize,
+    threads: usize,
+    random: bool,
+    passes: usize,
+    mb_per_s: Option<Fixed<2>>,
+    mb_per_s_min: Option<Fixed<2>>,
+    mb_per_s_max: Option<Fixed<2>>,
+    mb_per_s_best: Option<Fixed<2>>,
+    iops: Option<Fixed<1>>,
+    iops_min: Option<Fixed<1>>,
+    iops_max: Option<Fixed<1>>,
+    iops_best: Option<Fixed<1>>,
+    ops: Option<u64>,
+    bytes: Option<u64>,
+    errors: Option<u64>,
+    short_ios: Option<u64>,
+    lat_mean_ns: Option<Fixed<0>>,
+    lat_p50_ns: Option<u64>,
+    lat_p99_ns: Option<u64>,
+    lat_max_ns: Option<u64>,
+    not_run: Option<String>,
+}
+
+impl SuiteRow {
+    fn of(suite: &'static str, t: &TestResult, d: Direction) -> SuiteRow {
+        let head = SuiteRow {
+            suite,
+            test: t.name.clone(),
+            direction: d.name(),
+            bs: t.bs,
+            iodepth: t.iodepth,
+            iodepth_run: t.iodepth_run,
+            threads: t.threads,
+            random: t.random,
+            ..SuiteRow::default()
+        };
+        match t.direction(d) {
+            Ok(f) => SuiteRow {
+                passes: f.passes.len(),
+                ..SuiteRow::figures(f, head)
+            },
+            Err(why) => SuiteRow {
+                not_run: Some(why.to_string()),
+                ..head
+            },
+        }
+    }
+
+    fn figures(f: &DirectionResult, head: SuiteRow) -> SuiteRow {
+        let (mb, iops, l) = (&f.mb_per_s, &f.iops, &f.latency_ns);
+        SuiteRow {
+            mb_per_s: Some(Fixed(mb.median)),
+            mb_per_s_min: Some(Fixed(mb.min)),
+            mb_per_s_max: Some(Fixed(mb.max)),
+            mb_per_s_best: Some(Fixed(mb.best)),
+            iops: Some(Fixed(iops.median)),
+            iops_min: Some(Fixed(iops.min)),
+            iops_max: Some(Fixed(iops.max)),
+            iops_best: Some(Fixed(iops.best)),
+            ops: Some(f.counts.ops),
+            bytes: Some(f.counts.bytes),
+            errors: Some(f.counts.errors),
+            short_ios: Some(f.counts.short_ios),
+            lat_mean_ns: Some(Fixed(l.mean)),
+            lat_p50_ns: Some(l.p50),
+            lat_p99_ns: Some(l.p99),
+            lat_max_ns: Some(l.max),
+            ..head
+        }
+    }
+}
+
+/// The CSV text of `rows` (header first when `header`), each line ending in a newline.
+fn write<T: Serialize>(rows: impl IntoIterator<Item = T>, header: bool) -> String {
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(header)
+        .from_writer(Vec::new());
+    for row in rows {
+        // Writing plain numbers and strings into memory cannot fail.
+        let _ = w.serialize(row);
+    }
+    let bytes = w.into_inner().unwrap_or_default();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// The header line a row struct gives (no newline).
+fn header_of<T: Serialize + Default>() -> String {
+    let text = write([T::default()], true);
+    text.lines().next().unwrap_or_default().to_string()
+}
+
+/// One row as a line (no newline).
+fn line<T: Serialize>(row: T) -> String {
+    write([row], false).trim_end_matches('\n').to_string()
+}
+
+/// The header of a run's intervals.
+pub fn header() -> String {
+    header_of::<IntervalRow>()
+}
+
+/// One CSV row for an interval (no newline).
 pub fn row(r: &IntervalFigures) -> String {
-    let l = &r.latency_ns;
-    format!(
-        "{:.3},{:.3},{},{},{},{},{},{},{},{:.1},{:.0},{},{},{},{:.0},{},{},{},{},{},{},{},{:.3},{:.3},{},{},{},{}",
-        r.t_s,
-        r.elapsed_s,
-        r.settings.threads,
-        r.settings.iodepth,
-        r.settings.bs,
-        r.settings.read_pct,
-        r.settings.random_pct,
-        r.counts.ops,
-        r.counts.bytes,
-        r.iops,
-        r.bw_bytes_per_s,
-        r.counts.errors,
-        r.counts.short_ios,
-        l.min,
-        l.mean,
-        l.p50,
-        l.p90,
-        l.p99,
-        l.p999,
-        l.max,
-        r.counts.spanning_stop,
-        r.counts.syncs,
-        r.left_out.stopped.as_secs_f64(),
-        r.left_out.elapsed.as_secs_f64(),
-        r.left_out.counts.ops,
-        r.settings.rate_iops,
-        r.service_latency_ns.p50,
-        r.service_latency_ns.p99
-    )
+    line(IntervalRow::from(r))
+}
+
+/// A run's CSV: the header and every interval.
+pub fn intervals(rows: &[IntervalFigures]) -> String {
+    header() + "\n" + &write(rows.iter().map(IntervalRow::from), false)
 }
 
 /// Sweep steps: the step number, then the same columns as an interval.
 pub fn step_header() -> String {
-    format!("step,{HEADER}")
+    header_of::<(Step, IntervalRow)>()
 }
 
-/// One CSV row for a sweep step (no trailing newline).
+/// One CSV row for a sweep step (no newline).
 pub fn step_row(index: usize, r: &IntervalFigures) -> String {
-    format!("{index},{}", row(r))
+    line((Step { step: index }, IntervalRow::from(r)))
 }
 
-/// A suite: one row per test and direction; a direction that did not run has empty figures
-/// and the reason in `not_run`.
-pub const SUITE_HEADER: &str = "suite,test,direction,bs,iodepth,iodepth_run,threads,random,passes,mb_per_s,mb_per_s_min,mb_per_s_max,mb_per_s_best,iops,iops_min,iops_max,iops_best,ops,bytes,errors,short_ios,lat_mean_ns,lat_p50_ns,lat_p99_ns,lat_max_ns,not_run";
-
-/// The rows of a suite (no trailing newlines).
-pub fn suite_rows(r: &SuiteReport) -> Vec<String> {
-    let mut rows = Vec::new();
-    for t in &r.tests {
-        for d in [Direction::Read, Direction::Write] {
-            let head = format!(
-                "{},{},{},{},{},{},{},{}",
-                r.suite.name(),
-                t.name,
-                d.name(),
-                t.bs,
-                t.iodepth,
-                t.iodepth_run,
-                t.threads,
-                t.random
-            );
-            let row = match t.direction(d) {
-                Ok(f) => {
-                    let l = &f.latency_ns;
-                    format!(
-                        "{head},{},{:.2},{:.2},{:.2},{:.2},{:.1},{:.1},{:.1},{:.1},{},{},{},{},{:.0},{},{},{},",
-                        f.passes.len(),
-                        f.mb_per_s.median,
-                        f.mb_per_s.min,
-                        f.mb_per_s.max,
-                        f.mb_per_s.best,
-                        f.iops.median,
-                        f.iops.min,
-                        f.iops.max,
-                        f.iops.best,
-                        f.counts.ops,
-                        f.counts.bytes,
-                        f.counts.errors,
-                        f.counts.short_ios,
-                        l.mean,
-                        l.p50,
-                        l.p99,
-                        l.max
-                    )
-                }
-                // A reason never holds a comma or a quote, but quote it anyway.
-                Err(why) => format!("{head},0,,,,,,,,,,,,,,,,,\"{}\"", why.replace('"', "'")),
-            };
-            rows.push(row);
-        }
-    }
-    rows
+/// A sweep's CSV: the header and every step.
+pub fn steps(steps: &[IntervalFigures]) -> String {
+    let rows = steps
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (Step { step: i }, IntervalRow::from(r)));
+    step_header() + "\n" + &write(rows, false)
 }
+
+/// The header of a suite's card.
+pub fn suite_header() -> String {
+    header_of::<SuiteRow>()
+}
+
+/// A suite's CSV: the header and a row per test and direction.
+pub fn suite(r: &SuiteReport) -> String {
+    let rows = r.tests.iter().flat_map(|t| {
+        [Direction::Read, Direction::Write].map(|d| SuiteRow::of(r.suite.name(), t, d))
+    });
+    suite_header() + "\n" + &write(rows, false)
+}
+
+#[cfg(test)]
+#[path = "csv_tests.rs"]
+mod tests;

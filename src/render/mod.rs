@@ -10,4 +10,6 @@ pub mod final_text;
 pub mod fleet;
 pub mod rate;
 pub mod save;
+
+pub use save::ResultFiles;
 pub mod text;

@@ -1,61 +1,56 @@
 //! Results to the files named by `--json FILE` and `--csv FILE`, after a headless run or the
-//! TUI alike; each saved file is announced on stderr.
+//! TUI alike; each saved file is announced on stderr. It takes the files' paths
+//! (`ResultFiles`), nothing of the command line.
+
+use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::cli::Config;
 use crate::model::{RunReport, SweepReport};
+use crate::model::{fleet::FleetReport, suite::SuiteReport};
 use crate::render::csv;
 use crate::result_file::{Kind, write_result};
-use crate::suite::SuiteReport;
 
-/// Writes a run to the --json and --csv files, if any were given.
-pub fn save_run(config: &Config, report: &RunReport) -> Result<()> {
-    save(config, report, || {
-        let mut out = vec![csv::HEADER.to_string()];
-        out.extend(report.intervals.iter().map(csv::row));
-        out
-    })
+/// Where a result is saved: `--json FILE` and `--csv FILE`, each optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResultFiles {
+    pub json: Option<PathBuf>,
+    pub csv: Option<PathBuf>,
 }
 
-/// Writes a sweep to the --json and --csv files, if any were given.
-pub fn save_sweep(config: &Config, report: &SweepReport) -> Result<()> {
-    save(config, report, || {
-        let mut out = vec![csv::step_header()];
-        out.extend(
-            report
-                .steps
-                .iter()
-                .enumerate()
-                .map(|(i, r)| csv::step_row(i, r)),
-        );
-        out
-    })
+/// Writes a run to the JSON and CSV files, if any.
+pub fn save_run(files: &ResultFiles, report: &RunReport) -> Result<()> {
+    save(files, report, || csv::intervals(&report.intervals))
 }
 
-/// Writes a suite's card to the --json and --csv files, if any were given.
-pub fn save_suite(config: &Config, report: &SuiteReport) -> Result<()> {
-    save(config, report, || {
-        let mut out = vec![csv::SUITE_HEADER.to_string()];
-        out.extend(csv::suite_rows(report));
-        out
-    })
+/// Writes a sweep to the JSON and CSV files, if any.
+pub fn save_sweep(files: &ResultFiles, report: &SweepReport) -> Result<()> {
+    save(files, report, || csv::steps(&report.steps))
 }
 
-/// Writes the result to the --json and --csv files, if any were given.
+/// Writes a suite's card to the JSON and CSV files, if any.
+pub fn save_suite(files: &ResultFiles, report: &SuiteReport) -> Result<()> {
+    save(files, report, || csv::suite(report))
+}
+
+/// Writes a fleet to the JSON file, if any (a fleet has no CSV).
+pub fn save_fleet(files: &ResultFiles, report: &FleetReport) -> Result<()> {
+    save(files, report, String::new)
+}
+
+/// Writes the result to the JSON and CSV files, if any; `csv_text` is the whole CSV.
 fn save<T: serde::Serialize>(
-    config: &Config,
+    files: &ResultFiles,
     result: &T,
-    csv_lines: impl FnOnce() -> Vec<String>,
+    csv_text: impl FnOnce() -> String,
 ) -> Result<()> {
-    if let Some(path) = &config.json_file {
+    if let Some(path) = &files.json {
         let text = serde_json::to_string_pretty(result)? + "\n";
         write_result(Kind::Json, path, &text).map_err(anyhow::Error::msg)?;
         eprintln!("diskscope: saved {}", path.display());
     }
-    if let Some(path) = &config.csv_file {
-        let text = csv_lines().join("\n") + "\n";
-        write_result(Kind::Csv, path, &text).map_err(anyhow::Error::msg)?;
+    if let Some(path) = &files.csv {
+        write_result(Kind::Csv, path, &csv_text()).map_err(anyhow::Error::msg)?;
         eprintln!("diskscope: saved {}", path.display());
     }
     Ok(())

@@ -10,7 +10,7 @@ use crate::exit::ExitStatus;
 use crate::fleet::live::Board;
 use crate::fleet::{FleetEvent, FleetReport, FleetSpec};
 use crate::render::baseline::{Baseline, compare_fleet};
-use crate::result_file::{Kind, write_result};
+use crate::render::save::save_fleet;
 use crate::{output, signals};
 
 /// Runs the fleet `config` describes.
@@ -41,11 +41,7 @@ pub fn run(config: &Config, tui: bool) -> Result<ExitStatus> {
             output::print(&compare_fleet(b, &report));
         }
     }
-    if let Some(path) = &config.json_file {
-        let text = serde_json::to_string_pretty(&report)? + "\n";
-        write_result(Kind::Json, path, &text).map_err(anyhow::Error::msg)?;
-        eprintln!("diskscope: saved {}", path.display());
-    }
+    save_fleet(&config.files, &report)?;
     Ok(status(&report))
 }
 
@@ -58,7 +54,7 @@ pub fn spec(config: &Config) -> Result<FleetSpec, String> {
         .as_ref()
         .map(|t| t.display().to_string())
         .unwrap_or_default();
-    if config.csv_file.is_some() || config.output == Output::Csv {
+    if config.files.csv.is_some() || config.output == Output::Csv {
         return Err("--fleet saves its result with --json FILE; --csv is for single runs".into());
     }
     FleetSpec::new(
@@ -69,7 +65,7 @@ pub fn spec(config: &Config) -> Result<FleetSpec, String> {
         config.direct,
         config.allow_write.is_some(),
         config.durability,
-        config.duration.unwrap_or(crate::run::DEFAULT_HEADLESS_TIME),
+        config.duration.unwrap_or(super::DEFAULT_HEADLESS_TIME),
         config.outlier_pct,
         fio,
         config.drop_cache,

@@ -5,7 +5,7 @@
 
 use anyhow::{Result, anyhow};
 
-use super::start_engine;
+use super::local::start_engine;
 use crate::cli::{Config, Output};
 use crate::engine::Geometry;
 use crate::engine::memory::ram_bytes;
@@ -14,7 +14,7 @@ use crate::render::baseline::{Baseline, compare_suite};
 use crate::render::save::save_suite;
 use crate::render::{card as card_text, csv};
 use crate::suite::{Plan, SuiteName, SuiteRunner, notes, write_refusal};
-use crate::target::prepare::{Prepared, config_report};
+use crate::target::prepare::Prepared;
 use crate::{headless, output};
 
 /// The plan of `name` on the target `c` describes, with the config's timing and engine.
@@ -41,7 +41,7 @@ pub fn run(
     prepared: &Prepared,
     baseline: Option<&Baseline>,
 ) -> Result<bool> {
-    let info = config_report(config, prepared);
+    let info = config.describe(prepared);
     let plan = plan(config, name, &info);
     check(&plan, &prepared.target.geometry(), &info.target.path)?;
     let runner = SuiteRunner::new(plan);
@@ -53,15 +53,13 @@ pub fn run(
     match config.output {
         Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
         Output::Csv => {
-            let mut lines = vec![csv::SUITE_HEADER.to_string()];
-            lines.extend(csv::suite_rows(&report));
-            output::print(&(lines.join("\n") + "\n"));
+            output::print(&csv::suite(&report));
         }
         Output::Text | Output::Quiet => output::print(&card_text::card(&report)),
     }
     if let (Some(b), Output::Text | Output::Quiet) = (baseline, config.output) {
         output::print(&compare_suite(b, &report));
     }
-    save_suite(config, &report)?;
+    save_suite(&config.files, &report)?;
     Ok(report.had_io_errors())
 }

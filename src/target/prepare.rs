@@ -1,22 +1,44 @@
 //! The target made ready for a run, for the headless front door and the TUI alike: resolve
-//! what the config names (device, file, directory or the default scratch file), lay out the
+//! what the request names (device, file, directory or the default scratch file), lay out the
 //! scratch file when needed, check that writing a device was really asked for, open it, and
-//! describe it for the reports.
+//! describe it for the reports. It takes plain values (`TargetRequest`), never the command
+//! line's config.
 
 use std::io::IsTerminal;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::cli::{Config, DEFAULT_SCRATCH_SIZE, SCRATCH_NAME};
 use crate::model::{ConfigReport, TargetFacts, TargetKind};
+use crate::settings::Settings;
 use crate::signals;
 use crate::target::open::{self, OpenSpec, Target};
 use crate::target::scratch::Scratch;
 use crate::target::{cache, safety};
 use crate::units::format_bytes;
+
+/// The scratch file used when no target is given.
+pub const SCRATCH_NAME: &str = "diskscope.scratch";
+/// Default size of the scratch file.
+pub const DEFAULT_SCRATCH_SIZE: u64 = 1 << 30;
+
+/// What to make ready, as the command line (or the TUI's picker) asked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TargetRequest {
+    /// What to test; `None` is the scratch file in the current directory.
+    pub target: Option<PathBuf>,
+    /// Span of the target to use, or the scratch file's size.
+    pub size: Option<u64>,
+    /// Keep the scratch file after the run.
+    pub keep: bool,
+    /// O_DIRECT (true) or through the page cache.
+    pub direct: bool,
+    /// `None`: read-only. `Some("")`: writes allowed without naming a device.
+    pub allow_write: Option<String>,
+}
 
 /// A target ready to benchmark, with the scratch file (if any) that must outlive the run.
 pub struct Prepared {
@@ -36,9 +58,9 @@ pub fn scratch_dir(target: Option<&Path>) -> Option<PathBuf> {
     }
 }
 
-/// Opens what the config names, laying out a scratch file when it names none or a directory;
-/// `progress(done, total)` follows the layout.
-pub fn prepare(config: &Config, progress: &mut dyn FnMut(u64, u64)) -> Result<Prepared> {
+/// Opens what the request names, laying out a scratch file when it names none or a
+/// directory; `progress(done, total)` follows the layout.
+pub fn prepare(config: &TargetRequest, progress: &mut dyn FnMut(u64, u64)) -> Result<Prepared> {
     let write = config.allow_write.is_some();
     let spec = |span| OpenSpec {
         direct: config.direct,
@@ -141,8 +163,9 @@ pub fn kind_of(target: &Target, scratch: bool) -> TargetKind {
     }
 }
 
-/// Describes the target for reports.
-pub fn config_report(config: &Config, p: &Prepared) -> ConfigReport {
+/// Describes the target for reports: its facts and warnings, with `settings` for `duration`
+/// (the caller adds the engine and the durability).
+pub fn config_report(p: &Prepared, settings: Settings, duration: Option<Duration>) -> ConfigReport {
     let t = &p.target;
     let facts = TargetFacts {
         path: t.path.display().to_string(),
@@ -154,28 +177,9 @@ pub fn config_report(config: &Config, p: &Prepared) -> ConfigReport {
         direct: t.direct,
         write_allowed: t.write,
     };
-    let mut report = ConfigReport::new(facts, config.settings, config.duration);
+    let mut report = ConfigReport::new(facts, settings, duration);
     report.warnings = warnings(p);
     report
-        .with_engine(config.ioengine, config.ioengine_fallback.clone())
-        .with_durability(config.durability)
-}
-
-/// Picks the engine (`--ioengine`, or io_uring when the kernel allows it) and records it in
-/// the config. On a fallback to psync the depth becomes 1, and the reason says so when a
-/// deeper queue was asked for. Asking for io_uring when it is refused is an error.
-pub fn resolve_engine(mut config: Config) -> Result<Config> {
-    let engine = crate::engine::ioengine::resolve(config.ioengine).map_err(anyhow::Error::msg)?;
-    let mut fallback = engine.fallback;
-    if engine.engine == crate::settings::IoEngine::Psync && config.settings.iodepth > 1 {
-        if let Some(why) = &mut fallback {
-            why.push_str(&format!(" (-Q {} not possible)", config.settings.iodepth));
-        }
-        config.settings.iodepth = 1;
-    }
-    config.ioengine = Some(engine.engine);
-    config.ioengine_fallback = fallback;
-    Ok(config)
 }
 
 /// What the target and its scratch file warn about, and whether the page cache is in play.

@@ -82,9 +82,9 @@ pub fn run(config: Config) -> Result<ExitStatus> {
                 let _ = out.flush();
             }
             let saved = match (&suite, &sweep) {
-                (Some(c), _) => crate::render::save::save_suite(&config, c),
-                (None, Some(s)) => crate::render::save::save_sweep(&config, s),
-                (None, None) => crate::render::save::save_run(&config, &report),
+                (Some(c), _) => crate::render::save::save_suite(&config.files, c),
+                (None, Some(s)) => crate::render::save::save_sweep(&config.files, s),
+                (None, None) => crate::render::save::save_run(&config.files, &report),
             };
             if let Err(e) = saved {
                 let _ = writeln!(std::io::stderr(), "diskscope: {e:#}");

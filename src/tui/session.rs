@@ -26,7 +26,7 @@ use crate::stats::Snapshot;
 use crate::suite::SuiteReport;
 use crate::sweep::DEFAULT_STEP_TIME;
 use crate::target::discover::{Roots, discover, visible};
-use crate::target::prepare::{Prepared, config_report};
+use crate::target::prepare::Prepared;
 use crate::target::safety;
 use crate::units::format_bytes;
 
@@ -189,7 +189,7 @@ impl Session {
             total: 0,
         });
         self.config.target = target;
-        let config = self.config.clone();
+        let request = self.config.target_request();
         let tx = self.events.clone();
         let spawned = std::thread::Builder::new()
             .name("tui-prepare".into())
@@ -203,7 +203,7 @@ impl Session {
                         let _ = progress_tx.send(Event::Progress(done, total));
                     }
                 };
-                let result = crate::target::prepare::prepare(&config, &mut progress);
+                let result = crate::target::prepare::prepare(&request, &mut progress);
                 let _ = tx.send(Event::Prepared(result));
             });
         if let Err(e) = spawned {
@@ -264,7 +264,7 @@ impl Session {
             Ok(e) => e,
             Err(e) => return self.fail(app, anyhow!("{}: {e}", target.path.display())),
         };
-        let mut report = config_report(&self.config, &prepared);
+        let mut report = self.config.describe(&prepared);
         if self.config.sweep.is_some() {
             // -T is the step time here; the run itself goes on until quit.
             report.duration_s = None;

@@ -1,0 +1,211 @@
+//! clap's raw arguments, one group per `--help` section (ripgrep gives every flag a
+//! category; here a flattened struct with a `next_help_heading` per group): the workload,
+//! output and results, safety, sweeps and suites, the rate, the fleet, and the rest. Each
+//! field's doc comment is its `--help` line. Values are typed by the parsers in `values`, so
+//! a refused value is said in clap's words; checks across flags are `config`'s.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::values;
+use crate::fleet::hosts::HostList;
+use crate::settings::IoEngine;
+use crate::suite::SuiteName;
+use crate::sweep::SweepSpec;
+
+/// What the workers do and for how long.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Workload")]
+pub struct WorkloadArgs {
+    /// Worker threads, each with its own descriptor (1-1024)
+    #[arg(short, long, default_value = "1", value_name = "N", value_parser = values::threads)]
+    pub threads: usize,
+
+    /// I/Os each thread keeps in flight (1-256; fio's iodepth); above 1 needs io_uring. A
+    /// latency is from submission to completion reaped (fio's total `lat`, not `clat`)
+    #[arg(short = 'Q', long, default_value = "1", value_name = "N", value_parser = values::iodepth)]
+    pub iodepth: usize,
+
+    /// How to drive the disk: io_uring or psync (pread/pwrite) [default: io_uring when the
+    /// kernel allows it, else psync at depth 1, with the reason in the header]
+    #[arg(long, value_name = "ENGINE", value_parser = values::ioengine)]
+    pub ioengine: Option<IoEngine>,
+
+    /// Block size per I/O: 512, 4k, 64KiB, 1M ... (at most 16M)
+    #[arg(short = 'b', long = "bs", default_value = "4k", value_name = "SIZE", value_parser = values::block_size)]
+    pub bs: u64,
+
+    /// Percentage of I/Os that are reads; below 100 needs --allow-write
+    #[arg(long, default_value = "100", value_name = "PCT", value_parser = values::percentage)]
+    pub read: u8,
+
+    /// Percentage of I/Os at random offsets; the rest are sequential
+    #[arg(long, default_value = "100", value_name = "PCT", value_parser = values::percentage)]
+    pub random: u8,
+
+    /// How long to run: 10s, 2m, 1h [default: 10s without the TUI]
+    #[arg(short = 'T', long, value_name = "DUR", value_parser = values::duration)]
+    pub time: Option<Duration>,
+
+    /// Use the page cache (no O_DIRECT): measures memory, not the disk, once data is cached
+    #[arg(long)]
+    pub buffered: bool,
+
+    /// Durable writes: fdatasync after every N writes of each thread (fio's fsync=N). The
+    /// sync's time counts in the latency of the write that triggered it; with 1, IOPS and
+    /// latency are those of writes that reached the device
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub fsync: u32,
+
+    /// After the run, one fdatasync of the target, timed (fio's end_fsync): how long the
+    /// data still in the page cache took to reach the device
+    #[arg(long)]
+    pub end_fsync: bool,
+
+    /// Bytes of the target to use from its start; the scratch file's size [default: 1G for
+    /// the scratch file, else the whole target]
+    #[arg(long, value_name = "SIZE", value_parser = values::size)]
+    pub size: Option<u64>,
+
+    /// Evict the target's pages from the page cache before the run (with --buffered)
+    #[arg(long)]
+    pub drop_cache: bool,
+}
+
+/// Where the figures go, and what they are compared with.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Output and results")]
+pub struct OutputArgs {
+    /// Print text lines instead of opening the TUI (automatic when stdout is not a terminal)
+    #[arg(long)]
+    pub no_tui: bool,
+
+    /// Insist on the TUI: fail when stdin or stdout is not a terminal instead of falling back
+    /// to text
+    #[arg(long, conflicts_with = "no_tui")]
+    pub tui: bool,
+
+    /// Print only the final summary
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Print one JSON document (config, totals, threads, intervals; or a sweep's steps)
+    /// instead of text, or with FILE save it there (--json=FILE when TARGET follows)
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub json: Option<String>,
+
+    /// Print the one-second intervals (or a sweep's steps) as CSV with a header, or with FILE
+    /// save them there
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub csv: Option<String>,
+
+    /// Compare with a saved result: a run, sweep, suite card or fleet (--json FILE), or fio's
+    /// own JSON output (--output-format=json or json+, local or client/server)
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Print a saved result in diskscope's summary form and exit: a run, sweep or fleet
+    /// (--json FILE), or fio's JSON output (per host when it has hosts)
+    #[arg(long, value_name = "FILE")]
+    pub show: Option<PathBuf>,
+
+    /// Print the fio command line and job file equivalent to these settings, and exit
+    #[arg(long)]
+    pub fio: bool,
+}
+
+/// What may be written.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Safety")]
+pub struct SafetyArgs {
+    /// Allow writes (destroys data on TARGET). On a block device name it: --allow-write=/dev/sdX
+    #[arg(long, value_name = "DEVICE", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub allow_write: Option<String>,
+
+    /// Keep the scratch file on exit (it is reused by the next run)
+    #[arg(long)]
+    pub keep: bool,
+}
+
+/// A series of runs: a sweep of one knob, or a suite's card.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Sweeps and suites")]
+pub struct SeriesArgs {
+    /// Run a series of steps and find where the disk saturates: threads=1,2,4,8,
+    /// threads=1..64 (doubling), bs=512..4M or iodepth=1..256 (doubling); rate=curve runs
+    /// unlimited, then at 10,30,50,70,80,90,95,100% of what that did, and says where p99
+    /// leaves its flat part (rate=1000,5000 sets the rates); -T is the time per step [3s]
+    #[arg(long, value_name = "SPEC", value_parser = values::sweep)]
+    pub sweep: Option<SweepSpec>,
+
+    /// Run a suite and print its card, the figures CrystalDiskMark quotes: standard (SEQ1M Q8T1,
+    /// SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1), nvme (SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16,
+    /// RND4K Q1T1), peak (SEQ1M Q8T1, RND4K Q32T1) or real (SEQ1M Q1T1, RND4K Q1T1). Reads
+    /// always, writes with --allow-write; -T is the time per pass [5s]
+    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "standard",
+          value_parser = values::suite,
+          conflicts_with_all = ["threads", "iodepth", "bs", "read", "random", "sweep", "tui", "end_fsync"])]
+    pub suite: Option<SuiteName>,
+
+    /// With --suite: passes per test and direction; the card shows their median, min-max and
+    /// best [3]
+    #[arg(long, value_name = "N", value_parser = values::passes)]
+    pub passes: Option<usize>,
+
+    /// With --suite: how long the engine rests between two passes (0 for none) [1s]
+    #[arg(long, value_name = "DUR", value_parser = values::pause)]
+    pub pause: Option<Duration>,
+}
+
+/// The load asked per second.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Rate")]
+pub struct RateArgs {
+    /// I/Os per second for all threads together (5000, 50k; 0: unlimited). Each thread
+    /// issues its share on a fixed timetable, and latency is counted from when an I/O was due,
+    /// not from when it went out (coordinated omission corrected); the service time from
+    /// submission is reported beside it. Says so when the disk cannot keep up
+    #[arg(long = "rate", default_value = "0", value_name = "IOPS", value_parser = values::rate_iops)]
+    pub rate: u64,
+}
+
+/// The same test on many hosts.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Fleet")]
+pub struct FleetArgs {
+    /// Run the same test on many hosts through fio's client/server mode (each host runs
+    /// `fio --server`): a comma list (a,b:8766) or a file of `host[,port]` lines (fio's
+    /// hosts.list). TARGET is the path on every host and must exist there. Read-only on
+    /// block devices; writes (--read below 100, with --allow-write) only to regular files.
+    /// Exit status 3 when some hosts failed, 1 when all did
+    #[arg(long, value_name = "HOSTS", value_parser = values::fleet_hosts)]
+    pub fleet: Option<HostList>,
+
+    /// With --fleet: flag hosts whose IOPS is more than PCT % below the fleet's median
+    #[arg(long, value_name = "PCT", default_value = "20", value_parser = values::outlier_pct)]
+    pub outlier_pct: f64,
+}
+
+/// Everything that does not run a benchmark.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Other")]
+pub struct OtherArgs {
+    /// List block devices and exit
+    #[arg(long)]
+    pub list: bool,
+
+    /// With --list: include empty devices (unattached loop, unconfigured zram)
+    #[arg(long)]
+    pub all: bool,
+
+    /// Print the shell completion script for SHELL and exit (e.g. into
+    /// /usr/share/bash-completion/completions/diskscope)
+    #[arg(long, value_name = "SHELL")]
+    pub completions: Option<clap_complete::Shell>,
+
+    /// Print the man page (roff) and exit (e.g. into /usr/share/man/man1/diskscope.1)
+    #[arg(long)]
+    pub man: bool,
+}

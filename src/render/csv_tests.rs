@@ -1,0 +1,148 @@
+//! The CSVs keep their columns, their order and their figures' decimals.
+
+use std::time::Duration;
+
+use super::*;
+use crate::model::suite::{Spread, SuiteName};
+use crate::result_file::CSV_HEADS;
+use crate::settings::Settings;
+use crate::stats::{Counts, LatencySummary, LeftOut, Window};
+
+/// The columns as they were written by hand before the row structs, in their order.
+const RUN_COLUMNS: &str = "t_s,elapsed_s,threads,iodepth,bs,read_pct,random_pct,ops,bytes,iops,bw_bytes_per_s,errors,short_ios,lat_min_ns,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,spanning_stop,syncs,stopped_s,left_out_s,left_out_ops,rate_iops,service_p50_ns,service_p99_ns";
+const SUITE_COLUMNS: &str = "suite,test,direction,bs,iodepth,iodepth_run,threads,random,passes,mb_per_s,mb_per_s_min,mb_per_s_max,mb_per_s_best,iops,iops_min,iops_max,iops_best,ops,bytes,errors,short_ios,lat_mean_ns,lat_p50_ns,lat_p99_ns,lat_max_ns,not_run";
+
+fn figures() -> IntervalFigures {
+    let lat = LatencySummary {
+        count: 1234,
+        min: 11,
+        mean: 402.56,
+        p50: 300,
+        p90: 700,
+        p99: 900,
+        p999: 1500,
+        max: 2000,
+    };
+    let mut f = Window::default().figures();
+    f.t_s = 2.0004;
+    f.elapsed_s = 0.99951;
+    f.settings = Settings {
+        threads: 4,
+        iodepth: 8,
+        rate_iops: 5000,
+        ..Settings::default()
+    };
+    f.counts = Counts {
+        ops: 1234,
+        bytes: 1234 * 4096,
+        errors: 2,
+        short_ios: 1,
+        spanning_stop: 3,
+        syncs: 5,
+        ..Counts::default()
+    };
+    f.iops = 1234.56;
+    f.bw_bytes_per_s = 5_056_757.5;
+    f.latency_ns = lat;
+    f.service_latency_ns = LatencySummary {
+        p50: 250,
+        p99: 800,
+        ..lat
+    };
+    f.left_out = LeftOut {
+        stopped: Duration::from_millis(1500),
+        elapsed: Duration::from_millis(250),
+        counts: Counts {
+            ops: 7,
+            ..Counts::default()
+        },
+        ..LeftOut::default()
+    };
+    f
+}
+
+#[test]
+fn headers_keep_their_columns_in_order() {
+    assert_eq!(header(), RUN_COLUMNS);
+    assert_eq!(step_header(), format!("step,{RUN_COLUMNS}"));
+    assert_eq!(suite_header(), SUITE_COLUMNS);
+    // What `result_file` recognises as a diskscope CSV.
+    for (h, head) in [header(), step_header(), suite_header()]
+        .iter()
+        .zip(CSV_HEADS)
+    {
+        assert!(h.starts_with(head), "{h} vs {head}");
+    }
+}
+
+/// The row `format!` wrote before, for the same figures.
+#[test]
+fn rows_keep_their_decimals() {
+    let f = figures();
+    let expected = "2.000,1.000,4,8,4096,100,100,1234,5054464,1234.6,5056758,2,1,11,403,300,700,900,1500,2000,3,5,1.500,0.250,7,5000,250,800";
+    assert_eq!(row(&f), expected);
+    assert_eq!(step_row(3, &f), format!("3,{expected}"));
+    let text = intervals(&[f.clone(), f]);
+    assert_eq!(text, format!("{RUN_COLUMNS}\n{expected}\n{expected}\n"));
+    assert_eq!(intervals(&[]), format!("{RUN_COLUMNS}\n"));
+}
+
+#[test]
+fn a_suite_row_not_run_has_empty_figures_and_the_reason() {
+    let spread = Spread {
+        median: 450.123,
+        min: 400.0,
+        max: 500.0,
+        best: 500.0,
+    };
+    let read = DirectionResult {
+        mb_per_s: spread,
+        iops: spread,
+        bw_bytes_per_s: 450.123e6,
+        latency_ns: figures().latency_ns,
+        counts: figures().counts,
+        passes: vec![figures(), figures()],
+    };
+    let t = TestResult {
+        name: "SEQ1M Q8T1".into(),
+        bs: 1 << 20,
+        iodepth: 8,
+        iodepth_run: 8,
+        threads: 1,
+        random: false,
+        read: Some(read),
+        read_not_run: None,
+        write: None,
+        write_not_run: Some("not run: add --allow-write, or, \"not\"".into()),
+        note: None,
+    };
+    let r = SuiteReport {
+        suite: SuiteName::Peak,
+        config: crate::model::ConfigReport::example(),
+        passes: 2,
+        pass_time_s: 1.0,
+        ramp_s: 0.5,
+        pause_s: 0.0,
+        notes: vec![],
+        tests: vec![t],
+        errors: vec![],
+        interrupted_by: None,
+    };
+    let text = suite(&r);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], SUITE_COLUMNS);
+    assert_eq!(
+        lines[1],
+        "peak,SEQ1M Q8T1,read,1048576,8,8,1,false,2,450.12,400.00,500.00,500.00,450.1,400.0,500.0,500.0,1234,5054464,2,1,403,300,900,2000,"
+    );
+    // The reason is quoted by the library, as CSV quotes a field with a comma or a quote.
+    assert_eq!(
+        lines[2],
+        "peak,SEQ1M Q8T1,write,1048576,8,8,1,false,0,,,,,,,,,,,,,,,,,\"not run: add --allow-write, or, \"\"not\"\"\""
+    );
+    let columns = SUITE_COLUMNS.split(',').count();
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    for rec in reader.records() {
+        assert_eq!(rec.unwrap().len(), columns);
+    }
+}

@@ -1,0 +1,80 @@
+//! `--fio`: the fio job equivalent to a run, a sweep or a suite, printed without running
+//! anything or laying out a file (fio lays out its own).
+
+use anyhow::Result;
+
+use super::DEFAULT_HEADLESS_TIME;
+use crate::cli::Config;
+use crate::exit::ExitStatus;
+use crate::fio::job::FioJob;
+use crate::model::{ConfigReport, TargetFacts, TargetKind};
+use crate::output;
+use crate::sweep::DEFAULT_STEP_TIME;
+use crate::target::open::{OpenSpec, Target};
+use crate::target::prepare::{DEFAULT_SCRATCH_SIZE, SCRATCH_NAME, kind_of, scratch_dir};
+
+/// `--fio`: the equivalent fio job, without running anything or laying out a file (fio lays
+/// out its own).
+pub fn print_fio(config: &Config) -> Result<ExitStatus> {
+    let c = fio_config(config)?;
+    let job = match (&config.sweep, config.suite) {
+        (_, Some(name)) => FioJob::suite(&c, &super::suite::plan(config, name, &c)),
+        (Some(spec), None) => FioJob::sweep(&c, spec, config.duration.unwrap_or(DEFAULT_STEP_TIME)),
+        (None, None) => FioJob::run(&c),
+    }
+    .drop_cache(config.drop_cache);
+    // The command line is a comment, so the whole output is a job file:
+    // `diskscope --fio > diskscope.fio`, then `fio --client=hosts.list diskscope.fio`.
+    output::print(&format!(
+        "# fio command line:\n# {}\n\n# fio job file (all of this output is one: save it as diskscope.fio, \
+         run fio diskscope.fio, or on many hosts fio --client=hosts.list diskscope.fio):\n{}",
+        job.command_line(),
+        job.job_file()
+    ));
+    Ok(ExitStatus::Success)
+}
+
+/// The target as fio will see it: the scratch file it lays out itself, or the device or
+/// file opened read-only to learn its size and block size.
+fn fio_config(config: &Config) -> Result<ConfigReport> {
+    let write_allowed = config.allow_write.is_some();
+    let facts = match scratch_dir(config.target.as_deref()) {
+        Some(d) => {
+            let size = config.size.unwrap_or(DEFAULT_SCRATCH_SIZE);
+            TargetFacts {
+                path: d.join(SCRATCH_NAME).display().to_string(),
+                kind: TargetKind::ScratchFile,
+                size_bytes: size,
+                device_bytes: None,
+                span_bytes: size,
+                logical_block_size: 512,
+                direct: config.direct,
+                write_allowed,
+            }
+        }
+        None => {
+            let p = config.target.clone().unwrap_or_default();
+            let spec = OpenSpec {
+                direct: false,
+                write: false,
+                span: config.size,
+            };
+            let t = Target::open(&p, spec)?;
+            TargetFacts {
+                path: p.display().to_string(),
+                kind: kind_of(&t, false),
+                size_bytes: t.span_bytes,
+                device_bytes: None,
+                span_bytes: t.span_bytes,
+                logical_block_size: t.logical_block_size,
+                direct: config.direct,
+                write_allowed,
+            }
+        }
+    };
+    let duration = config.duration.unwrap_or(DEFAULT_HEADLESS_TIME);
+    let mut c = ConfigReport::new(facts, config.settings, Some(duration))
+        .with_engine(config.ioengine, config.ioengine_fallback.clone());
+    c.durability = config.durability;
+    Ok(c)
+}
