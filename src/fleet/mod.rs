@@ -182,26 +182,15 @@ pub fn run(
             .collect::<Vec<_>>()
     });
     let _ = std::fs::remove_file(&job_path);
-    let mut hosts: Vec<HostResult> = spec
+    let hosts: Vec<HostResult> = spec
         .hosts
         .iter()
         .zip(&outcomes)
         .map(|(h, o)| results::host_result(h, &o.entries, o.failure.clone()))
         .collect();
-    let aggregate = results::aggregate(&mut hosts, spec.outlier_pct);
-    results::sort_hosts(&mut hosts);
-    let outliers = hosts
-        .iter()
-        .filter(|h| h.outlier)
-        .map(|h| h.host.clone())
-        .collect();
-    Ok(FleetReport {
-        fleet: spec.fleet_config(),
-        intervals: results::fleet_intervals(&hosts),
+    Ok(results::report(
+        spec.fleet_config(),
         hosts,
-        aggregate,
-        outliers,
-        job_file: spec.job_file.clone(),
-        interrupted_by: None,
-    })
+        spec.job_file.clone(),
+    ))
 }

@@ -14,8 +14,9 @@
 
 pub use crate::model::fleet::{Aggregate, Figures, HostResult, HostState, Interval};
 
-use super::hosts::Host;
-use crate::fio::json::FioEntry;
+use super::hosts::{DEFAULT_PORT, Host};
+use crate::fio::json::{FioEntry, FioOutput};
+use crate::model::fleet::{FleetConfig, FleetReport};
 
 /// A host's totals and intervals from its snapshots (in order, all of one job).
 pub fn host_result(host: &Host, entries: &[FioEntry], failure: Option<String>) -> HostResult {
@@ -181,6 +182,71 @@ pub fn fleet_intervals(hosts: &[HostResult]) -> Vec<Interval> {
             }
         })
         .collect()
+}
+
+/// The fleet's report from its hosts' results: the outliers flagged (by `fleet.outlier_pct`),
+/// the aggregate, the hosts sorted, the fleet's seconds.
+pub fn report(fleet: FleetConfig, mut hosts: Vec<HostResult>, job_file: String) -> FleetReport {
+    let aggregate = aggregate(&mut hosts, fleet.outlier_pct);
+    sort_hosts(&mut hosts);
+    let outliers = hosts
+        .iter()
+        .filter(|h| h.outlier)
+        .map(|h| h.host.clone())
+        .collect();
+    FleetReport {
+        intervals: fleet_intervals(&hosts),
+        fleet,
+        hosts,
+        aggregate,
+        outliers,
+        job_file,
+        interrupted_by: None,
+    }
+}
+
+/// fio's own client/server output read as a fleet (`--show fio.json`): each host's entries
+/// (every snapshot, fio's "All clients" left out), a host with a fio error failed; what fio's
+/// output does not say (the target, the settings) is left empty.
+pub fn from_fio(out: &FioOutput, outlier_pct: f64) -> FleetReport {
+    let hosts: Vec<Host> = out
+        .hosts()
+        .into_iter()
+        .map(|(name, port)| Host {
+            name,
+            port: port.unwrap_or(DEFAULT_PORT),
+        })
+        .collect();
+    let rows = hosts
+        .iter()
+        .map(|h| {
+            let mine: Vec<FioEntry> = out
+                .entries
+                .iter()
+                .filter(|e| !e.is_all_clients() && e.host.as_deref() == Some(&h.name))
+                .cloned()
+                .collect();
+            let failure = mine
+                .iter()
+                .rev()
+                .find(|e| e.error != 0)
+                .map(|e| format!("fio error {}", e.error));
+            host_result(h, &mine, failure)
+        })
+        .collect();
+    let fleet = FleetConfig {
+        target: String::new(),
+        hosts,
+        settings: Default::default(),
+        ioengine: Default::default(),
+        direct: true,
+        duration_s: 0.0,
+        write_allowed: false,
+        outlier_pct,
+        fio_version: Some(out.version.clone()),
+        latency_basis: String::new(),
+    };
+    report(fleet, rows, String::new())
 }
 
 /// Finished hosts by IOPS, highest first, then the failed ones in their given order.

@@ -5,8 +5,8 @@
 
 use std::fmt::Write;
 
+use super::hosts::{BelowMedianPct, host_table, outliers_line};
 use crate::fleet::live::{Board, HostStatus};
-use crate::fleet::results::HostState;
 use crate::fleet::{FleetConfig, FleetReport};
 use crate::render::text::describe_settings;
 use crate::units::{format_bytes, format_count_rate, format_latency_ns, format_seconds};
@@ -76,75 +76,10 @@ pub fn summary(r: &FleetReport) -> String {
         a.hosts_done,
         r.hosts.len()
     );
-    let width = r
-        .hosts
-        .iter()
-        .map(|h| label(h).len())
-        .max()
-        .unwrap_or(4)
-        .max(4);
-    let _ = writeln!(
-        out,
-        "  {:<width$} {:>9} {:>9} {:>10} {:>10} {:>11}",
-        "host", "IOPS", "MiB/s", "mean lat", "p99 lat", "ops"
-    );
-    for h in &r.hosts {
-        let name = label(h);
-        match (h.state, h.total) {
-            (HostState::Done, Some(t)) => {
-                let _ = writeln!(
-                    out,
-                    "  {name:<width$} {:>9.0} {:>9.1} {:>10} {:>10} {:>11}{}",
-                    t.iops,
-                    t.bw_bytes_per_s / (1 << 20) as f64,
-                    format_latency_ns(t.lat_mean_ns),
-                    t.lat_p99_ns.map_or("-".into(), format_latency_ns),
-                    t.ops,
-                    if h.outlier {
-                        format!(
-                            "  << outlier: {:.0}% below the median",
-                            (1.0 - t.iops / a.median_iops) * 100.0
-                        )
-                    } else {
-                        String::new()
-                    }
-                );
-            }
-            (HostState::Done, None) => {
-                let _ = writeln!(out, "  {name:<width$} did no I/O");
-            }
-            (HostState::Failed, _) => {
-                let why = h.reason.as_deref().unwrap_or("failed");
-                let _ = writeln!(out, "  {name:<width$} failed: {why}");
-            }
-        }
-    }
-    if a.hosts_done > 0 {
-        let _ = writeln!(
-            out,
-            "fleet total: {:.0} IOPS, {}/s (sums of the hosts), {} ops, {}; mean latency {} (weighted by ops), worst host p99 {}",
-            a.iops,
-            format_bytes(a.bw_bytes_per_s as u64),
-            a.ops,
-            format_bytes(a.bytes),
-            format_latency_ns(a.lat_mean_ns),
-            a.worst_p99_ns.map_or("-".into(), format_latency_ns)
-        );
-    } else {
-        let _ = writeln!(out, "fleet total: no host finished");
-    }
+    out.push_str(&host_lines(r));
+    let _ = writeln!(out, "{}", total_line(r));
     if a.hosts_done >= 2 {
-        let _ = writeln!(
-            out,
-            "outliers (more than {:.0}% below the median {:.0} IOPS): {}",
-            r.fleet.outlier_pct,
-            a.median_iops,
-            if r.outliers.is_empty() {
-                "none".to_string()
-            } else {
-                r.outliers.join(", ")
-            }
-        );
+        let _ = writeln!(out, "{}", outliers_line(r, "more than"));
     }
     if !r.intervals.is_empty() {
         let secs: Vec<String> = r
@@ -163,10 +98,33 @@ pub fn summary(r: &FleetReport) -> String {
     out
 }
 
-fn label(h: &crate::fleet::results::HostResult) -> String {
-    crate::fleet::hosts::Host {
-        name: h.host.clone(),
-        port: h.port,
+/// The host table, indented, an outlier's row saying how far below the median it is.
+fn host_lines(r: &FleetReport) -> String {
+    let table = host_table(r);
+    let widths = [table.first_width(4), 9, 9, 10, 10, 11];
+    let mut out = format!("  {}\n", table.header(&widths));
+    for row in &table.rows {
+        let note = row.note.map_or(String::new(), |BelowMedianPct(p)| {
+            format!("  << outlier: {p:.0}% below the median")
+        });
+        let _ = writeln!(out, "  {}{note}", table.row(row, &widths));
     }
-    .label()
+    out
+}
+
+/// The aggregate: sums of the hosts, the mean weighted by ops, the worst host's p99.
+fn total_line(r: &FleetReport) -> String {
+    let a = &r.aggregate;
+    if a.hosts_done == 0 {
+        return "fleet total: no host finished".into();
+    }
+    format!(
+        "fleet total: {:.0} IOPS, {}/s (sums of the hosts), {} ops, {}; mean latency {} (weighted by ops), worst host p99 {}",
+        a.iops,
+        format_bytes(a.bw_bytes_per_s as u64),
+        a.ops,
+        format_bytes(a.bytes),
+        format_latency_ns(a.lat_mean_ns),
+        a.worst_p99_ns.map_or("-".into(), format_latency_ns)
+    )
 }

@@ -7,9 +7,13 @@ pub mod card;
 pub mod csv;
 pub mod export;
 pub mod final_text;
+pub mod fio;
 pub mod fleet;
+pub mod hosts;
 pub mod rate;
 pub mod save;
+pub mod saved;
+pub mod table;
 
 pub use save::ResultFiles;
 pub mod text;

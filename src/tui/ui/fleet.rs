@@ -6,13 +6,15 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Sparkline, Widget, Wrap};
 
 use super::framed;
 use super::panes::graph_block;
 use crate::fleet::live::HostStatus;
-use crate::fleet::results::HostState;
+use crate::render::hosts::{BelowMedianPct, host_table, outliers_line};
+use crate::render::table::Tone;
 use crate::tui::state::fleet::FleetScreen;
 use crate::tui::widgets::Theme;
 use crate::units::{format_count_rate, format_latency_ns};
@@ -103,56 +105,31 @@ fn live_rows(s: &FleetScreen, theme: Theme) -> Vec<Line<'static>> {
     rows
 }
 
+/// The host table (`render::hosts`, the one the text summary prints) at this screen's widths,
+/// without the ops column, then the aggregate and the outliers.
 fn final_rows(s: &FleetScreen, theme: Theme) -> Vec<Line<'static>> {
     let Some(r) = &s.report else {
         return vec![];
     };
-    let width = label_width(s);
     let a = &r.aggregate;
-    let mut rows = vec![Line::styled(
-        format!(
-            "{:<width$} {:>9} {:>8} {:>9} {:>9}",
-            "host", "IOPS", "MiB/s", "mean lat", "p99 lat"
-        ),
-        theme.dim(),
-    )];
-    for h in &r.hosts {
-        let name = crate::fleet::hosts::Host {
-            name: h.host.clone(),
-            port: h.port,
-        }
-        .label();
-        let line = match (h.state, h.total) {
-            (HostState::Done, Some(t)) => {
-                let row = format!(
-                    "{name:<width$} {:>9.0} {:>8.1} {:>9} {:>9}",
-                    t.iops,
-                    t.bw_bytes_per_s / (1 << 20) as f64,
-                    format_latency_ns(t.lat_mean_ns),
-                    t.lat_p99_ns.map_or("-".into(), format_latency_ns)
-                );
-                if h.outlier {
-                    Line::from(vec![
-                        Span::styled(row, theme.warn()),
-                        Span::styled(
-                            format!(" outlier -{:.0}%", (1.0 - t.iops / a.median_iops) * 100.0),
-                            theme.warn(),
-                        ),
-                    ])
-                } else {
-                    Line::raw(row)
-                }
-            }
-            (HostState::Done, None) => Line::raw(format!("{name:<width$} did no I/O")),
-            (HostState::Failed, _) => Line::styled(
-                format!(
-                    "{name:<width$} failed: {}",
-                    h.reason.as_deref().unwrap_or("?")
-                ),
-                theme.error(),
-            ),
+    let table = host_table(r);
+    let widths = [label_width(s), 9, 8, 9, 9];
+    let mut rows = vec![Line::styled(table.header(&widths), theme.dim())];
+    for row in &table.rows {
+        let text = table.row(row, &widths);
+        let style = match row.tone {
+            Tone::Plain => Style::new(),
+            Tone::Warn => theme.warn(),
+            Tone::Error => theme.error(),
         };
-        rows.push(line);
+        rows.push(match row.note {
+            Some(BelowMedianPct(p)) => Line::from(vec![
+                Span::styled(text, style),
+                Span::styled(format!(" outlier -{p:.0}%"), theme.warn()),
+            ]),
+            None if row.tone == Tone::Plain => Line::raw(text),
+            None => Line::styled(text, style),
+        });
     }
     rows.push(Line::styled(
         format!(
@@ -163,19 +140,7 @@ fn final_rows(s: &FleetScreen, theme: Theme) -> Vec<Line<'static>> {
         ),
         theme.accent(),
     ));
-    rows.push(Line::styled(
-        format!(
-            "outliers (over {:.0}% below the median {:.0} IOPS): {}",
-            r.fleet.outlier_pct,
-            a.median_iops,
-            if r.outliers.is_empty() {
-                "none".to_string()
-            } else {
-                r.outliers.join(", ")
-            }
-        ),
-        theme.accent(),
-    ));
+    rows.push(Line::styled(outliers_line(r, "over"), theme.accent()));
     rows
 }
 
