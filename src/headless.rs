@@ -13,7 +13,7 @@ use crate::cli::Output;
 use crate::engine::Engine;
 use crate::model::{ConfigReport, CpuReport, RunReport, SweepReport, WritebackReport};
 use crate::render::baseline::{Baseline, compare_step};
-use crate::render::{card as card_text, csv, text};
+use crate::render::{card as card_text, csv, sweep as sweep_text, text};
 use crate::stats::{Snapshot, Window};
 use crate::suite::{SuiteReport, SuiteRunner};
 use crate::sweep::{Next, RAMP, SweepRunner, findings};
@@ -207,7 +207,7 @@ pub fn run_sweep(
             config.duration_s.unwrap_or(0.0),
             crate::sweep::RAMP.as_secs_f64()
         );
-        let _ = writeln!(out, "{}", text::step_header(dimension));
+        let _ = writeln!(out, "{}", sweep_text::step_header(dimension));
     }
     let mut failure = None;
     let last = drive(&mut engine, |engine, s, stopping| {
@@ -218,7 +218,7 @@ pub fn run_sweep(
                 Output::Text => writeln!(
                     out,
                     "{}{}",
-                    text::step_line(dimension, r),
+                    sweep_text::step_line(dimension, r),
                     baseline
                         .map(|b| compare_step(b, dimension, r))
                         .unwrap_or_default()

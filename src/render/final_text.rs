@@ -2,7 +2,7 @@
 //! sweep's table and finding, each with the baseline's comparison when one was given.
 
 use super::baseline::{Baseline, compare_run, compare_step};
-use super::text;
+use super::{sweep, text};
 use crate::model::{RunReport, SweepReport};
 
 /// What is printed on the normal screen after the TUI: the run's summary, or when a sweep ran
@@ -28,15 +28,15 @@ pub fn final_text(
         sweep.step_time_s,
         crate::sweep::RAMP.as_secs_f64()
     ));
-    out.push_str(&text::step_header(sweep.dimension));
+    out.push_str(&sweep::step_header(sweep.dimension));
     out.push('\n');
     for step in &sweep.steps {
-        out.push_str(&text::step_line(sweep.dimension, step));
+        out.push_str(&sweep::step_line(sweep.dimension, step));
         if let Some(b) = baseline {
             out.push_str(&compare_step(b, sweep.dimension, step));
         }
         out.push('\n');
     }
-    out.push_str(&text::sweep_summary(sweep));
+    out.push_str(&sweep::sweep_summary(sweep));
     out
 }

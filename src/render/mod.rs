@@ -13,6 +13,7 @@ pub mod hosts;
 pub mod rate;
 pub mod save;
 pub mod saved;
+pub mod sweep;
 pub mod table;
 
 pub use save::ResultFiles;

@@ -5,10 +5,9 @@
 
 use std::fmt::Write;
 
-use crate::model::{ConfigReport, RunReport, SweepReport};
+use crate::model::{ConfigReport, RunReport, ThreadReport};
 use crate::settings::Settings;
 use crate::stats::{Counts, IntervalFigures, IoErrorRecord, LeftOut};
-use crate::sweep::Dimension;
 use crate::units::{format_block_size, format_bytes, format_count_rate, format_latency_ns};
 
 /// "4k random read, 1 thread" — the settings as a phrase; with a queue deeper than 1, in the
@@ -86,7 +85,7 @@ pub fn header(c: &ConfigReport) -> String {
 const MAX_THREAD_LINES: usize = 16;
 
 /// One line on how evenly many threads shared the work: min / median / max IOPS.
-fn thread_spread(threads: &[crate::model::ThreadReport]) -> String {
+fn thread_spread(threads: &[ThreadReport]) -> String {
     let mut iops: Vec<f64> = threads.iter().map(|t| t.iops).collect();
     iops.sort_by(f64::total_cmp);
     // A thread that completed nothing has no mean latency (not 0 ns).
@@ -147,7 +146,7 @@ pub fn interval_line(r: &IntervalFigures) -> String {
 
 /// "  + 1234 short/s, 5 failed/s (not in IOPS)" when any I/O was short, failed or spanned a
 /// stop; empty otherwise.
-fn not_ops(c: &Counts, elapsed_s: f64) -> String {
+pub(super) fn not_ops(c: &Counts, elapsed_s: f64) -> String {
     if c.not_ops() == 0 {
         return String::new();
     }
@@ -192,8 +191,6 @@ pub fn left_out_line(l: &LeftOut) -> String {
 /// was printed already.
 pub fn summary(r: &RunReport, with_header: bool) -> String {
     let mut out = String::new();
-    let t = &r.total;
-    let l = &t.latency_ns;
     if with_header {
         let _ = writeln!(out, "{}", header(&r.config));
     } else {
@@ -212,6 +209,35 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
             describe_settings(&r.final_settings)
         );
     }
+    total_lines(&mut out, r);
+    latency_lines(&mut out, r);
+    thread_lines(&mut out, &r.threads);
+    let c = &r.total.counts;
+    let _ = writeln!(
+        out,
+        "not counted as ops: {} failed, {} short{}",
+        c.errors,
+        c.short_ios,
+        [
+            (c.spanning_stop, "in flight across a stop"),
+            (c.after_switch, "finished after a settings change")
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!(", {n} {what}"))
+        .collect::<String>()
+    );
+    error_lines(&mut out, &r.errors);
+    if let Some(w) = &r.writeback {
+        writeback_lines(&mut out, w);
+    }
+    out
+}
+
+/// The totals: ops, rate, bytes; reads and writes apart when mixed; the stops left out; the
+/// syncs.
+fn total_lines(out: &mut String, r: &RunReport) {
+    let t = &r.total;
     let _ = writeln!(
         out,
         "total over {:.1}s: {} ops, {:.0} IOPS, {}/s ({:.1} MB/s), {} transferred",
@@ -239,6 +265,12 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
             t.counts.syncs, r.config.durability.fsync_every
         );
     }
+}
+
+/// The rate asked against the rate done, and the latency (from the due time with a rate,
+/// with the service time beside it).
+fn latency_lines(out: &mut String, r: &RunReport) {
+    let t = &r.total;
     // Only a run that kept one rate throughout compares its total with it.
     let rate = r.config.settings.rate_iops;
     if r.final_settings.rate_iops == rate
@@ -247,33 +279,31 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
         let _ = writeln!(out, "rate: {line}");
     }
     let paced = rate > 0 || r.final_settings.rate_iops > 0;
-    if l.count > 0 {
-        let label = if paced {
-            "latency from the scheduled time (coordinated omission corrected)"
-        } else {
-            "latency"
-        };
-        let _ = writeln!(out, "{label}: {}", latency_figures(l));
-        if paced {
-            let _ = writeln!(
-                out,
-                "service time, from submission: {}",
-                latency_figures(&t.service_latency_ns)
-            );
-        }
+    if t.latency_ns.count == 0 {
+        return;
     }
-    if r.threads.len() > MAX_THREAD_LINES {
-        let _ = writeln!(out, "{}", thread_spread(&r.threads));
+    let label = if paced {
+        "latency from the scheduled time (coordinated omission corrected)"
+    } else {
+        "latency"
+    };
+    let _ = writeln!(out, "{label}: {}", latency_figures(&t.latency_ns));
+    if paced {
+        let _ = writeln!(
+            out,
+            "service time, from submission: {}",
+            latency_figures(&t.service_latency_ns)
+        );
     }
-    for th in r
-        .threads
-        .iter()
-        .take(if r.threads.len() > MAX_THREAD_LINES {
-            0
-        } else {
-            MAX_THREAD_LINES
-        })
-    {
+}
+
+/// A line per thread, or one line of spread when there are many.
+fn thread_lines(out: &mut String, threads: &[ThreadReport]) {
+    if threads.len() > MAX_THREAD_LINES {
+        let _ = writeln!(out, "{}", thread_spread(threads));
+        return;
+    }
+    for th in threads {
         let _ = writeln!(
             out,
             "  thread {:>3}: {:>10} ops in {:>6.1}s, {:>9.0} IOPS, mean {}{}",
@@ -292,25 +322,6 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
             }
         );
     }
-    let _ = writeln!(
-        out,
-        "not counted as ops: {} failed, {} short{}",
-        t.counts.errors,
-        t.counts.short_ios,
-        [
-            (t.counts.spanning_stop, "in flight across a stop"),
-            (t.counts.after_switch, "finished after a settings change")
-        ]
-        .iter()
-        .filter(|(n, _)| *n > 0)
-        .map(|(n, what)| format!(", {n} {what}"))
-        .collect::<String>()
-    );
-    error_lines(&mut out, &r.errors);
-    if let Some(w) = &r.writeback {
-        writeback_lines(&mut out, w);
-    }
-    out
 }
 
 /// "min 12 µs  mean 40 µs  p50 …  max 3.1 ms".
@@ -363,7 +374,7 @@ fn writeback_lines(out: &mut String, w: &crate::model::WritebackReport) {
 }
 
 /// The kept failed or short I/Os, one line each with offset and errno.
-fn error_lines(out: &mut String, errors: &[IoErrorRecord]) {
+pub(super) fn error_lines(out: &mut String, errors: &[IoErrorRecord]) {
     for e in errors {
         let errno = e
             .errno
@@ -375,145 +386,6 @@ fn error_lines(out: &mut String, errors: &[IoErrorRecord]) {
             e.thread, e.op, e.offset, e.message
         );
     }
-}
-
-/// The sweep table's header, like iops(1)'s ladder; a rate sweep's shows the asked and the
-/// achieved rate with the latency (from the due time) and the service time's p99.
-pub fn step_header(d: Dimension) -> String {
-    if d == Dimension::Rate {
-        return format!(
-            "{:>11} {:>10} {:>10} {:>10} {:>10} {:>12}",
-            "asked IO/s", "IO/s", "MiB/s", "p50", "p99", "service p99"
-        );
-    }
-    format!(
-        "{:>11} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        d.name(),
-        "IO/s",
-        "MiB/s",
-        "Mbit/s",
-        "p50",
-        "p99"
-    )
-}
-
-/// One row of the sweep table.
-pub fn step_line(d: Dimension, r: &IntervalFigures) -> String {
-    let value = d.value(&r.settings);
-    if d == Dimension::Rate {
-        let asked = if value == 0 {
-            "unlimited".to_string()
-        } else {
-            value.to_string()
-        };
-        let short = if crate::render::rate::falls_short(value, r.iops) {
-            "  (saturated)"
-        } else {
-            ""
-        };
-        return format!(
-            "{asked:>11} {:>10.0} {:>10.1} {:>10} {:>10} {:>12}{}{short}",
-            r.iops,
-            r.bw_bytes_per_s / (1 << 20) as f64,
-            format_latency_ns(r.latency_ns.p50 as f64),
-            format_latency_ns(r.latency_ns.p99 as f64),
-            format_latency_ns(r.service_latency_ns.p99 as f64),
-            not_ops(&r.counts, r.elapsed_s)
-        );
-    }
-    let shown = match d {
-        Dimension::Threads | Dimension::Iodepth | Dimension::Rate => value.to_string(),
-        Dimension::Bs => format_block_size(value),
-    };
-    format!(
-        "{shown:>11} {:>10.0} {:>10.1} {:>10.1} {:>10} {:>10}{}",
-        r.iops,
-        r.bw_bytes_per_s / (1 << 20) as f64,
-        r.bw_bytes_per_s * 8.0 / 1e6,
-        format_latency_ns(r.latency_ns.p50 as f64),
-        format_latency_ns(r.latency_ns.p99 as f64),
-        not_ops(&r.counts, r.elapsed_s)
-    )
-}
-
-/// The end of a sweep: the step a stop cut short (with its figures), the saturation finding
-/// and any errors (the table was printed step by step).
-pub fn sweep_summary(r: &SweepReport) -> String {
-    let mut out = String::new();
-    if let Some(sig) = &r.interrupted_by {
-        let of = r
-            .partial_step
-            .as_ref()
-            .map(|p| format!(" of {}", p.of_steps))
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "(stopped early by {sig} after {}{of} steps)",
-            r.steps.len()
-        );
-    }
-    if let Some(p) = &r.partial_step {
-        let _ = writeln!(out, "{}", partial_step_line(r, p));
-    }
-    let finding = match (&r.saturation, &r.partial_step) {
-        _ if r.latency_curve.is_some() => r
-            .latency_curve
-            .as_ref()
-            .map_or_else(String::new, |c| c.summary.clone()),
-        (None, _) if r.dimension == Dimension::Rate => {
-            "no latency curve: no paced step did any I/O".to_string()
-        }
-        (Some(s), _) => s.summary.clone(),
-        (None, Some(_)) if r.steps.is_empty() => {
-            "no saturation finding: no step ran to the end".to_string()
-        }
-        (None, _) => "no saturation found: no step did any I/O".to_string(),
-    };
-    let _ = writeln!(out, "{finding}");
-    // Stops inside measured steps, as a single run says them.
-    let mut stops = LeftOut::default();
-    let partial = r.partial_step.iter().map(|p| &p.figures);
-    for figures in r.steps.iter().chain(partial) {
-        stops.merge(&figures.left_out);
-    }
-    if stops.stops > 0 {
-        let _ = writeln!(out, "{}", left_out_line(&stops));
-    }
-    error_lines(&mut out, &r.errors);
-    out
-}
-
-/// "step 1 of 2 (1 thread) cut short after 1.5 s of 5.0 s measured: 1234 ops, …".
-fn partial_step_line(r: &SweepReport, p: &crate::sweep::PartialStep) -> String {
-    let f = &p.figures;
-    let when = if p.ramp_only {
-        format!(
-            "during its {:.1} s ramp, after {:.1} s",
-            crate::sweep::RAMP.as_secs_f64(),
-            f.elapsed_s
-        )
-    } else {
-        format!(
-            "after {:.1} s of {:.1} s measured",
-            f.elapsed_s, r.step_time_s
-        )
-    };
-    let problems = if f.counts.errors + f.counts.short_ios > 0 {
-        format!(", errors {} short {}", f.counts.errors, f.counts.short_ios)
-    } else {
-        String::new()
-    };
-    format!(
-        "step {} of {} ({}) cut short {when}: {} ops, {} IOPS, {}/s, p50 {}, p99 {}{problems}",
-        p.step + 1,
-        p.of_steps,
-        r.dimension.describe(r.dimension.value(&f.settings)),
-        f.counts.ops,
-        format_count_rate(f.iops),
-        format_bytes(f.bw_bytes_per_s as u64),
-        format_latency_ns(f.latency_ns.p50 as f64),
-        format_latency_ns(f.latency_ns.p99 as f64),
-    )
 }
 
 #[cfg(test)]
@@ -583,34 +455,5 @@ mod tests {
             changed.contains("settings at the end: 4k random read, 8 threads"),
             "{changed}"
         );
-    }
-}
-
-#[cfg(test)]
-mod sweep_stop_tests {
-    use std::time::Duration;
-
-    use super::*;
-    use crate::model::{ConfigReport, SweepReport};
-    use crate::stats::Window;
-
-    #[test]
-    fn a_stop_inside_a_sweep_step_is_said_in_the_summary() {
-        let mut step = Window::default().figures();
-        step.left_out.stops = 1;
-        step.left_out.stopped = Duration::from_millis(1500);
-        let r = SweepReport {
-            config: ConfigReport::example(),
-            dimension: crate::sweep::Dimension::Threads,
-            step_time_s: 2.0,
-            steps: vec![step.clone(), step],
-            saturation: None,
-            latency_curve: None,
-            partial_step: None,
-            errors: vec![],
-            interrupted_by: None,
-        };
-        let text = sweep_summary(&r);
-        assert!(text.contains("stopped 2× for 3.0s"), "{text}");
     }
 }

@@ -81,7 +81,7 @@ fn sweep(
     match config.output {
         Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
         Output::Csv => {}
-        Output::Text | Output::Quiet => output::print(&render::text::sweep_summary(&report)),
+        Output::Text | Output::Quiet => output::print(&render::sweep::sweep_summary(&report)),
     }
     save_sweep(&config.files, &report)?;
     Ok(report

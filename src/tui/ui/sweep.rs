@@ -10,7 +10,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::run::{draw_run, status_line, sweep_progress};
 use crate::render::baseline::{Baseline, compare_step};
-use crate::render::text::{step_header, step_line};
+use crate::render::sweep::{step_header, step_line};
 use crate::sweep::Dimension;
 use crate::tui::state::{Run, SweepRun, SweepState};
 use crate::tui::widgets::Theme;
