@@ -1,8 +1,9 @@
 //! A saved result to compare against: "before" figures for an "after" run — a new firmware,
 //! scheduler or RAID layout. It may be a diskscope `--json` file (a run, a sweep, a suite's
 //! card or a fleet) or fio's own JSON output (`--output-format=json` or `json+`): a local fio
-//! run reads as a run, a client/server one as a fleet of its hosts. Only the figures needed for the
-//! comparison are read, so files from older versions still load.
+//! run reads as a run, a client/server one as a fleet of its hosts. Only the figures needed
+//! for the comparison are read, so files from older versions still load. The comparisons
+//! themselves are `compare`'s.
 
 use std::path::Path;
 
@@ -10,14 +11,10 @@ use anyhow::{Result, bail};
 use serde_json::Value;
 
 use crate::fio::json::{self as fio_json, FioEntry};
-use crate::fleet::FleetReport;
 use crate::fleet::hosts::{DEFAULT_PORT, Host};
-use crate::model::RunReport;
 use crate::result_file;
-use crate::stats::IntervalFigures;
-use crate::suite::{Direction, DirectionResult, SuiteReport};
+use crate::suite::DirectionResult;
 use crate::sweep::Dimension;
-use crate::units::format_latency_ns;
 
 /// The figures of one run or step.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -82,7 +79,8 @@ impl CardFigures {
         })
     }
 
-    fn of(d: &DirectionResult) -> CardFigures {
+    /// A direction of the card run now, as a saved one reads.
+    pub fn of(d: &DirectionResult) -> CardFigures {
         CardFigures {
             mb_per_s: d.mb_per_s.median,
             iops: d.iops.median,
@@ -293,202 +291,11 @@ fn step_value(dimension: Dimension, step: &Value) -> Option<u64> {
     }
 }
 
-fn change(now: f64, before: f64) -> String {
+/// "+7%": `now` against `before`, or "n/a" when there was nothing before.
+pub(super) fn change(now: f64, before: f64) -> String {
     if before > 0.0 {
         format!("{:+.0}%", (now / before - 1.0) * 100.0)
     } else {
         "n/a".into()
-    }
-}
-
-/// "vs baseline run.json: IOPS 13.1k vs 12.3k (+7%), p99 150 µs vs 180 µs (-17%)".
-pub fn compare_run(b: &Baseline, r: &RunReport) -> String {
-    match b {
-        Baseline::Run { label, total } => format!(
-            "vs baseline {label}: IOPS {:.0} vs {:.0} ({}), p99 {} vs {} ({})",
-            r.total.iops,
-            total.iops,
-            change(r.total.iops, total.iops),
-            format_latency_ns(r.total.latency_ns.p99 as f64),
-            format_latency_ns(total.p99_ns),
-            change(r.total.latency_ns.p99 as f64, total.p99_ns)
-        ),
-        Baseline::Fleet { label, hosts, .. } => match b.run_figures() {
-            Some(m) => format!(
-                "vs baseline fleet {label} ({} hosts): IOPS {:.0} vs the median host's {:.0} ({}), p99 {} vs {} ({})",
-                hosts.len(),
-                r.total.iops,
-                m.iops,
-                change(r.total.iops, m.iops),
-                format_latency_ns(r.total.latency_ns.p99 as f64),
-                format_latency_ns(m.p99_ns),
-                change(r.total.latency_ns.p99 as f64, m.p99_ns)
-            ),
-            None => format!("baseline fleet {label} has no host that finished"),
-        },
-        Baseline::Sweep { label, .. } => {
-            format!("baseline {label} is a sweep; compare it with a sweep")
-        }
-        Baseline::Suite { label, .. } => {
-            format!("baseline {label} is a suite's card; compare it with --suite")
-        }
-    }
-}
-
-/// A fleet against a baseline: fleet against fleet (the hosts found in both, one by one and
-/// summed, then the whole fleets, saying when they are not the same hosts), or every host
-/// against a single run. A host is matched by name and port, or by name alone when the name
-/// is on each side once (the same server on another port).
-pub fn compare_fleet(b: &Baseline, r: &FleetReport) -> String {
-    let line = |what: &str, now: f64, before: f64| {
-        format!(
-            "  {what}: IOPS {now:.0} vs {before:.0} ({})\n",
-            change(now, before)
-        )
-    };
-    let mut out = String::new();
-    let done: Vec<(Host, crate::fleet::results::Figures)> = r
-        .hosts
-        .iter()
-        .filter(|h| h.state == crate::fleet::results::HostState::Done)
-        .filter_map(|h| {
-            let host = Host {
-                name: h.host.clone(),
-                port: h.port,
-            };
-            Some((host, h.total?))
-        })
-        .collect();
-    match b {
-        Baseline::Fleet {
-            label,
-            hosts,
-            aggregate,
-        } => {
-            out.push_str(&format!("vs baseline fleet {label}:\n"));
-            let once = |name: &str, n: usize| n == 1 && !name.is_empty();
-            let find = |h: &Host| {
-                hosts.iter().find(|(b, _)| b == h).or_else(|| {
-                    let named = |n: &&(Host, Figures)| n.0.name == h.name;
-                    let here = done.iter().filter(|(d, _)| d.name == h.name).count();
-                    let there: Vec<&(Host, Figures)> = hosts.iter().filter(named).collect();
-                    (once(&h.name, here) && there.len() == 1).then(|| there[0])
-                })
-            };
-            let (mut now_sum, mut before_sum, mut both) = (0.0, 0.0, 0);
-            for (h, t) in &done {
-                if let Some((_, f)) = find(h) {
-                    out.push_str(&line(&h.label(), t.iops, f.iops));
-                    now_sum += t.iops;
-                    before_sum += f.iops;
-                    both += 1;
-                }
-            }
-            let (n_now, n_before) = (done.len(), hosts.len());
-            if both == n_now && both == n_before {
-                out.push_str(&line("fleet total", r.aggregate.iops, aggregate.iops));
-            } else {
-                if both > 0 {
-                    out.push_str(&line(
-                        &format!(
-                            "the {both} host{} in both, summed",
-                            if both == 1 { "" } else { "s" }
-                        ),
-                        now_sum,
-                        before_sum,
-                    ));
-                }
-                out.push_str(&line(
-                    &format!(
-                        "fleet total ({n_now} finished hosts now, {n_before} then: not the same fleet)"
-                    ),
-                    r.aggregate.iops,
-                    aggregate.iops,
-                ));
-            }
-        }
-        Baseline::Run { label, total } => {
-            out.push_str(&format!(
-                "vs baseline run {label} (every host against it):\n"
-            ));
-            for (h, t) in &done {
-                out.push_str(&line(&h.label(), t.iops, total.iops));
-            }
-        }
-        Baseline::Sweep { label, .. } => {
-            out.push_str(&format!(
-                "baseline {label} is a sweep; compare it with a sweep\n"
-            ));
-        }
-        Baseline::Suite { label, .. } => {
-            out.push_str(&format!(
-                "baseline {label} is a suite's card; compare it with --suite\n"
-            ));
-        }
-    }
-    out
-}
-
-/// A card against a saved one, test by test (by name) and direction: the medians' change.
-pub fn compare_suite(b: &Baseline, r: &SuiteReport) -> String {
-    let Baseline::Suite {
-        label,
-        suite,
-        tests,
-    } = b
-    else {
-        return format!(
-            "baseline {} is not a suite's card; compare it with a run, sweep or fleet",
-            match b {
-                Baseline::Run { label, .. }
-                | Baseline::Sweep { label, .. }
-                | Baseline::Fleet { label, .. }
-                | Baseline::Suite { label, .. } => label,
-            }
-        );
-    };
-    let mut out = format!("vs baseline {label} (suite {suite}), medians now vs then:\n");
-    for t in &r.tests {
-        let before = tests.iter().find(|(n, _, _)| *n == t.name);
-        let mut cells = Vec::new();
-        for d in [Direction::Read, Direction::Write] {
-            let now = t.direction(d).ok().map(CardFigures::of);
-            let then = before.and_then(|(_, r, w)| if d == Direction::Read { *r } else { *w });
-            cells.push(match (now, then) {
-                (Some(n), Some(b)) if t.random => format!(
-                    "{} {:.0} vs {:.0} IOPS ({}), p99 {}",
-                    d.name(),
-                    n.iops,
-                    b.iops,
-                    change(n.iops, b.iops),
-                    change(n.p99_ns, b.p99_ns)
-                ),
-                (Some(n), Some(b)) => format!(
-                    "{} {:.1} vs {:.1} MB/s ({}), p99 {}",
-                    d.name(),
-                    n.mb_per_s,
-                    b.mb_per_s,
-                    change(n.mb_per_s, b.mb_per_s),
-                    change(n.p99_ns, b.p99_ns)
-                ),
-                (Some(_), None) => format!("{} not in the baseline", d.name()),
-                (None, Some(_)) => format!("{} not run now", d.name()),
-                (None, None) => continue,
-            });
-        }
-        out.push_str(&format!("  {:<14}{}\n", t.name, cells.join(" · ")));
-    }
-    out
-}
-
-/// "  (baseline 52000 IO/s, +6%)" for a sweep step, or nothing.
-pub fn compare_step(b: &Baseline, d: Dimension, r: &IntervalFigures) -> String {
-    match b.step(d, d.value(&r.settings)) {
-        Some(f) => format!(
-            "  (baseline {:.0} IO/s, {})",
-            f.iops,
-            change(r.iops, f.iops)
-        ),
-        None => String::new(),
     }
 }

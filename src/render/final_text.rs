@@ -1,7 +1,8 @@
 //! What is printed on the normal screen after the TUI closes: the run's summary, or the
 //! sweep's table and finding, each with the baseline's comparison when one was given.
 
-use super::baseline::{Baseline, compare_run, compare_step};
+use super::baseline::Baseline;
+use super::compare::{compare_run, compare_step};
 use super::{sweep, text};
 use crate::model::{RunReport, SweepReport};
 

@@ -4,6 +4,7 @@
 
 pub mod baseline;
 pub mod card;
+pub mod compare;
 pub mod csv;
 pub mod export;
 pub mod final_text;

@@ -9,7 +9,8 @@ use crate::cli::{Config, Output};
 use crate::exit::ExitStatus;
 use crate::fleet::live::Board;
 use crate::fleet::{FleetEvent, FleetReport, FleetSpec};
-use crate::render::baseline::{Baseline, compare_fleet};
+use crate::render::baseline::Baseline;
+use crate::render::compare::compare_fleet;
 use crate::render::save::save_fleet;
 use crate::{output, signals};
 

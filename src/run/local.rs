@@ -104,7 +104,7 @@ fn single_run(config: &Config, prepared: &Prepared, baseline: Option<&Baseline>)
         Output::Quiet => output::print(&render::text::summary(&report, true)),
     }
     if let (Some(b), Output::Text | Output::Quiet) = (baseline, config.output) {
-        output::print(&(render::baseline::compare_run(b, &report) + "\n"));
+        output::print(&(render::compare::compare_run(b, &report) + "\n"));
     }
     save_run(&config.files, &report)?;
     Ok(report.had_io_errors())

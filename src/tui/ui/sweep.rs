@@ -9,7 +9,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::run::{draw_run, status_line, sweep_progress};
-use crate::render::baseline::{Baseline, compare_step};
+use crate::render::baseline::Baseline;
+use crate::render::compare::compare_step;
 use crate::render::sweep::{step_header, step_line};
 use crate::sweep::Dimension;
 use crate::tui::state::{Run, SweepRun, SweepState};
