@@ -8,9 +8,10 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
 use anyhow::{Result, anyhow};
-use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
 use super::event::{Event, spawn_input};
+use super::keymap::lookup;
+use super::keys::FLEET;
 use super::state::fleet::FleetScreen;
 use super::terminal;
 use crate::fleet::live::Board;
@@ -51,11 +52,7 @@ pub fn run(spec: &FleetSpec, _baseline: Option<&Baseline>) -> Result<FleetReport
             }
             term.draw(|f| f.render_widget(&screen, f.area()))?;
             let quit = match keys.recv_timeout(Duration::from_millis(100)) {
-                Ok(Event::Key(k)) => {
-                    matches!(k.code, KeyCode::Char('q') | KeyCode::Esc)
-                        || (k.code == KeyCode::Char('c')
-                            && k.modifiers.contains(KeyModifiers::CONTROL))
-                }
+                Ok(Event::Key(k)) => lookup(FLEET, &k, None, &()).is_some(),
                 Ok(Event::InputClosed) => true,
                 Ok(_) | Err(RecvTimeoutError::Timeout) => false,
                 Err(RecvTimeoutError::Disconnected) => true,

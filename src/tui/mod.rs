@@ -17,6 +17,7 @@ pub mod action;
 pub(crate) mod event;
 pub(crate) mod fleet;
 mod kernel;
+pub(crate) mod keymap;
 pub(crate) mod keys;
 pub(crate) mod session;
 pub mod state;

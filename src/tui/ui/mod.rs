@@ -46,7 +46,7 @@ impl Widget for &App {
             overlays::draw_fio(f, theme, area, buf);
         }
         if self.help {
-            overlays::draw_help(theme, area, buf);
+            overlays::draw_help(self, theme, area, buf);
         }
     }
 }

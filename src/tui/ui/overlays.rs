@@ -1,5 +1,5 @@
-//! What is drawn over any screen: the help (every key) and the fio equivalent of the current
-//! settings.
+//! What is drawn over any screen: the help (every key, read from the screens' key tables)
+//! and the fio equivalent of the current settings.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -7,47 +7,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
 
 use super::centered;
-use crate::tui::state::FioOverlay;
+use crate::tui::keys;
+use crate::tui::state::{App, FioOverlay};
 use crate::tui::widgets::Theme;
-
-/// Every key, for the help overlay.
-pub const HELP: &[(&str, &str)] = &[
-    ("Tab ↑ ↓ j k", "move between sliders"),
-    (
-        "← → h l",
-        "threads/depth/block size: halve/double; %: one step; rate: 1-2-5 ladder",
-    ),
-    (
-        "+ -",
-        "threads/depth: one more/fewer; rate: a tenth; others: one step",
-    ),
-    ("space", "pause / resume"),
-    ("r", "reset the statistics"),
-    ("[ ] PgUp PgDn", "scroll the thread table"),
-    ("m", "md/dm target: its member disks in the kernel pane"),
-    (
-        "d",
-        "latency distribution / heatmap (░ ≤5% ▒ ≤25% ▓ ≤60% █ of a second's I/Os)",
-    ),
-    (
-        "s t / s b / s q",
-        "sweep threads 1..64 / block size 512..4M / depth 1..256",
-    ),
-    ("s r", "latency vs load: unlimited, then 10..100% of it"),
-    ("Esc (sweeping)", "cancel the sweep; the run goes on"),
-    ("c", "run the standard suite: the card (Esc cancels)"),
-    ("v", "show the last sweep's chart (Enter/Esc: back)"),
-    ("e", "save the run, or the last sweep, as diskscope-*.json"),
-    ("f", "the fio command line and job file for these settings"),
-    ("?", "this help (any key closes)"),
-    ("q Esc Ctrl-C", "quit and print the summary"),
-    ("Ctrl-Z", "suspend (fg resumes)"),
-    ("picker: ↑ ↓ j k", "choose; Enter starts"),
-    (
-        "write confirm",
-        "type the device's path + Enter; Esc: read-only",
-    ),
-];
 
 pub(super) fn draw_fio(f: &FioOverlay, theme: Theme, area: Rect, buf: &mut Buffer) {
     let mut lines = vec![
@@ -68,19 +30,58 @@ pub(super) fn draw_fio(f: &FioOverlay, theme: Theme, area: Rect, buf: &mut Buffe
         .render(r, buf);
 }
 
-pub(super) fn draw_help(theme: Theme, area: Rect, buf: &mut Buffer) {
-    let r = centered(area, 76, HELP.len() as u16 + 2);
-    Clear.render(r, buf);
-    let lines: Vec<Line> = HELP
+/// The keys of the screen showing, a row each (from the same tables the keys are handled
+/// with: `keys::help`), then every other screen's keys a line each, wrapped, as far as the
+/// terminal's height allows.
+pub(super) fn draw_help(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let (here, elsewhere) = keys::help(app);
+    let pad = here
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0)
+        + 2;
+    let width = area.width.saturating_sub(4).clamp(76.min(area.width), 100);
+    let inner = usize::from(width.saturating_sub(2)).max(1);
+    let rows: Vec<Line> = here
         .iter()
         .map(|(k, what)| {
             Line::from(vec![
-                Span::styled(format!("{k:<16}"), theme.accent()),
+                Span::styled(format!("{k:<pad$}"), theme.accent()),
                 Span::raw(*what),
             ])
         })
         .collect();
-    Paragraph::new(lines)
-        .block(Block::bordered().title(" keys "))
-        .render(r, buf);
+    let wrapped: usize = elsewhere
+        .iter()
+        .map(|l| l.chars().count().div_ceil(inner))
+        .sum();
+    let others: Vec<Line> = elsewhere
+        .iter()
+        .map(|other| {
+            let (name, keys) = other.split_once(": ").unwrap_or(("", other));
+            Line::from(vec![
+                Span::styled(format!("{name}: "), theme.dim()),
+                Span::raw(keys.to_string()),
+            ])
+        })
+        .collect();
+    let r = centered(area, width, (rows.len() + wrapped) as u16 + 2);
+    Clear.render(r, buf);
+    let block = Block::bordered().title(" keys (any key closes) ");
+    let body = block.inner(r);
+    block.render(r, buf);
+    let top = Rect {
+        height: body.height.min(rows.len() as u16),
+        ..body
+    };
+    Paragraph::new(rows).render(top, buf);
+    let rest = Rect {
+        y: top.bottom(),
+        height: body.height - top.height,
+        ..body
+    };
+    Paragraph::new(others)
+        .wrap(Wrap { trim: false })
+        .render(rest, buf);
 }
