@@ -186,6 +186,30 @@ fn system_dirty_bytes() -> Option<u64> {
     Some((kib("Dirty:")? + kib("Writeback:")?) * 1024)
 }
 
+/// Carries out a series' decision on the engine (a sweep's next step, a suite's rest and
+/// resume); returns true when the series is over: done, or a step's settings refused
+/// (`failure` says why). Once stopping, nothing more is applied.
+fn follow(engine: &mut Engine, next: Next, stopping: bool, failure: &mut Option<String>) -> bool {
+    let applied = match next {
+        _ if stopping => Ok(false),
+        Next::Apply(settings) => engine.apply(settings).map(|()| false),
+        Next::Rest(settings) => {
+            engine.set_paused(true);
+            engine.apply(settings).map(|()| false)
+        }
+        Next::Resume => {
+            engine.set_paused(false);
+            Ok(false)
+        }
+        Next::Done => Ok(true),
+        Next::Continue => Ok(false),
+    };
+    applied.unwrap_or_else(|e| {
+        *failure = Some(e);
+        true
+    })
+}
+
 /// Runs a sweep: each step's settings applied live when the previous step has been measured.
 /// Prints a table row per step (text) and returns the report. Fails only if a step's settings
 /// cannot be applied (they were validated before the start, so this means the engine failed).
@@ -229,17 +253,7 @@ pub fn run_sweep(
             };
             let _ = out.flush();
         }
-        match next {
-            Next::Apply(settings) if !stopping => match engine.apply(settings) {
-                Ok(()) => false,
-                Err(e) => {
-                    failure = Some(e);
-                    true
-                }
-            },
-            Next::Done => true,
-            _ => false,
-        }
+        follow(engine, next, stopping, &mut failure)
     });
     engine.join();
     if let Some(e) = failure {
@@ -302,24 +316,7 @@ pub fn run_suite(
             let _ = writeln!(out, "{line}");
             let _ = out.flush();
         }
-        let applied = match next {
-            _ if stopping => Ok(false),
-            Next::Apply(settings) => engine.apply(settings).map(|()| false),
-            Next::Rest(settings) => {
-                engine.set_paused(true);
-                engine.apply(settings).map(|()| false)
-            }
-            Next::Resume => {
-                engine.set_paused(false);
-                Ok(false)
-            }
-            Next::Done => Ok(true),
-            Next::Continue => Ok(false),
-        };
-        applied.unwrap_or_else(|e| {
-            failure = Some(e);
-            true
-        })
+        follow(engine, next, stopping, &mut failure)
     });
     engine.join();
     if let Some(e) = failure {

@@ -7,14 +7,16 @@ pub mod confirm;
 pub mod fleet;
 pub mod picker;
 pub mod run;
+pub mod series;
 pub mod suite;
 pub mod sweep;
 
 pub use confirm::Confirm;
 pub use picker::{Picker, PickerRow, Preparing};
 pub use run::{AppRates, KernelView, Run};
+pub use series::{Series, SweepState};
 pub use suite::SuiteRun;
-pub use sweep::{SweepRun, SweepState, View};
+pub use sweep::{SweepRun, View};
 
 use crate::render::baseline::Baseline;
 use crate::settings::Settings;

@@ -4,7 +4,8 @@
 //! suite come back, paused; Esc cancels a running suite back to the sliders.
 
 use super::run::Run;
-use super::sweep::{SweepState, View};
+use super::series::{Series, SweepState, action_of};
+use super::sweep::View;
 use crate::model::ConfigReport;
 use crate::settings::Settings;
 use crate::stats::Snapshot;
@@ -23,6 +24,21 @@ pub struct SuiteRun {
     pub base: Settings,
     /// What the card must say beyond its figures (page cache, a small span, Q1 on psync).
     pub notes: Vec<String>,
+}
+
+impl Series for SuiteRun {
+    fn state(&self) -> SweepState {
+        self.state
+    }
+    fn set_state(&mut self, state: SweepState) {
+        self.state = state;
+    }
+    fn next(&mut self, s: &Snapshot) -> Next {
+        self.runner.on_snapshot(s)
+    }
+    fn base(&self) -> Settings {
+        self.base
+    }
 }
 
 impl SuiteRun {
@@ -60,41 +76,29 @@ impl Run {
     /// Feeds a snapshot to a running suite; the action carries out the runner's decision.
     /// After the last pass the settings from before come back, paused.
     pub fn advance_suite(&mut self, s: &Snapshot) -> Action {
-        let Some(suite) = self
-            .suite
-            .as_mut()
-            .filter(|w| w.state == SweepState::Running)
-        else {
+        let Some(suite) = &mut self.suite else {
             return Action::None;
         };
-        match suite.runner.on_snapshot(s) {
-            Next::Continue => Action::None,
-            Next::Apply(next) => Action::Apply(next),
-            Next::Rest(next) => Action::ApplyPaused(next, true),
-            Next::Resume => Action::Pause(false),
-            Next::Done => {
-                suite.state = SweepState::Done;
+        match suite.advance(s) {
+            Some(Next::Done) => {
                 self.paused = true;
                 self.message = None;
                 self.notice = Some(
                     "the card is done; the run is paused with its earlier settings (space resumes)"
                         .into(),
                 );
-                Action::ApplyPaused(suite.base, true)
+                Action::ApplyPaused(suite.base(), true)
             }
+            next => next.map_or(Action::None, action_of),
         }
     }
 
     /// Esc while a suite runs: back to the sliders and the earlier settings, running.
     pub fn cancel_suite(&mut self) -> Action {
-        let Some(suite) = self
-            .suite
-            .as_mut()
-            .filter(|w| w.state == SweepState::Running)
-        else {
+        let Some(suite) = self.suite.as_mut().filter(|w| w.running()) else {
             return Action::None;
         };
-        suite.state = SweepState::Cancelled;
+        suite.cancel();
         self.view = View::Live;
         self.paused = false;
         // A notice: the message line is cleared when the engine takes the earlier settings.
@@ -104,14 +108,12 @@ impl Run {
             suite.runner.passes_done(),
             suite.runner.plan().passes.len()
         ));
-        Action::ApplyPaused(suite.base, false)
+        Action::ApplyPaused(suite.base(), false)
     }
 
     /// True while a suite runs (the sliders are locked).
     pub fn suite_running(&self) -> bool {
-        self.suite
-            .as_ref()
-            .is_some_and(|w| w.state == SweepState::Running)
+        self.suite.as_ref().is_some_and(SuiteRun::running)
     }
 
     /// The finished card as `--suite --json` reports it.

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use super::run::Run;
+use super::series::{Series, SweepState, action_of};
 use crate::model::{ConfigReport, SweepReport};
 use crate::render::export::Export;
 use crate::settings::Settings;
@@ -22,16 +23,6 @@ pub enum View {
     Suite,
 }
 
-/// Where a sweep is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SweepState {
-    Running,
-    /// Every step was measured.
-    Done,
-    /// Cancelled with Esc, or a step's settings were refused.
-    Cancelled,
-}
-
 /// A sweep on the running engine: `SweepRunner` decides, the run loop applies.
 #[derive(Debug, Clone)]
 pub struct SweepRun {
@@ -47,6 +38,21 @@ pub struct SweepRun {
     /// Set when a manual setting change came after the sweep: it is then no longer the last
     /// thing that ran, and `e` and the summary are about the run.
     pub superseded: bool,
+}
+
+impl Series for SweepRun {
+    fn state(&self) -> SweepState {
+        self.state
+    }
+    fn set_state(&mut self, state: SweepState) {
+        self.state = state;
+    }
+    fn next(&mut self, s: &Snapshot) -> Next {
+        self.runner.on_snapshot(s)
+    }
+    fn base(&self) -> Settings {
+        self.base
+    }
 }
 
 impl SweepRun {
@@ -84,34 +90,23 @@ impl Run {
     /// Feeds a snapshot to a running sweep; the action applies the next step's settings.
     /// When the last step is measured the sweep's chart is shown.
     pub fn advance_sweep(&mut self, s: &Snapshot) -> Action {
-        let Some(sweep) = self
-            .sweep
-            .as_mut()
-            .filter(|w| w.state == SweepState::Running)
-        else {
+        let Some(sweep) = &mut self.sweep else {
             return Action::None;
         };
-        match sweep.runner.on_snapshot(s) {
-            // A sweep has no rests.
-            Next::Continue | Next::Resume => Action::None,
-            Next::Apply(next) | Next::Rest(next) => Action::Apply(next),
-            Next::Done => {
-                sweep.state = SweepState::Done;
+        match sweep.advance(s) {
+            Some(Next::Done) => {
                 (sweep.saturation, sweep.curve) = findings(sweep.dimension(), sweep.results());
                 self.view = View::Sweep;
                 Action::None
             }
+            next => next.map_or(Action::None, action_of),
         }
     }
 
     /// Stops a running sweep; the run goes on with the settings in force.
     pub fn cancel_sweep(&mut self, why: &str) {
-        if let Some(sweep) = self
-            .sweep
-            .as_mut()
-            .filter(|w| w.state == SweepState::Running)
-        {
-            sweep.state = SweepState::Cancelled;
+        if let Some(sweep) = self.sweep.as_mut().filter(|w| w.running()) {
+            sweep.cancel();
             self.message = Some(format!(
                 "sweep {why} after {} of {} steps; the run goes on",
                 sweep.results().len(),
@@ -122,9 +117,7 @@ impl Run {
 
     /// True while a sweep runs (the sliders are locked).
     pub fn sweeping(&self) -> bool {
-        self.sweep
-            .as_ref()
-            .is_some_and(|w| w.state == SweepState::Running)
+        self.sweep.as_ref().is_some_and(SweepRun::running)
     }
 
     /// The finished sweep, if it is the last thing that ran.

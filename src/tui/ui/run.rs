@@ -14,7 +14,7 @@ use crate::render::baseline::Baseline;
 use crate::render::text::describe_settings;
 use crate::settings::Knob;
 use crate::settings::{MAX_BS, MAX_IODEPTH, MAX_THREADS};
-use crate::tui::state::{Run, SweepState};
+use crate::tui::state::{Run, Series};
 use crate::tui::widgets::Theme;
 use crate::tui::widgets::slider::Slider;
 use crate::units::{format_block_size, format_bytes, format_count_rate, format_duration};
@@ -125,10 +125,7 @@ pub(super) fn shorten_middle(text: &str, max: usize) -> String {
 
 /// "sweep threads: step 3/7 (4 threads), measuring · Esc cancels" while a sweep runs.
 pub(super) fn sweep_progress(run: &Run) -> Option<String> {
-    let sweep = run
-        .sweep
-        .as_ref()
-        .filter(|w| w.state == SweepState::Running)?;
+    let sweep = run.sweep.as_ref().filter(|w| w.running())?;
     let (i, n, measuring) = sweep.runner.progress();
     let d = sweep.dimension();
     let value = sweep

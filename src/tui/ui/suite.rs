@@ -14,7 +14,7 @@ use super::run::{draw_run, run_baseline, shorten_middle, status_line};
 use crate::render::baseline::Baseline;
 use crate::render::card::mb;
 use crate::suite::{Direction, TestResult};
-use crate::tui::state::{Run, SuiteRun, SweepState};
+use crate::tui::state::{Run, Series, SuiteRun};
 use crate::tui::widgets::Theme;
 use crate::units::{format_count_rate, format_latency_ns};
 
@@ -112,10 +112,7 @@ fn card_lines(suite: &SuiteRun, theme: Theme, width: usize) -> Vec<Line<'static>
         format!("{:<14}{}  {}", "test", cols("R"), cols("W")),
         theme.dim(),
     )];
-    let current = suite
-        .runner
-        .current()
-        .filter(|_| suite.state == SweepState::Running);
+    let current = suite.runner.current().filter(|_| suite.running());
     for (i, t) in suite.card().iter().enumerate() {
         let name = if t.iodepth_run != t.iodepth {
             format!("{} Q1", t.name)
@@ -176,11 +173,7 @@ fn message_line(run: &Run, suite: &SuiteRun, theme: Theme, width: u16) -> Line<'
     if let Some(m) = &run.message {
         return Line::styled(text(m.clone()), theme.error());
     }
-    if let Some(p) = suite
-        .runner
-        .progress()
-        .filter(|_| suite.state == SweepState::Running)
-    {
+    if let Some(p) = suite.runner.progress().filter(|_| suite.running()) {
         return Line::styled(
             text(format!(
                 "{} {} pass {}/{}, {} ({}/{}) · Esc cancels",
