@@ -281,6 +281,5 @@ mod tests {
         ] {
             assert_eq!(problem, None);
         }
-        run::check_tables();
     }
 }

@@ -395,10 +395,15 @@ fn step(run: &mut Run, step: Step) -> Action {
     }
 }
 
-/// Every view's keys do what their rows say (no row hidden behind an earlier one).
 #[cfg(test)]
-pub(super) fn check_tables() {
-    for v in [View::Live, View::Sweep, View::Suite] {
-        assert_eq!(crate::tui::keymap::shadowed(table(v)), None, "{v:?}");
+mod tests {
+    use super::*;
+
+    /// Every view's keys do what their rows say (no row hidden behind an earlier one).
+    #[test]
+    fn no_key_of_a_view_is_taken_by_an_earlier_row() {
+        for v in [View::Live, View::Sweep, View::Suite] {
+            assert_eq!(crate::tui::keymap::shadowed(table(v)), None, "{v:?}");
+        }
     }
 }

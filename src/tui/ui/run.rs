@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, Widget};
 
 use super::framed;
 use super::panes::{draw_bw, draw_histogram, draw_iops, draw_kernel, draw_latency, draw_threads};
-use crate::render::baseline::Baseline;
+use crate::render::baseline::{Baseline, Figures};
 use crate::render::text::describe_settings;
 use crate::settings::Knob;
 use crate::settings::{MAX_BS, MAX_IODEPTH, MAX_THREADS};
@@ -43,8 +43,7 @@ pub(super) fn status_line(
         Style::new()
     };
     // (drop order: 1 goes first, then 2 …; 0 and PATH stay; spans)
-    const PATH: u8 = u8::MAX;
-    let mut parts: Vec<(u8, Vec<Span<'static>>)> = vec![
+    let mut parts: Parts = vec![
         (2, vec![Span::styled("diskscope ", theme.accent())]),
         (0, extra.into_iter().collect()),
         (PATH, vec![]), // fitted last, into the room left
@@ -88,18 +87,27 @@ pub(super) fn status_line(
         parts.push((0, vec![Span::styled("│ PAUSED ", style)]));
     }
     parts.push((1, vec![Span::styled("│ ? help", theme.dim())]));
-    let used = |parts: &[(u8, Vec<Span>)]| -> usize {
-        parts.iter().flat_map(|(_, s)| s).map(Span::width).sum()
-    };
-    let path = format!("{} ", i.target.path);
-    let room = |parts: &[(u8, Vec<Span>)]| (width as usize).saturating_sub(used(parts));
+    fit(parts, &format!("{} ", i.target.path), width)
+}
+
+/// A status line's parts: `(drop order, spans)`, the path's slot marked `PATH`.
+type Parts = Vec<(u8, Vec<Span<'static>>)>;
+/// The slot the path is fitted into, last.
+const PATH: u8 = u8::MAX;
+
+/// The parts fitted to `width`: what does not fit goes first (drop order 1, then 2 … 4;
+/// 0 stays), then `path` loses its middle to fit the room left.
+fn fit(mut parts: Parts, path: &str, width: u16) -> Line<'static> {
+    let used =
+        |parts: &Parts| -> usize { parts.iter().flat_map(|(_, s)| s).map(Span::width).sum() };
+    let room = |parts: &Parts| (width as usize).saturating_sub(used(parts));
     for level in 1..=4 {
         if room(&parts) >= path.chars().count().min(16) {
             break;
         }
         parts.retain(|(p, _)| *p != level);
     }
-    let fitted = shorten_middle(&path, room(&parts));
+    let fitted = shorten_middle(path, room(&parts));
     if let Some(slot) = parts.iter_mut().find(|(p, _)| *p == PATH) {
         slot.1 = vec![Span::raw(fitted)];
     }
@@ -175,7 +183,7 @@ pub(super) fn rate_shortfall(run: &Run) -> Option<String> {
 }
 
 /// The baseline's figures when it is a single run, or a fleet's median host.
-pub(super) fn run_baseline(b: Option<&Baseline>) -> Option<crate::render::baseline::Figures> {
+pub(super) fn run_baseline(b: Option<&Baseline>) -> Option<Figures> {
     b.and_then(Baseline::run_figures)
 }
 
@@ -209,22 +217,7 @@ pub(super) fn draw_run(
             Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(top);
         draw_controls(run, theme, controls, buf);
         draw_kernel(run, theme, kernel, buf);
-        let [left, right] =
-            Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
-                .areas(bottom);
-        let [iops, bw, lat] = Layout::vertical([
-            Constraint::Fill(2),
-            Constraint::Fill(2),
-            Constraint::Fill(3),
-        ])
-        .areas(left);
-        draw_iops(run, base, theme, iops, buf);
-        draw_bw(run, theme, bw, buf);
-        draw_latency(run, base, theme, lat, buf);
-        let [hist, threads] =
-            Layout::vertical([Constraint::Fill(1), Constraint::Fill(1)]).areas(right);
-        draw_histogram(run, theme, hist, buf);
-        draw_threads(run, theme, threads, buf);
+        draw_panes(run, base, theme, [2, 2, 3], bottom, buf);
     } else if body.height >= 8 {
         let [controls, rest] =
             Layout::vertical([Constraint::Length(8), Constraint::Fill(1)]).areas(body);
@@ -263,6 +256,27 @@ pub(super) fn draw_run(
             );
         }
     }
+}
+
+/// The live panes: IOPS, bandwidth and latency (their heights in the proportions
+/// `weights`) beside the latency histogram and the thread table.
+pub(super) fn draw_panes(
+    run: &Run,
+    base: Option<Figures>,
+    theme: Theme,
+    weights: [u16; 3],
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
+    let [iops, bw, lat] = Layout::vertical(weights.map(Constraint::Fill)).areas(left);
+    draw_iops(run, base, theme, iops, buf);
+    draw_bw(run, theme, bw, buf);
+    draw_latency(run, base, theme, lat, buf);
+    let [hist, threads] = Layout::vertical([Constraint::Fill(1), Constraint::Fill(1)]).areas(right);
+    draw_histogram(run, theme, hist, buf);
+    draw_threads(run, theme, threads, buf);
 }
 
 /// Where a value sits on a log2 scale from `lo` to `hi`.

@@ -9,8 +9,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
 use super::framed;
-use super::panes::{draw_bw, draw_histogram, draw_iops, draw_latency, draw_threads};
-use super::run::{draw_run, run_baseline, shorten_middle, status_line};
+use super::panes::draw_iops;
+use super::run::{draw_panes, draw_run, run_baseline, shorten_middle, status_line};
 use crate::render::baseline::Baseline;
 use crate::render::card::mb;
 use crate::suite::{Direction, TestResult};
@@ -81,20 +81,7 @@ fn draw_graphs(run: &Run, baseline: Option<&Baseline>, theme: Theme, area: Rect,
     if area.width < 60 || area.height < 8 {
         return draw_iops(run, base, theme, area, buf);
     }
-    let [left, right] =
-        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
-    let [iops, bw, lat] = Layout::vertical([
-        Constraint::Fill(1),
-        Constraint::Fill(1),
-        Constraint::Fill(1),
-    ])
-    .areas(left);
-    draw_iops(run, base, theme, iops, buf);
-    draw_bw(run, theme, bw, buf);
-    draw_latency(run, base, theme, lat, buf);
-    let [hist, threads] = Layout::vertical([Constraint::Fill(1), Constraint::Fill(1)]).areas(right);
-    draw_histogram(run, theme, hist, buf);
-    draw_threads(run, theme, threads, buf);
+    draw_panes(run, base, theme, [1, 1, 1], area, buf);
 }
 
 /// The card's header, a row per test and the notes (each cut to `width`).

@@ -154,7 +154,7 @@ impl SweepChart<'_> {
     pub fn legend(&self) -> Line<'static> {
         let (pname, _, _) = primary(self.dimension);
         let (sname, sval, sfmt) = secondary(self.dimension);
-        let smax = secondary_top(self.steps, self.baseline, sval);
+        let smax = axis_top(self.steps, self.baseline, sval);
         let mut spans = vec![
             Span::styled("⣿ ", self.theme.graph()),
             Span::raw(format!("{pname}  ")),
@@ -168,8 +168,23 @@ impl SweepChart<'_> {
     }
 }
 
-/// The value the secondary metric's top of the axis stands for.
-fn secondary_top(steps: &[Point], baseline: &[Point], f: fn(&Point) -> f64) -> f64 {
+impl SweepChart<'_> {
+    /// Every swept value of the steps and the baseline, once each, rising.
+    fn values(&self) -> Vec<u64> {
+        let mut values: Vec<u64> = self
+            .steps
+            .iter()
+            .chain(self.baseline)
+            .map(|p| p.x)
+            .collect();
+        values.sort_unstable();
+        values.dedup();
+        values
+    }
+}
+
+/// The value the top of the axis stands for, for the metric `f`: a tenth above its highest.
+fn axis_top(steps: &[Point], baseline: &[Point], f: fn(&Point) -> f64) -> f64 {
     let max = steps.iter().chain(baseline).map(f).fold(0.0, f64::max);
     if max > 0.0 { max * 1.1 } else { 1.0 }
 }
@@ -182,26 +197,11 @@ impl Widget for SweepChart<'_> {
         let d = self.dimension;
         let (pname, pval, pfmt) = primary(d);
         let (_, sval, _) = secondary(d);
-        let ptop = {
-            let max = self
-                .steps
-                .iter()
-                .chain(self.baseline)
-                .map(pval)
-                .fold(0.0, f64::max);
-            if max > 0.0 { max * 1.1 } else { 1.0 }
-        };
-        let stop = secondary_top(self.steps, self.baseline, sval);
+        let ptop = axis_top(self.steps, self.baseline, pval);
+        let stop = axis_top(self.steps, self.baseline, sval);
         let scale = ptop / stop;
         let y_labels = ["0".to_string(), pfmt(ptop / 2.0), pfmt(ptop)];
-        let mut values: Vec<u64> = self
-            .steps
-            .iter()
-            .chain(self.baseline)
-            .map(|p| p.x)
-            .collect();
-        values.sort_unstable();
-        values.dedup();
+        let values = self.values();
         let lo = values.first().copied().unwrap_or(1);
         let hi = values.last().copied().unwrap_or(2).max(lo + 1);
         let x = |v: u64| (v.max(1) as f64).log2();
