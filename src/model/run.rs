@@ -128,6 +128,30 @@ impl RunReport {
         }
     }
 
+    /// A second of nothing on `ConfigReport::example()`, for unit tests.
+    #[cfg(test)]
+    pub(crate) fn example() -> Self {
+        RunReport {
+            config: ConfigReport::example(),
+            total: TotalReport {
+                elapsed_s: 1.0,
+                counts: Counts::default(),
+                iops: 0.0,
+                bw_bytes_per_s: 0.0,
+                latency_ns: LatencySummary::default(),
+                service_latency_ns: LatencySummary::default(),
+            },
+            threads: vec![],
+            intervals: vec![],
+            final_settings: Settings::default(),
+            errors: vec![],
+            left_out: LeftOut::default(),
+            writeback: None,
+            interrupted_by: None,
+            cpu: None,
+        }
+    }
+
     /// True when any I/O failed or came back short.
     pub fn had_io_errors(&self) -> bool {
         self.total.counts.errors > 0 || self.total.counts.short_ios > 0

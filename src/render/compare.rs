@@ -14,25 +14,14 @@ use crate::units::format_latency_ns;
 /// "vs baseline run.json: IOPS 13.1k vs 12.3k (+7%), p99 150 µs vs 180 µs (-17%)".
 pub fn compare_run(b: &Baseline, r: &RunReport) -> String {
     match b {
-        Baseline::Run { label, total } => format!(
-            "vs baseline {label}: IOPS {:.0} vs {:.0} ({}), p99 {} vs {} ({})",
-            r.total.iops,
-            total.iops,
-            change(r.total.iops, total.iops),
-            format_latency_ns(r.total.latency_ns.p99 as f64),
-            format_latency_ns(total.p99_ns),
-            change(r.total.latency_ns.p99 as f64, total.p99_ns)
-        ),
+        Baseline::Run { label, total } => {
+            format!("vs baseline {label}: {}", run_vs(r, total, ""))
+        }
         Baseline::Fleet { label, hosts, .. } => match b.run_figures() {
             Some(m) => format!(
-                "vs baseline fleet {label} ({} hosts): IOPS {:.0} vs the median host's {:.0} ({}), p99 {} vs {} ({})",
+                "vs baseline fleet {label} ({} hosts): {}",
                 hosts.len(),
-                r.total.iops,
-                m.iops,
-                change(r.total.iops, m.iops),
-                format_latency_ns(r.total.latency_ns.p99 as f64),
-                format_latency_ns(m.p99_ns),
-                change(r.total.latency_ns.p99 as f64, m.p99_ns)
+                run_vs(r, &m, "the median host's ")
             ),
             None => format!("baseline fleet {label} has no host that finished"),
         },
@@ -43,6 +32,21 @@ pub fn compare_run(b: &Baseline, r: &RunReport) -> String {
             format!("baseline {label} is a suite's card; compare it with --suite")
         }
     }
+}
+
+/// "IOPS 13.1k vs 12.3k (+7%), p99 150 µs vs 180 µs (-17%)": a run's total against `then`
+/// (`whose` names it: "the median host's ").
+fn run_vs(r: &RunReport, then: &Figures, whose: &str) -> String {
+    let p99 = r.total.latency_ns.p99 as f64;
+    format!(
+        "IOPS {:.0} vs {whose}{:.0} ({}), p99 {} vs {} ({})",
+        r.total.iops,
+        then.iops,
+        change(r.total.iops, then.iops),
+        format_latency_ns(p99),
+        format_latency_ns(then.p99_ns),
+        change(p99, then.p99_ns)
+    )
 }
 
 /// A fleet against a baseline: fleet against fleet (the hosts found in both, one by one and
@@ -176,22 +180,7 @@ pub fn compare_suite(b: &Baseline, r: &SuiteReport) -> String {
             let now = t.direction(d).ok().map(CardFigures::of);
             let then = before.and_then(|(_, r, w)| if d == Direction::Read { *r } else { *w });
             cells.push(match (now, then) {
-                (Some(n), Some(b)) if t.random => format!(
-                    "{} {:.0} vs {:.0} IOPS ({}), p99 {}",
-                    d.name(),
-                    n.iops,
-                    b.iops,
-                    change(n.iops, b.iops),
-                    change(n.p99_ns, b.p99_ns)
-                ),
-                (Some(n), Some(b)) => format!(
-                    "{} {:.1} vs {:.1} MB/s ({}), p99 {}",
-                    d.name(),
-                    n.mb_per_s,
-                    b.mb_per_s,
-                    change(n.mb_per_s, b.mb_per_s),
-                    change(n.p99_ns, b.p99_ns)
-                ),
+                (Some(n), Some(b)) => card_cell(d, &n, &b, t.random),
                 (Some(_), None) => format!("{} not in the baseline", d.name()),
                 (None, Some(_)) => format!("{} not run now", d.name()),
                 (None, None) => continue,
@@ -200,6 +189,26 @@ pub fn compare_suite(b: &Baseline, r: &SuiteReport) -> String {
         out.push_str(&format!("  {:<14}{}\n", t.name, cells.join(" · ")));
     }
     out
+}
+
+/// "read 1234 vs 1200 IOPS (+3%), p99 -5%" for a random test, MB/s for a sequential one.
+fn card_cell(d: Direction, now: &CardFigures, then: &CardFigures, random: bool) -> String {
+    let (a, b, figures) = if random {
+        (
+            now.iops,
+            then.iops,
+            format!("{:.0} vs {:.0} IOPS", now.iops, then.iops),
+        )
+    } else {
+        let (a, b) = (now.mb_per_s, then.mb_per_s);
+        (a, b, format!("{a:.1} vs {b:.1} MB/s"))
+    };
+    format!(
+        "{} {figures} ({}), p99 {}",
+        d.name(),
+        change(a, b),
+        change(now.p99_ns, then.p99_ns)
+    )
 }
 
 /// "  (baseline 52000 IO/s, +6%)" for a sweep step, or nothing.
@@ -211,5 +220,74 @@ pub fn compare_step(b: &Baseline, d: Dimension, r: &IntervalFigures) -> String {
             change(r.iops, f.iops)
         ),
         None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::fleet::DEFAULT_PORT;
+
+    fn figures(iops: f64, p99_ns: f64) -> Figures {
+        Figures {
+            iops,
+            bw_bytes_per_s: iops * 4096.0,
+            p50_ns: p99_ns / 2.0,
+            p99_ns,
+        }
+    }
+
+    /// The lines a run prints against a saved run and against a fleet's median host.
+    #[test]
+    fn a_run_against_a_run_and_a_fleet() {
+        let mut r = RunReport::example();
+        r.total.iops = 1100.0;
+        r.total.latency_ns.p99 = 180_000;
+        let run = Baseline::Run {
+            label: "a.json".into(),
+            total: figures(1000.0, 200_000.0),
+        };
+        assert_eq!(
+            compare_run(&run, &r),
+            "vs baseline a.json: IOPS 1100 vs 1000 (+10%), p99 180 µs vs 200 µs (-10%)"
+        );
+        let host = |n: &str| Host {
+            name: n.into(),
+            port: DEFAULT_PORT,
+        };
+        let fleet = Baseline::Fleet {
+            label: "f.json".into(),
+            hosts: vec![
+                (host("a"), figures(1000.0, 200_000.0)),
+                (host("b"), figures(2000.0, 100_000.0)),
+            ],
+            aggregate: figures(3000.0, 200_000.0),
+        };
+        assert_eq!(
+            compare_run(&fleet, &r),
+            "vs baseline fleet f.json (2 hosts): IOPS 1100 vs the median host's 1000 (+10%), p99 180 µs vs 200 µs (-10%)"
+        );
+    }
+
+    #[test]
+    fn a_card_cell_says_iops_for_random_tests_and_mb_per_s_for_sequential_ones() {
+        let now = CardFigures {
+            mb_per_s: 450.0,
+            iops: 1100.0,
+            p99_ns: 90.0,
+        };
+        let then = CardFigures {
+            mb_per_s: 500.0,
+            iops: 1000.0,
+            p99_ns: 100.0,
+        };
+        assert_eq!(
+            card_cell(Direction::Read, &now, &then, true),
+            "read 1100 vs 1000 IOPS (+10%), p99 -10%"
+        );
+        assert_eq!(
+            card_cell(Direction::Write, &now, &then, false),
+            "write 450.0 vs 500.0 MB/s (-10%), p99 -10%"
+        );
     }
 }

@@ -418,25 +418,9 @@ mod tests {
     }
 
     fn report(final_settings: Settings) -> RunReport {
-        let config = ConfigReport::example();
         RunReport {
-            config,
-            total: crate::model::TotalReport {
-                elapsed_s: 1.0,
-                counts: crate::stats::Counts::default(),
-                iops: 0.0,
-                bw_bytes_per_s: 0.0,
-                latency_ns: crate::stats::LatencySummary::default(),
-                service_latency_ns: crate::stats::LatencySummary::default(),
-            },
-            threads: vec![],
-            intervals: vec![],
             final_settings,
-            errors: vec![],
-            left_out: LeftOut::default(),
-            writeback: None,
-            interrupted_by: None,
-            cpu: None,
+            ..RunReport::example()
         }
     }
 

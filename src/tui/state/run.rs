@@ -12,7 +12,7 @@ use crate::model::{ConfigReport, RunReport};
 use crate::settings::{Knob, Settings};
 use crate::stats::heat::Heat;
 use crate::stats::seconds::Seconds;
-use crate::stats::{IntervalFigures, Log2Histogram, Snapshot, Window};
+use crate::stats::{IntervalFigures, IoErrorRecord, Log2Histogram, Snapshot, Window};
 use crate::sweep::DEFAULT_STEP_TIME;
 
 /// Snapshots kept for the sparklines: 60 s at the default 10 Hz.
@@ -236,6 +236,14 @@ impl Run {
         self.intervals.clear();
         self.interval_window = Window::default();
         self.next_interval = self.last.as_ref().map_or(Duration::ZERO, |s| s.at) + INTERVAL;
+    }
+
+    /// The first failed or short I/Os kept so far.
+    pub fn first_errors(&self) -> Vec<IoErrorRecord> {
+        self.last
+            .as_ref()
+            .map(|s| s.first_errors.clone())
+            .unwrap_or_default()
     }
 
     /// Active threads in the latest snapshot.

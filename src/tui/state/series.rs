@@ -54,6 +54,27 @@ pub trait Series {
     }
 }
 
+/// `Series` for a struct with `runner` (whose `on_snapshot` decides), `state` and `base`.
+macro_rules! series {
+    ($t:ty) => {
+        impl $crate::tui::state::series::Series for $t {
+            fn state(&self) -> $crate::tui::state::series::SweepState {
+                self.state
+            }
+            fn set_state(&mut self, state: $crate::tui::state::series::SweepState) {
+                self.state = state;
+            }
+            fn next(&mut self, s: &$crate::stats::Snapshot) -> $crate::sweep::Next {
+                self.runner.on_snapshot(s)
+            }
+            fn base(&self) -> $crate::settings::Settings {
+                self.base
+            }
+        }
+    };
+}
+pub(super) use series;
+
 /// What the engine must do for a runner's decision (`Done` is the series' own to handle).
 pub fn action_of(next: Next) -> Action {
     match next {

@@ -4,7 +4,7 @@
 //! suite come back, paused; Esc cancels a running suite back to the sliders.
 
 use super::run::Run;
-use super::series::{Series, SweepState, action_of};
+use super::series::{Series, SweepState, action_of, series};
 use super::sweep::View;
 use crate::model::ConfigReport;
 use crate::settings::Settings;
@@ -26,20 +26,7 @@ pub struct SuiteRun {
     pub notes: Vec<String>,
 }
 
-impl Series for SuiteRun {
-    fn state(&self) -> SweepState {
-        self.state
-    }
-    fn set_state(&mut self, state: SweepState) {
-        self.state = state;
-    }
-    fn next(&mut self, s: &Snapshot) -> Next {
-        self.runner.on_snapshot(s)
-    }
-    fn base(&self) -> Settings {
-        self.base
-    }
-}
+series!(SuiteRun);
 
 impl SuiteRun {
     /// The card as it stands: rows not measured yet say so.
@@ -132,11 +119,7 @@ impl Run {
             pause_s: plan.timing.pause.as_secs_f64(),
             notes: suite.notes.clone(),
             tests: suite.card(),
-            errors: self
-                .last
-                .as_ref()
-                .map(|s| s.first_errors.clone())
-                .unwrap_or_default(),
+            errors: self.first_errors(),
             interrupted_by: None,
         })
     }

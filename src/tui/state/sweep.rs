@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::run::Run;
-use super::series::{Series, SweepState, action_of};
+use super::series::{Series, SweepState, action_of, series};
 use crate::model::{ConfigReport, SweepReport};
 use crate::render::export::Export;
 use crate::settings::Settings;
@@ -40,20 +40,7 @@ pub struct SweepRun {
     pub superseded: bool,
 }
 
-impl Series for SweepRun {
-    fn state(&self) -> SweepState {
-        self.state
-    }
-    fn set_state(&mut self, state: SweepState) {
-        self.state = state;
-    }
-    fn next(&mut self, s: &Snapshot) -> Next {
-        self.runner.on_snapshot(s)
-    }
-    fn base(&self) -> Settings {
-        self.base
-    }
-}
+series!(SweepRun);
 
 impl SweepRun {
     pub fn dimension(&self) -> Dimension {
@@ -147,11 +134,7 @@ impl Run {
             saturation: sweep.saturation.clone(),
             latency_curve: sweep.curve.clone(),
             partial_step: None,
-            errors: self
-                .last
-                .as_ref()
-                .map(|s| s.first_errors.clone())
-                .unwrap_or_default(),
+            errors: self.first_errors(),
             interrupted_by: None,
         })
     }
