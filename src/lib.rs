@@ -1,5 +1,7 @@
 //! diskscope: a terminal disk benchmark. The engine generates and measures I/O; the CLI, the
 //! headless reporter and the TUI are consumers of the snapshots it produces.
+#![deny(clippy::unwrap_used)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod cli;
 pub mod diskstats;

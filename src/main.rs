@@ -1,5 +1,6 @@
 //! The `diskscope` binary: parse the command line, run, turn any error into one line on
 //! stderr and an exit status. All the work is in the library.
+#![deny(clippy::unwrap_used)]
 
 use std::process::ExitCode;
 

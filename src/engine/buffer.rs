@@ -19,6 +19,8 @@ pub struct AlignedBuf {
 // SAFETY: the buffer owns its allocation exclusively; moving it to another thread moves that
 // ownership, and shared access only hands out `&[u8]`.
 unsafe impl Send for AlignedBuf {}
+// SAFETY: as above: through `&AlignedBuf` only `&[u8]` is handed out, so threads sharing it
+// only read.
 unsafe impl Sync for AlignedBuf {}
 
 impl AlignedBuf {
