@@ -14,7 +14,7 @@ use crate::engine::Engine;
 use crate::model::{ConfigReport, CpuReport, RunReport, SweepReport, WritebackReport};
 use crate::render::baseline::Baseline;
 use crate::render::compare::compare_step;
-use crate::render::{card as card_text, csv, sweep as sweep_text, text};
+use crate::render::{card, csv, sweep as sweep_text, text};
 use crate::stats::{Snapshot, Window};
 use crate::suite::{SuiteReport, SuiteRunner};
 use crate::sweep::{Next, RAMP, SweepRunner, findings};
@@ -288,7 +288,7 @@ pub fn run_suite(
     let plan = runner.plan().clone();
     if output == Output::Text {
         let name = plan.suite.name();
-        let header = card_text::header(
+        let header = card::header(
             name,
             &config,
             plan.timing.passes,
@@ -312,7 +312,7 @@ pub fn run_suite(
             })
         {
             let test = plan.tests()[p.test].name();
-            let line = card_text::pass_line(&test, p.direction, p.pass + 1, plan.timing.passes, &f);
+            let line = card::pass_line(&test, p.direction, p.pass + 1, plan.timing.passes, &f);
             let _ = writeln!(out, "{line}");
             let _ = out.flush();
         }

@@ -1,5 +1,11 @@
 //! diskscope: a terminal disk benchmark. The engine generates and measures I/O; the CLI, the
 //! headless reporter and the TUI are consumers of the snapshots it produces.
+//!
+//! The modules in layers, each importing only from those below it (README, "How it is
+//! built"): `run` (the front door: one function per mode) and `cli` on top; the consumers
+//! `tui`, `headless` and `show`; `render` (every output form); `sweep`, `suite`, `fleet` and
+//! `fio`, which produce results; `model` (the results' plain data) and `target`; at the
+//! bottom `engine`, `stats`, `settings`, `units`, `diskstats` and the small helpers.
 #![deny(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 

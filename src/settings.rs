@@ -38,6 +38,14 @@ impl IoEngine {
             IoEngine::Psync => "psync",
         }
     }
+
+    /// The engine fio's name `text` names; the message lists both.
+    pub fn parse(text: &str) -> Result<IoEngine, String> {
+        [IoEngine::IoUring, IoEngine::Psync]
+            .into_iter()
+            .find(|e| e.name() == text.trim())
+            .ok_or_else(|| format!("'{text}': use io_uring or psync"))
+    }
 }
 
 /// What the workers do. Changing any field while running takes effect live.

@@ -1,6 +1,8 @@
 //! clap's typed `value_parser`s for diskscope's flags: each turns what was typed into a value
 //! (a count, a size, a duration, a percentage, a sweep) or one reason that quotes it. The
-//! unit parsing itself stays in `units` and `sweep::spec`; these add the flag's own limits.
+//! parsing itself is the domain's — sizes and durations in `units`, a rate and an engine in
+//! `settings`, a sweep in `sweep::SweepSpec`, a suite in `model::suite`, hosts in
+//! `fleet::hosts` — and these only wire it to a flag, adding the flag's own limits.
 //! `describe` renders a refused value as "--flag 'value': reason", the line tests and users
 //! rely on.
 
@@ -40,11 +42,7 @@ pub fn rate_iops(text: &str) -> Result<u64, String> {
 
 /// `--ioengine`: fio's names, io_uring or psync.
 pub fn ioengine(text: &str) -> Result<IoEngine, String> {
-    match text.trim() {
-        "io_uring" => Ok(IoEngine::IoUring),
-        "psync" => Ok(IoEngine::Psync),
-        _ => Err(format!("'{text}': use io_uring or psync")),
-    }
+    IoEngine::parse(text)
 }
 
 /// `--bs`: a size from 1 byte to `MAX_BS` (the engine checks alignment against the target).

@@ -16,8 +16,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use crate::fio::json::FioEntry;
-use crate::fio::terse as fio_terse;
+use super::json::FioEntry;
+use super::terse;
 
 /// How long a host may take to start the job (connect, send, lay nothing out).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
@@ -155,9 +155,9 @@ fn watch(
     loop {
         match rx.recv_timeout(Duration::from_millis(200)) {
             Ok(line) => {
-                if fio_terse::is_terse(&line) {
+                if terse::is_terse(&line) {
                     started = true;
-                    entries.extend(fio_terse::parse_line(&line, job.bs, true));
+                    entries.extend(terse::parse_line(&line, job.bs, true));
                 } else if let Some(live) = parse_eta(&line) {
                     started = true;
                     report(HostEvent::Running(live));

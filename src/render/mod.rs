@@ -1,6 +1,10 @@
-//! Every output form of a result: text lines and summaries, CSV, the suite's card, the
-//! comparison with a baseline, the fleet's table, what is printed after the TUI, and the
-//! files results are saved in.
+//! Every output form of a result, each taking the model (`model`): a run as text lines and a
+//! summary (`text`), a sweep's table (`sweep`), CSV (`csv`), the suite's card (`card`), a
+//! baseline and the comparisons with it (`baseline`, `compare`), the fleet's lines and host
+//! table (`fleet`, `hosts`, over the shared row table `table` the TUI draws too), fio's own
+//! results (`fio`), a saved result as `--show` prints it (`saved`), what is printed after the
+//! TUI (`final_text`), and the files results are saved in (`save`, `export`). Nothing here
+//! runs I/O on the target or reads a clock.
 
 pub mod baseline;
 pub mod card;
@@ -16,6 +20,6 @@ pub mod save;
 pub mod saved;
 pub mod sweep;
 pub mod table;
+pub mod text;
 
 pub use save::ResultFiles;
-pub mod text;

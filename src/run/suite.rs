@@ -13,7 +13,7 @@ use crate::model::ConfigReport;
 use crate::render::baseline::Baseline;
 use crate::render::compare::compare_suite;
 use crate::render::save::save_suite;
-use crate::render::{card as card_text, csv};
+use crate::render::{card, csv};
 use crate::suite::{Plan, SuiteName, SuiteRunner, notes, write_refusal};
 use crate::target::prepare::Prepared;
 use crate::{headless, output};
@@ -56,7 +56,7 @@ pub fn run(
         Output::Csv => {
             output::print(&csv::suite(&report));
         }
-        Output::Text | Output::Quiet => output::print(&card_text::card(&report)),
+        Output::Text | Output::Quiet => output::print(&card::card(&report)),
     }
     if let (Some(b), Output::Text | Output::Quiet) = (baseline, config.output) {
         output::print(&compare_suite(b, &report));

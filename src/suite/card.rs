@@ -1,8 +1,9 @@
-//! The card's figures, computed from the passes a test ran: for MB/s and IOPS the median of
-//! the passes with their min–max spread and the best pass beside it (CrystalDiskMark reports
-//! only the best; diskscope leads with the median), and latency from the passes' histograms
-//! merged — a p99 over every I/O of every pass, never an average of per-pass p99s and never
-//! from stored samples. A direction that did not run carries the reason instead of figures.
+//! The card's rows, computed from the passes a test ran (`model::suite` holds the figures'
+//! types): for MB/s and IOPS the median of the passes with their min–max spread and the best
+//! pass beside it (CrystalDiskMark reports only the best; diskscope leads with the median),
+//! and latency from the passes' histograms merged — a p99 over every I/O of every pass, never
+//! an average of per-pass p99s and never from stored samples. A direction that did not run
+//! carries the reason instead of figures.
 
 use super::{Direction, DirectionResult, Plan, TestResult};
 use crate::stats::{IntervalFigures, Latency};

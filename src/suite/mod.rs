@@ -7,9 +7,9 @@
 //!
 //! This module owns the definitions and the `Plan` (every pass in order, with its settings);
 //! `runner` drives a plan on a live engine through the same `StepRunner` as sweeps, and
-//! `card` turns the passes into figures — the median with the min–max spread, the best pass
-//! beside it for comparison with the tools that keep only the best, and percentiles from the
-//! passes' merged histograms. Nothing here does I/O or draws.
+//! `card` turns the passes into the card's rows (`model::suite`: the median with the min–max
+//! spread, the best pass beside it for comparison with the tools that keep only the best,
+//! and percentiles from the passes' merged histograms). Nothing here does I/O or draws.
 
 pub mod card;
 pub mod runner;

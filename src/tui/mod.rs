@@ -8,8 +8,10 @@
 //! only talks to the sampler). It also wakes every 250 ms to notice SIGTERM/SIGHUP/SIGINT.
 //!
 //! The rooms: `event` (the channel's events, the input thread), `session` (the controller,
-//! carrying out `action`s), `state` (one file per screen), `keys` (key → action per screen),
-//! `ui` (drawing per screen, a pure function of the state) and `widgets`.
+//! carrying out `action`s), `state` (one file per screen; `series` the state machine a sweep
+//! and a suite share), `keys` (each screen's key table → action; `keymap` the tables' kind,
+//! which the `?` overlay reads too), `ui` (drawing per screen, a pure function of the state),
+//! `widgets` and `fleet` (the fleet screen's loop).
 //!
 //! `event_loop` is generic over ratatui's `Backend`, so tests drive it with a `TestBackend`.
 
