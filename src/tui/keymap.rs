@@ -8,7 +8,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 /// A key as a binding names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Key {
-    /// A character typed without Ctrl.
+    /// A character, whatever the modifiers (Ctrl-C and Ctrl-Z are taken before any table).
     Char(char),
     /// A character with Ctrl held.
     Ctrl(char),
@@ -31,7 +31,7 @@ impl Key {
             // Ctrl-C quits even while a pair of keys is half typed.
             Key::Ctrl(c) => ctrl && k.code == KeyCode::Char(c),
             _ if prefix.is_some() => false,
-            Key::Char(c) => !ctrl && k.code == KeyCode::Char(c),
+            Key::Char(c) => k.code == KeyCode::Char(c),
             Key::Code(code) => k.code == code,
             Key::Text => matches!(k.code, KeyCode::Char(_)),
             Key::Any => true,

@@ -15,16 +15,19 @@ use super::action::Action;
 use super::keymap::{Binding, Key, lookup, one_line};
 use super::state::{App, Confirm, Picker, PickerRow, Screen};
 
-/// What Ctrl-Z does wherever it is pressed.
+/// What Ctrl-C and Ctrl-Z do wherever they are pressed, before any screen's keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Global {
+    Quit,
     Suspend,
 }
 
-const GLOBAL: &[Binding<Global, ()>] = &[Binding::always(
-    &[(Key::Ctrl('z'), Global::Suspend)],
-    "suspend (fg resumes)",
-)];
+const GLOBAL: &[Binding<Global, ()>] = &[
+    Binding::always(&[(Key::Ctrl('z'), Global::Suspend)], "suspend (fg resumes)"),
+    // Each screen's table lists Ctrl-C in its quit row too (a test checks), so the help
+    // shows it there; this row is not listed again.
+    Binding::always(&[(Key::Ctrl('c'), Global::Quit)], "quit"),
+];
 
 /// What a key does while the help or the fio job is shown over the screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,8 +135,10 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return Action::None;
         }
-        if let Some(Global::Suspend) = lookup(GLOBAL, &key, None, &()) {
-            return Action::Suspend;
+        match lookup(GLOBAL, &key, None, &()) {
+            Some(Global::Suspend) => return Action::Suspend,
+            Some(Global::Quit) => return Action::Quit,
+            None => {}
         }
         if self.help || self.fio.is_some() {
             return match lookup(OVERLAY, &key, None, &()) {
@@ -170,7 +175,7 @@ pub fn help(app: &App) -> (Vec<(String, &'static str)>, Vec<String>) {
         Screen::Preparing(_) => rows(PREPARING),
         Screen::Run(r) => run::rows(r.view),
     };
-    here.extend(rows(GLOBAL));
+    here.extend(rows(&GLOBAL[..1]));
     let mut elsewhere = run::other_views(app.run().map(|r| r.view));
     elsewhere.extend([
         format!("picker: {}", one_line(PICKER)),
@@ -265,6 +270,7 @@ fn typed(input: &mut String, key: &KeyEvent) {
 mod tests {
     use super::*;
     use crate::tui::keymap::shadowed;
+    use crate::tui::state::View;
 
     /// Every key the help lists does what its row says: no row is hidden behind an earlier
     /// one that always applies.
@@ -280,6 +286,23 @@ mod tests {
             shadowed(FLEET),
         ] {
             assert_eq!(problem, None);
+        }
+    }
+
+    /// Ctrl-C quits wherever it is pressed (`GLOBAL`); every screen's help says so in its
+    /// quit row.
+    #[test]
+    fn every_screen_lists_ctrl_c() {
+        fn lists<C, S>(t: &[Binding<C, S>]) -> bool {
+            t.iter().any(|b| b.label().contains("Ctrl-C"))
+        }
+        assert!(lists(PICKER) && lists(PATH_ENTRY) && lists(CONFIRM));
+        assert!(lists(PREPARING) && lists(FLEET) && lists(OVERLAY));
+        for v in [View::Live, View::Sweep, View::Suite] {
+            assert!(
+                run::rows(v).iter().any(|(k, _)| k.contains("Ctrl-C")),
+                "{v:?}"
+            );
         }
     }
 }
