@@ -90,16 +90,8 @@ pub fn line<S: AsRef<str>>(columns: &[Column], cells: &[S], widths: &[usize]) ->
 mod tests {
     use super::*;
 
-    const COLUMNS: &[Column] = &[
-        Column {
-            header: "host",
-            align: Align::Left,
-        },
-        Column {
-            header: "IOPS",
-            align: Align::Right,
-        },
-    ];
+    /// The fleet's host and IOPS columns.
+    const COLUMNS: &[Column] = crate::render::hosts::COLUMNS;
 
     #[test]
     fn cells_line_up_by_their_columns() {
