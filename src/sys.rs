@@ -30,3 +30,43 @@ pub fn set_timer_slack_ns(ns: u64) {
         let _ = nix::libc::prctl(nix::libc::PR_SET_TIMERSLACK, ns as nix::libc::c_ulong);
     }
 }
+
+/// `struct loop_info64` of linux/loop.h (232 bytes): what the kernel says backs a loop device.
+#[repr(C)]
+pub struct LoopInfo64 {
+    /// `st_dev` of the backing file (its filesystem's device), encoded as `stat` encodes it.
+    pub lo_device: u64,
+    /// `st_ino` of the backing file: valid even when the file was renamed or deleted.
+    pub lo_inode: u64,
+    /// `st_rdev` of the backing file: the device number when a block device backs the loop.
+    pub lo_rdevice: u64,
+    /// Where the loop device's byte 0 lies in the backing file.
+    pub lo_offset: u64,
+    /// How many bytes of the backing file the loop device exposes; 0 is "to the end".
+    pub lo_sizelimit: u64,
+    pub lo_number: u32,
+    pub lo_encrypt_type: u32,
+    pub lo_encrypt_key_size: u32,
+    pub lo_flags: u32,
+    pub lo_file_name: [u8; 64],
+    pub lo_crypt_name: [u8; 64],
+    pub lo_encrypt_key: [u8; 32],
+    pub lo_init: [u64; 2],
+}
+
+const LOOP_GET_STATUS64: nix::libc::c_ulong = 0x4C05;
+
+/// Asks the kernel what backs the loop device open as `file` (LOOP_GET_STATUS64); ENXIO when
+/// the loop device is free, ENOTTY when `file` is not a loop device.
+pub fn loop_status64(file: &std::fs::File) -> std::io::Result<LoopInfo64> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: an all-zero loop_info64 is valid (integers and byte arrays only).
+    let mut info: LoopInfo64 = unsafe { std::mem::zeroed() };
+    // SAFETY: LOOP_GET_STATUS64 writes one loop_info64 through the pointer, which points at a
+    // live value of that type; a descriptor that is not a loop device gets ENOTTY.
+    let rc = unsafe { nix::libc::ioctl(file.as_raw_fd(), LOOP_GET_STATUS64, &mut info) };
+    if rc < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(info)
+}

@@ -89,7 +89,7 @@ impl Target {
         let node = Node::of(&meta);
         if spec.write {
             // Before any open for writing: nothing in use may sit above it.
-            safety::check_not_in_use(path, node, &Roots::system())?;
+            safety::check_not_in_use(path, node, spec.span, &Roots::system())?;
         }
         if spec.write && kind == TargetKind::BlockDevice {
             // O_EXCL on a block device: EBUSY while mounted or held by md/dm/swap.
