@@ -70,3 +70,27 @@ pub fn loop_status64(file: &std::fs::File) -> std::io::Result<LoopInfo64> {
     }
     Ok(info)
 }
+
+/// `FS_IMMUTABLE_FL` of linux/fs.h (`chattr +i`): no write, rename, link or removal.
+pub const FS_IMMUTABLE_FL: u32 = 0x0000_0010;
+/// `FS_APPEND_FL` of linux/fs.h (`chattr +a`): writes only at the end; for a directory,
+/// entries may be added but never removed or renamed.
+pub const FS_APPEND_FL: u32 = 0x0000_0020;
+
+/// The inode attribute flags (`lsattr`) of the regular file or directory open as `file`
+/// (FS_IOC_GETFLAGS); ENOTTY where the filesystem keeps none. Never call it on a device node:
+/// there the ioctl goes to the driver.
+pub fn inode_flags(file: &std::fs::File) -> std::io::Result<u32> {
+    use std::os::fd::AsRawFd;
+    // The request number encodes sizeof(long), though the kernel reads and writes an int.
+    let request = nix::request_code_read!(b'f', 1, std::mem::size_of::<nix::libc::c_long>())
+        as nix::libc::c_ulong;
+    let mut flags: nix::libc::c_int = 0;
+    // SAFETY: FS_IOC_GETFLAGS writes one int through the pointer, which points at a live
+    // c_int; the caller passes a regular file or directory, whose filesystem handles it.
+    let rc = unsafe { nix::libc::ioctl(file.as_raw_fd(), request, &mut flags) };
+    if rc < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(flags as u32)
+}

@@ -4,6 +4,7 @@
 //! lock and layout mark in scratch_mark). Nothing here generates load; the engine does, through
 //! the descriptors `open` hands out.
 
+pub(crate) mod attrs;
 pub(crate) mod cache;
 pub mod discover;
 pub(crate) mod extents;

@@ -1,8 +1,9 @@
 //! Opening what we benchmark: a block device or a regular file. Finds its size (the
 //! BLKGETSIZE64 ioctl for devices, whose st_size is 0) and logical block size (BLKSSZGET, or
 //! for a file the block size of the device under its filesystem), probes that O_DIRECT really
-//! works, and hands each worker a descriptor of its own. Every failure becomes one sentence
-//! naming the path, the problem and the fix.
+//! works, and hands each worker a descriptor of its own. Before any open for writing, the
+//! stack (`safety`) and the file's immutable and append-only attributes (`attrs`) are
+//! checked. Every failure becomes one sentence naming the path, the problem and the fix.
 
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -13,6 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use nix::libc;
 
+use super::attrs;
 use super::discover::Roots;
 use super::extents::allocation;
 use super::safety;
@@ -88,8 +90,14 @@ impl Target {
         };
         let node = Node::of(&meta);
         if spec.write {
-            // Before any open for writing: nothing in use may sit above it.
+            // Before any open for writing: nothing in use may sit above it or share its bytes.
             safety::check_not_in_use(path, node, spec.span, &Roots::system())?;
+            if let Some(why) = (kind == TargetKind::RegularFile)
+                .then(|| attrs::file_write_refusal(path))
+                .flatten()
+            {
+                bail!("{why}");
+            }
         }
         if spec.write && kind == TargetKind::BlockDevice {
             // O_EXCL on a block device: EBUSY while mounted or held by md/dm/swap.
