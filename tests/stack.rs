@@ -4,8 +4,9 @@
 //! and on a file, a loop cycle) and beside it — other names of the bytes it reaches: twin
 //! loop devices on one file, windows (`losetup -o --sizelimit`) that overlap and windows that
 //! do not, a file inside a filesystem on a loop device, a loop device in between, windows of a
-//! partitioned disk, two LVs on one PV, an md/dm device over a loop device with a twin, and a
-//! device held exclusively where the mount table does not show it. Paths named in sysfs are
+//! partitioned disk, two LVs on one PV, an md/dm device over a loop device with a twin, two
+//! paths to one disk (the same WWID), and a device held exclusively where the mount table
+//! does not show it. Paths named in sysfs are
 //! resolved by a fake `identify`, so no real file or device is touched.
 
 use std::path::{Path, PathBuf};
@@ -332,4 +333,34 @@ fn swaps_parse_escapes_and_skip_deleted_files() {
                 /old\\040(deleted)                       file\t1024\t0\t-4\n";
     assert_eq!(parse_swaps(text), ["/dev/dm-1", "/var/my swap"]);
     assert!(parse_swaps("Filename\tType\tSize\tUsed\tPriority\n").is_empty());
+}
+
+#[test]
+fn another_path_to_the_same_disk_is_the_same_disk() {
+    let (s, d) = stack();
+    // sdf and sdg share a WWID (two SCSI paths, no dm-multipath); sdf1 is mounted.
+    assert_eq!(
+        refusal(&s, block(8, 96), ByteRange::ALL, &[]).as_deref(),
+        Some(
+            format!("T shares bytes 1 MiB–33 MiB of {d}/sdf (the same WWID) with {d}/sdf1, mounted on /mnt/lun")
+                .as_str()
+        )
+    );
+    // sdh has a WWID of its own.
+    assert_eq!(refusal(&s, block(8, 112), ByteRange::ALL, &[]), None);
+    // One NVMe namespace through two controllers, mounted through the first.
+    assert_eq!(
+        refusal(&s, block(259, 1), ByteRange::ALL, &[]).as_deref(),
+        Some(
+            format!("T is the same disk as {d}/nvme0n1 (the same WWID), mounted on /mnt/ns")
+                .as_str()
+        )
+    );
+    // Held exclusively where this mount table does not show it.
+    let held = [format!("{d}/sdh")];
+    assert_eq!(
+        refusal(&s, block(8, 112), ByteRange::ALL, &held),
+        None,
+        "sdh is not sdg"
+    );
 }

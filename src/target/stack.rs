@@ -57,6 +57,9 @@ pub(crate) struct Dev {
     backing: Option<Backing>,
     /// A partition's bytes on its disk (sysfs `start` and `size`); `None` when unknown.
     on_disk: Option<Window>,
+    /// A whole disk's world-wide name (sysfs `wwid`, `device/wwid`): two disks with the same
+    /// one are two paths to one disk (SCSI or NVMe multipath without dm-multipath).
+    wwid: Option<String>,
 }
 
 /// How an upper device's bytes come from a lower node.
@@ -68,6 +71,8 @@ pub(crate) enum Link {
     Partition,
     /// An md/dm device built on one of its slaves; sysfs does not say which bytes go where.
     Holder,
+    /// Another path to the same disk (the same WWID): every byte is the same byte.
+    Alias,
 }
 
 impl Link {
@@ -77,6 +82,7 @@ impl Link {
             Link::Loop => "backs",
             Link::Partition => "has partition",
             Link::Holder => "is part of",
+            Link::Alias => "is the same disk as",
         }
     }
 
@@ -86,6 +92,7 @@ impl Link {
             Link::Loop => "is backed by",
             Link::Partition => "lies inside",
             Link::Holder => "is built on",
+            Link::Alias => "is the same disk as",
         }
     }
 }
@@ -117,6 +124,7 @@ impl Stack {
             .map(|info| Dev {
                 backing: loopdev::backing(roots, &info, identify),
                 on_disk: partition_window(roots, &info),
+                wwid: wwid(roots, &info),
                 info,
             })
             .collect();
@@ -197,7 +205,8 @@ impl Stack {
     }
 
     /// The mappings from `node` down: a loop device's backing, a partition's disk, an md/dm
-    /// device's slaves.
+    /// device's slaves, and the other paths to the same disk (which are as much below it as
+    /// above: every byte is shared).
     pub(crate) fn lowers(&self, node: Node) -> Vec<Edge<'_>> {
         let Some(me) = self.dev(node) else {
             return Vec::new();
@@ -213,23 +222,23 @@ impl Stack {
             });
         }
         for d in &self.devs {
-            let link = if me.info.parent.as_deref() == Some(d.info.name.as_str()) {
-                Link::Partition
-            } else if d.info.holders.contains(&me.info.name) {
-                Link::Holder
-            } else {
-                continue;
-            };
+            let (link, window, lower_shown) =
+                if me.info.parent.as_deref() == Some(d.info.name.as_str()) {
+                    (Link::Partition, me.on_disk, d.info.path.clone())
+                } else if d.info.holders.contains(&me.info.name) {
+                    (Link::Holder, None, d.info.path.clone())
+                } else if me.wwid.is_some() && d.wwid == me.wwid && d.node() != me.node() {
+                    let shown = format!("{} (the same WWID)", d.info.path);
+                    (Link::Alias, Some(Window::WHOLE), shown)
+                } else {
+                    continue;
+                };
             out.push(Edge {
                 link,
                 upper: me,
                 lower: d.node(),
-                lower_shown: d.info.path.clone(),
-                window: if link == Link::Partition {
-                    me.on_disk
-                } else {
-                    None
-                },
+                lower_shown,
+                window,
             });
         }
         out
@@ -264,6 +273,20 @@ fn partition_window(roots: &Roots, info: &DeviceInfo) -> Option<Window> {
         offset_bytes: start.saturating_mul(512),
         len_bytes: Some(info.size_bytes),
     })
+}
+
+/// A whole disk's WWID (`wwid` for NVMe namespaces, `device/wwid` for SCSI), trimmed; `None`
+/// for partitions, loop, md and dm devices, and when the kernel gives none.
+fn wwid(roots: &Roots, info: &DeviceInfo) -> Option<String> {
+    if info.parent.is_some() {
+        return None;
+    }
+    let dir = roots.sys.join("block").join(&info.name);
+    ["wwid", "device/wwid"]
+        .iter()
+        .filter_map(|f| fs::read_to_string(dir.join(f)).ok())
+        .map(|t| t.trim().to_string())
+        .find(|t| !t.is_empty())
 }
 
 /// Whether another program holds the block device at `path` exclusively: a mount (in this or

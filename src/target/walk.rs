@@ -4,10 +4,11 @@
 //! a loop on a file inside a filesystem on a loop on … is followed to the bottom. Every other
 //! name of any of those bytes is then as good as written: another loop device on an
 //! overlapping window of the same file (by device and inode, so hard links, bind mounts,
-//! renamed and deleted files match), a partition over the same sectors, a holder. This module
-//! walks up from the target and from every place below it, ranges in hand (see `overlap`),
-//! and refuses when any other name is mounted, swap, held, an attached loop device, or held
-//! open exclusively by someone else.
+//! renamed and deleted files match), a partition over the same sectors, a holder, another
+//! path to the same disk (the same WWID, as two SCSI or NVMe paths without dm-multipath).
+//! This module walks up from the target and from every place below it, ranges in hand (see
+//! `overlap`), and refuses when any other name is mounted, swap, held, an attached loop
+//! device, or held open exclusively by someone else.
 //!
 //! It reads the [`Stack`] snapshot and asks an injectable probe about exclusive holders; it
 //! decides, it never opens the target. Byte ranges keep separate windows of one file separate:
@@ -140,9 +141,10 @@ impl Stack {
         found.into_iter().nth(worst).map(|(text, _)| text)
     }
 
-    /// Every place a write of `range` of `target` reaches below it, depth first, and the
-    /// index of a place that is its own ancestor (a loop of loop devices, which the kernel
-    /// refuses to build but a fixture or a race may show).
+    /// Every place a write of `range` of `target` reaches below it (and beside it: another
+    /// path to the same disk), depth first, and the index of a place that is its own ancestor
+    /// (a loop of loop devices, which the kernel refuses to build but a fixture or a race may
+    /// show).
     fn places_below(&self, target: Node, range: ByteRange) -> (Vec<Place>, Option<usize>) {
         let mut out: Vec<Place> = Vec::new();
         let mut todo = vec![(target, range, None)];
@@ -156,10 +158,12 @@ impl Stack {
                     },
                     None => ByteRange::ALL,
                 };
+                // Only loop devices can close a cycle; another path to the same disk leads
+                // back to the one it came from by design.
                 let ancestor = e.lower == target
                     || std::iter::successors(parent, |&i: &usize| out[i].parent)
                         .any(|i| out[i].node == e.lower);
-                if ancestor {
+                if ancestor && e.link == Link::Loop {
                     out.push(place(&e, r, parent));
                     let last = out.len() - 1;
                     return (out, Some(last));
