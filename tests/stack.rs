@@ -346,8 +346,10 @@ fn another_path_to_the_same_disk_is_the_same_disk() {
                 .as_str()
         )
     );
-    // sdh has a WWID of its own.
+    // sdh has a WWID of its own; sdi has sdf's but another size (a firmware that gives every
+    // disk one WWID), so it is not taken for a path to it.
     assert_eq!(refusal(&s, block(8, 112), ByteRange::ALL, &[]), None);
+    assert_eq!(refusal(&s, block(8, 128), ByteRange::ALL, &[]), None);
     // One NVMe namespace through two controllers, mounted through the first.
     assert_eq!(
         refusal(&s, block(259, 1), ByteRange::ALL, &[]).as_deref(),

@@ -227,7 +227,7 @@ impl Stack {
                     (Link::Partition, me.on_disk, d.info.path.clone())
                 } else if d.info.holders.contains(&me.info.name) {
                     (Link::Holder, None, d.info.path.clone())
-                } else if me.wwid.is_some() && d.wwid == me.wwid && d.node() != me.node() {
+                } else if me.same_disk(d) {
                     let shown = format!("{} (the same WWID)", d.info.path);
                     (Link::Alias, Some(Window::WHOLE), shown)
                 } else {
@@ -251,6 +251,15 @@ impl Dev {
             major: self.info.major_minor.0,
             minor: self.info.major_minor.1,
         }
+    }
+
+    /// Whether `other` is another path to this disk: the same WWID and the same size (a
+    /// firmware that gives every disk one WWID rarely gives them one size too).
+    fn same_disk(&self, other: &Dev) -> bool {
+        self.wwid.is_some()
+            && other.wwid == self.wwid
+            && other.info.size_bytes == self.info.size_bytes
+            && other.node() != self.node()
     }
 
     /// Whether it is a loop device with something attached.
