@@ -215,8 +215,8 @@ fn nested_loop_devices_on_a_file_inside_a_loop_device_are_followed() {
     let outer_img = sparse(dir.path(), "outer.img", 96 * MIB);
     let a = LoopDev::attach(&outer_img, &[]);
     run("mkfs.ext4", &["-q", "-F", "-E", "nodiscard", &a.path]);
-    let outer = Patient(Mounted::new(&[&a.path], dir.path().join("outer")));
-    let inner_img = outer.0.dir.join("inner.img");
+    let outer = Mounted::new(&[&a.path], dir.path().join("outer"));
+    let inner_img = outer.dir.join("inner.img");
     common::make_file(&inner_img, 32 << 20);
     let b = LoopDev::attach(&inner_img, &[]);
     let c = LoopDev::attach(&inner_img, &[]);
@@ -292,25 +292,6 @@ fn twins_on_a_deleted_file_are_matched_by_inode() {
         ],
     );
     fsck_clean(mnt, &a.path);
-}
-
-/// A mount that waits for the loop devices on files inside it to let go before unmounting:
-/// a loop device detached while udev still probes it goes away a moment later.
-struct Patient(Mounted);
-
-impl Drop for Patient {
-    fn drop(&mut self) {
-        for _ in 0..50 {
-            let _ = Command::new("udevadm").arg("settle").status();
-            let done = Command::new("umount").arg(&self.0.dir).status();
-            if done.is_ok_and(|s| s.success()) {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        // The inner guard tries once more; a lazy unmount at least frees the name.
-        let _ = Command::new("umount").arg("-l").arg(&self.0.dir).status();
-    }
 }
 
 /// A shell in a mount namespace of its own with `dev` mounted read-only on `dir`, which this
