@@ -60,6 +60,7 @@ fn identify(path: &Path) -> Option<Node> {
         "/mnt/outer/inner.img" => INNER_IMG,
         "/dev/sdb" => block(8, 16),
         "/dev/sdd" => block(8, 48),
+        "/dev/sdj" => block(8, 144),
         "/dev/sda2" => block(8, 2),
         _ => return None,
     })
@@ -364,5 +365,19 @@ fn another_path_to_the_same_disk_is_the_same_disk() {
         refusal(&s, block(8, 112), ByteRange::ALL, &held),
         None,
         "sdh is not sdg"
+    );
+}
+
+#[test]
+fn a_disk_reached_twice_is_checked_over_both_ranges() {
+    let (s, d) = stack();
+    // md0 is built on sdj1 [1M, 17M) and sdj2 [17M, 33M) of one disk; a loop device over
+    // sdj's bytes 1M–17M is mounted. Both partitions' ranges of sdj must be looked at.
+    assert_eq!(
+        refusal(&s, block(9, 0), ByteRange::ALL, &[]).as_deref(),
+        Some(
+            format!("T shares bytes 1 MiB–17 MiB of {d}/sdj (through {d}/sdj1) with {d}/loop31, mounted on /mnt/sdj-window")
+                .as_str()
+        )
     );
 }

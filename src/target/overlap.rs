@@ -11,7 +11,7 @@
 use crate::units::format_bytes;
 
 /// Bytes `[start, end)` of a file or device; `end == u64::MAX` means "to its end".
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ByteRange {
     pub start: u64,
     pub end: u64,

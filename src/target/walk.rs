@@ -148,7 +148,9 @@ impl Stack {
     fn places_below(&self, target: Node, range: ByteRange) -> (Vec<Place>, Option<usize>) {
         let mut out: Vec<Place> = Vec::new();
         let mut todo = vec![(target, range, None)];
-        let mut seen = HashSet::from([target]);
+        // By node and range: a disk reached through two of its partitions (an md array on
+        // both) is two places, one per range.
+        let mut seen = HashSet::from([(target, range)]);
         while let Some((node, range, parent)) = todo.pop() {
             for e in self.lowers(node) {
                 let r = match e.window {
@@ -168,7 +170,7 @@ impl Stack {
                     let last = out.len() - 1;
                     return (out, Some(last));
                 }
-                if seen.insert(e.lower) {
+                if seen.insert((e.lower, r)) {
                     out.push(place(&e, r, parent));
                     todo.push((e.lower, r, Some(out.len() - 1)));
                 }
