@@ -139,3 +139,83 @@ fn an_unattached_loop_device_is_refused_clearly() {
         "{err}"
     );
 }
+
+/// `chattr +ATTR PATH`, undone on drop (or the temporary directory could not be removed).
+struct Attr {
+    attr: &'static str,
+    path: std::path::PathBuf,
+}
+
+impl Attr {
+    fn set(attr: &'static str, path: &std::path::Path) -> Attr {
+        common::run("chattr", &[&format!("+{attr}"), path.to_str().unwrap()]);
+        Attr {
+            attr,
+            path: path.to_path_buf(),
+        }
+    }
+}
+
+impl Drop for Attr {
+    fn drop(&mut self) {
+        let _ = Command::new("chattr")
+            .args([
+                format!("-{}", self.attr).as_str(),
+                self.path.to_str().unwrap(),
+            ])
+            .status();
+    }
+}
+
+#[test]
+#[ignore = "needs root: sets the immutable and append-only attributes (CAP_LINUX_IMMUTABLE)"]
+fn an_immutable_or_append_only_file_is_named_as_such() {
+    let dir = workdir();
+    for (attr, says) in [
+        ("i", "the file is immutable (chattr +i)"),
+        ("a", "the file is append-only (chattr +a)"),
+    ] {
+        let file = dir.path().join(format!("data-{attr}"));
+        make_file(&file, 1 << 20);
+        let _attr = Attr::set(attr, &file);
+        let name = file.file_name().unwrap().to_str().unwrap();
+        let out = common::diskscope(
+            dir.path(),
+            &[name, "--allow-write", "--read", "0", "--no-tui", "-T", "1s"],
+        );
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(says), "{err}");
+        assert!(err.contains(&format!("chattr -{attr} {name}")), "{err}");
+        assert!(!err.contains("sandbox"), "{err}");
+        // Reading it is fine.
+        let read = common::diskscope(dir.path(), &[name, "--no-tui", "-q", "-T", "1s"]);
+        assert!(read.status.success(), "{}", stderr(&read));
+    }
+}
+
+#[test]
+#[ignore = "needs root: sets the immutable and append-only attributes (CAP_LINUX_IMMUTABLE)"]
+fn a_scratch_directory_that_is_immutable_or_append_only_is_named_and_left_clean() {
+    let dir = workdir();
+    for (attr, says) in [
+        ("i", "the directory is immutable (chattr +i)"),
+        ("a", "the directory is append-only (chattr +a)"),
+    ] {
+        let sub = dir.path().join(format!("dir-{attr}"));
+        std::fs::create_dir(&sub).unwrap();
+        let attr_guard = Attr::set(attr, &sub);
+        let name = sub.file_name().unwrap().to_str().unwrap();
+        let out = common::diskscope(dir.path(), &[name, "--size", "1M", "--no-tui", "-T", "1s"]);
+        let left = std::fs::read_dir(&sub).unwrap().count();
+        drop(attr_guard);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(says), "{err}");
+        assert!(err.contains(&format!("chattr -{attr} {name}")), "{err}");
+        // An append-only directory keeps whatever is made in it: nothing may be.
+        assert_eq!(left, 0, "a file was left in {name}");
+    }
+}

@@ -1,8 +1,10 @@
 //! Opening what we benchmark: a block device or a regular file. Finds its size (the
 //! BLKGETSIZE64 ioctl for devices, whose st_size is 0) and logical block size (BLKSSZGET, or
 //! for a file the block size of the device under its filesystem), probes that O_DIRECT really
-//! works, and hands each worker a descriptor of its own. Every failure becomes one sentence
-//! naming the path, the problem and the fix.
+//! works, and hands each worker a descriptor of its own — of the same file or device the
+//! checks were made on. Before any open for writing, the stack (`safety`) and the file's
+//! immutable and append-only attributes (`attrs`) are checked. Every failure becomes one
+//! sentence naming the path, the problem and the fix.
 
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -13,6 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use nix::libc;
 
+use super::attrs;
 use super::discover::Roots;
 use super::extents::allocation;
 use super::safety;
@@ -62,6 +65,9 @@ pub struct Target {
     pub write: bool,
     /// Things the user should know about the numbers (sparse file, small span, …).
     pub warnings: Vec<String>,
+    /// What the checks were made on: every worker's descriptor must open this same file or
+    /// device, not whatever the path names by then (a retargeted symlink, a replaced file).
+    node: Node,
     /// Held open for the whole run. For a device opened for writing it carries O_EXCL, so
     /// the kernel refuses it while mounted or in use, and nobody can mount it meanwhile.
     main_fd: File,
@@ -88,8 +94,14 @@ impl Target {
         };
         let node = Node::of(&meta);
         if spec.write {
-            // Before any open for writing: nothing in use may sit above it.
-            safety::check_not_in_use(path, node, &Roots::system())?;
+            // Before any open for writing: nothing in use may sit above it or share its bytes.
+            safety::check_not_in_use(path, node, spec.span, &Roots::system())?;
+            if let Some(why) = (kind == TargetKind::RegularFile)
+                .then(|| attrs::file_write_refusal(path))
+                .flatten()
+            {
+                bail!("{why}");
+            }
         }
         if spec.write && kind == TargetKind::BlockDevice {
             // O_EXCL on a block device: EBUSY while mounted or held by md/dm/swap.
@@ -106,27 +118,7 @@ impl Target {
 
     fn finish(path: &Path, kind: TargetKind, spec: OpenSpec, fd: File) -> Result<Target> {
         let shown = path.display();
-        let (size_bytes, mut lbs, device_bytes) = match kind {
-            TargetKind::BlockDevice => {
-                let (size, lbs) = device_geometry(&fd)
-                    .map_err(|e| anyhow::anyhow!("{shown}: cannot read the device size: {e}"))?;
-                (size, lbs, Some(size))
-            }
-            TargetKind::RegularFile => {
-                let (lbs, device) = backing_device(&fd);
-                (fd.metadata()?.len(), lbs, device)
-            }
-        };
-        if size_bytes == 0 {
-            match kind {
-                TargetKind::BlockDevice => bail!(
-                    "{shown}: the device has size 0 (no medium, or an unconfigured loop/zram device); pick another with --list"
-                ),
-                TargetKind::RegularFile => bail!(
-                    "{shown}: the file is empty (0 bytes); give a larger file, or a directory to lay out a scratch file in"
-                ),
-            }
-        }
+        let (size_bytes, mut lbs, device_bytes) = measure(path, kind, &fd)?;
         if spec.direct {
             lbs = probe_direct(&fd, lbs, size_bytes).map_err(|e| {
                 if e.raw_os_error() == Some(libc::EINVAL) {
@@ -138,27 +130,7 @@ impl Target {
                 }
             })?;
         }
-        let span_bytes = match spec.span {
-            None => size_bytes,
-            Some(s) if s <= size_bytes => s,
-            Some(s) => bail!(
-                "{shown}: --size {} is larger than the target ({}); use at most --size {}",
-                format_bytes(s),
-                format_bytes(size_bytes),
-                format_block_size(size_bytes)
-            ),
-        };
-        let span_bytes = span_bytes / u64::from(lbs) * u64::from(lbs);
-        if span_bytes == 0 {
-            match spec.span {
-                Some(s) => bail!(
-                    "{shown}: --size {s} is smaller than one {lbs}-byte block; give at least --size {lbs}"
-                ),
-                None => bail!(
-                    "{shown}: {size_bytes} bytes is smaller than one {lbs}-byte block; give a larger target"
-                ),
-            }
-        }
+        let span_bytes = span_of(path, spec.span, size_bytes, lbs)?;
         let mut warnings = Vec::new();
         if let Some(s) = spec.span.filter(|&s| s != span_bytes) {
             warnings.push(format!(
@@ -190,6 +162,7 @@ impl Target {
             direct: spec.direct,
             write: spec.write,
             warnings,
+            node: Node::of(&fd.metadata()?),
             main_fd: fd,
         })
     }
@@ -217,7 +190,14 @@ impl IoOpener for Target {
             write: self.write,
             span: None,
         };
-        Ok(Box::new(open_raw(&self.path, spec, 0)?))
+        let file = open_raw(&self.path, spec, 0)?;
+        if Node::of(&file.metadata()?) != self.node {
+            return Err(io::Error::other(format!(
+                "{}: now names another file or device than the one checked at the start; run again",
+                self.path.display()
+            )));
+        }
+        Ok(Box::new(file))
     }
 }
 
@@ -231,6 +211,62 @@ fn open_raw(path: &Path, spec: OpenSpec, extra_flags: i32) -> io::Result<File> {
         .write(spec.write)
         .custom_flags(flags)
         .open(path)
+}
+
+/// The size of the target, its logical block size, and the size of the device it is or lies
+/// on (when it has one); a target of size 0 is refused.
+fn measure(path: &Path, kind: TargetKind, fd: &File) -> Result<(u64, u32, Option<u64>)> {
+    let shown = path.display();
+    let (size_bytes, lbs, device_bytes) = match kind {
+        TargetKind::BlockDevice => {
+            let (size, lbs) = device_geometry(fd)
+                .map_err(|e| anyhow::anyhow!("{shown}: cannot read the device size: {e}"))?;
+            (size, lbs, Some(size))
+        }
+        TargetKind::RegularFile => {
+            let (lbs, device) = backing_device(fd);
+            (fd.metadata()?.len(), lbs, device)
+        }
+    };
+    if size_bytes == 0 {
+        match kind {
+            TargetKind::BlockDevice => bail!(
+                "{shown}: the device has size 0 (no medium, or an unconfigured loop/zram device); pick another with --list"
+            ),
+            TargetKind::RegularFile => bail!(
+                "{shown}: the file is empty (0 bytes); give a larger file, or a directory to lay out a scratch file in"
+            ),
+        }
+    }
+    Ok((size_bytes, lbs, device_bytes))
+}
+
+/// The bytes the offsets cover: `--size` (or all of `size_bytes`) rounded down to whole
+/// `lbs`-byte blocks; a size beyond the target or below one block is refused.
+fn span_of(path: &Path, asked: Option<u64>, size_bytes: u64, lbs: u32) -> Result<u64> {
+    let shown = path.display();
+    let span_bytes = match asked {
+        None => size_bytes,
+        Some(s) if s <= size_bytes => s,
+        Some(s) => bail!(
+            "{shown}: --size {} is larger than the target ({}); use at most --size {}",
+            format_bytes(s),
+            format_bytes(size_bytes),
+            format_block_size(size_bytes)
+        ),
+    };
+    let span_bytes = span_bytes / u64::from(lbs) * u64::from(lbs);
+    if span_bytes == 0 {
+        match asked {
+            Some(s) => bail!(
+                "{shown}: --size {s} is smaller than one {lbs}-byte block; give at least --size {lbs}"
+            ),
+            None => bail!(
+                "{shown}: {size_bytes} bytes is smaller than one {lbs}-byte block; give a larger target"
+            ),
+        }
+    }
+    Ok(span_bytes)
 }
 
 /// One sentence for a failed open: the path, what went wrong, what to do.
@@ -353,5 +389,33 @@ fn probe_direct(fd: &File, lbs: u32, size: u64) -> io::Result<u32> {
     match last {
         Some(e) => Err(e),
         None => Ok(lbs),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_never_opens_a_file_put_in_the_targets_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t");
+        std::fs::write(&path, vec![7u8; 64 << 10]).unwrap();
+        let spec = OpenSpec {
+            direct: false,
+            write: false,
+            span: None,
+        };
+        let target = Target::open(&path, spec).unwrap();
+        assert!(target.open_io().is_ok());
+        // Another file renamed over the checked one, between the checks and a worker's open.
+        let other = dir.path().join("other");
+        std::fs::write(&other, vec![9u8; 64 << 10]).unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        let err = target.open_io().err().expect("the new file is refused");
+        assert!(
+            err.to_string().contains("now names another file or device"),
+            "{err}"
+        );
     }
 }

@@ -2,17 +2,22 @@
 //! a block device needs the device named on the command line (`--allow-write=/dev/sdX`), and
 //! every write target — device, regular file, or a kept scratch file — is refused when a write
 //! to it would land under a mounted filesystem, active swap, an md/dm array or an attached
-//! loop device, followed through partitions, holders and loop devices in both directions
-//! (see `stack`; fio's string match of /etc/mtab misses all but the first step, fio issue
-//! #1007). The kernel's O_EXCL open in `open` is the second, independent guard for devices.
+//! loop device: above the target (a file backing a loop device, a disk's partitions, holders),
+//! or beside it, under another name of the same bytes (a second loop device on an
+//! overlapping window of the same file, the backing file of a loop device, a partition over
+//! a loop's window of a disk), followed to the bottom of nested stacks (see `walk`; fio's
+//! string match of /etc/mtab misses all but the first step, fio issue #1007). The kernel's
+//! O_EXCL open in `open` is the second, independent guard for the target device itself; it
+//! cannot see another loop device on the same file, which is why the walk goes beside.
 
 use std::path::Path;
 
 use anyhow::{Result, bail};
 
 use super::discover::Roots;
+use super::overlap::ByteRange;
 use super::shell::quote;
-use super::stack::{Node, Stack};
+use super::stack::{Node, Stack, claimed_elsewhere};
 
 /// Whether `named` (typed by the user) names `path`: the same path, or one that resolves to
 /// the same file (`/dev/disk/by-id/...` for `/dev/sdb`).
@@ -39,16 +44,25 @@ pub fn check_device_write(path: &Path, named: &str) -> Result<()> {
     Ok(())
 }
 
-/// Refuses a write to `path` (at `node`) when something in use sits above it according to
-/// `roots`, naming the chain. Reads are never checked: they cannot corrupt what is on top.
-pub fn check_not_in_use(path: &Path, node: Node, roots: &Roots) -> Result<()> {
+/// Refuses a write to the first `span_bytes` (`None`: all) of `path` (at `node`) when
+/// something in use sits above those bytes or shares them under another name, according to
+/// `roots`, naming the chain. Devices in the chain are asked whether someone else holds
+/// them exclusively (`claimed_elsewhere`). Reads are never checked: they cannot corrupt
+/// what is on top.
+pub fn check_not_in_use(
+    path: &Path,
+    node: Node,
+    span_bytes: Option<u64>,
+    roots: &Roots,
+) -> Result<()> {
     let shown = path.display().to_string();
     let stack = Stack::read(roots, &Node::at).map_err(|e| {
         anyhow::anyhow!("{shown}: cannot check whether it is in use ({e:#}); refusing to write")
     })?;
-    if let Some(chain) = stack.refusal(node, &shown) {
+    let range = span_bytes.map_or(ByteRange::ALL, ByteRange::upto);
+    if let Some(chain) = stack.refusal_in(node, range, &shown, &claimed_elsewhere) {
         bail!(
-            "{shown}: refusing to write: {chain}; writing under it would corrupt it — free it first (umount, swapoff, losetup -d, or stop the array) or pick another target"
+            "{shown}: refusing to write: {chain}; writing there would corrupt it — free it first (umount, swapoff, losetup -d, or stop the array) or pick another target"
         );
     }
     Ok(())

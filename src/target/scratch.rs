@@ -140,6 +140,11 @@ fn same_file(file: &File, path: &Path) -> bool {
 /// then renamed into place without replacing anything. `None` when another run got there
 /// first.
 fn create_locked(dir: &Path, path: &Path) -> Result<Option<File>> {
+    // An immutable directory refuses the file with a bare EPERM; an append-only one takes it
+    // but keeps it there forever, unrenamed. Name the attribute before making anything.
+    if let Some(why) = super::attrs::scratch_dir_refusal(dir) {
+        bail!("{why}");
+    }
     let private = dir.join(format!(".diskscope.scratch.{}", std::process::id()));
     let file = OpenOptions::new()
         .read(true)

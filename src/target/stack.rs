@@ -1,24 +1,24 @@
-//! The storage stack above a file or block device: what would see a write to it. A regular file
-//! can back a loop device (sysfs `loop/backing_file`), a loop device can back another, a disk
-//! carries partitions, a device can be part of md/dm (`holders/`), and any of them can be
-//! mounted (`proc/self/mountinfo`, by major:minor) or be active swap (`proc/swaps`). Writing
-//! under any of those corrupts what sits on top, so this module walks the stack upwards from
-//! the target and names the chain ("/data/img backs /dev/loop1, mounted on /mnt").
+//! The storage stack around a file or block device, as one snapshot: which devices map onto
+//! which (a loop device over a file or device through its window, a partition inside its
+//! disk, an md/dm device built on its slaves), what is mounted (`proc/self/mountinfo`, by
+//! major:minor) and what is active swap (`proc/swaps`). `walk` follows these mappings to
+//! decide whether a write may go ahead; this module only reads and answers questions about
+//! single nodes and edges.
 //!
 //! Everything is read through an injectable [`Roots`] and an injectable `identify` (path →
-//! [`Node`]), so tests run over fixture trees; it reads only, and opens device nodes read-only
-//! for LOOP_GET_STATUS64, which names a loop's backing file by device and inode even when the
-//! path in sysfs is stale (renamed, deleted, another mount namespace).
+//! [`Node`]), so tests run over fixture trees. It opens device nodes read-only (a loop
+//! device's backing is asked of the kernel, see `loopdev`), and [`claimed_elsewhere`] opens
+//! one for an instant with O_EXCL; it never writes.
 
-use std::collections::HashSet;
-use std::fs::{self, File};
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::fs;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
 use nix::libc;
 
 use super::discover::{DeviceInfo, Mount, Roots, discover, parse_mountinfo, unescape_octal};
+use super::loopdev::{self, Backing};
+use super::overlap::Window;
 
 /// What a write lands on: a file (device and inode of its filesystem) or a block device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -50,24 +50,70 @@ impl Node {
     }
 }
 
-/// One block device and what backs it, if it is a loop device.
-struct Dev {
-    info: DeviceInfo,
-    backing: Option<Node>,
+/// One block device, what backs it if it is a loop device, and where it lies on its disk if
+/// it is a partition.
+pub(crate) struct Dev {
+    pub(crate) info: DeviceInfo,
+    backing: Option<Backing>,
+    /// A partition's bytes on its disk (sysfs `start` and `size`); `None` when unknown.
+    on_disk: Option<Window>,
+    /// A whole disk's world-wide name (sysfs `wwid`, `device/wwid`): two disks with the same
+    /// one are two paths to one disk (SCSI or NVMe multipath without dm-multipath).
+    wwid: Option<String>,
+}
+
+/// How an upper device's bytes come from a lower node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Link {
+    /// A loop device over a file or block device, through its window.
+    Loop,
+    /// A partition inside its disk.
+    Partition,
+    /// An md/dm device built on one of its slaves; sysfs does not say which bytes go where.
+    Holder,
+    /// Another path to the same disk (the same WWID): every byte is the same byte.
+    Alias,
+}
+
+impl Link {
+    /// Seen from below: "backs /dev/loop1".
+    pub(crate) fn up_verb(self) -> &'static str {
+        match self {
+            Link::Loop => "backs",
+            Link::Partition => "has partition",
+            Link::Holder => "is part of",
+            Link::Alias => "is the same disk as",
+        }
+    }
+
+    /// Seen from above: "is backed by /data/img".
+    pub(crate) fn down_verb(self) -> &'static str {
+        match self {
+            Link::Loop => "is backed by",
+            Link::Partition => "lies inside",
+            Link::Holder => "is built on",
+            Link::Alias => "is the same disk as",
+        }
+    }
+}
+
+/// One mapping between two nodes: `upper`'s bytes lie in `lower` through `window` (`None`:
+/// unknown, so every byte of one may be any of the other).
+pub(crate) struct Edge<'a> {
+    pub(crate) link: Link,
+    pub(crate) upper: &'a Dev,
+    pub(crate) lower: Node,
+    /// How the lower node is shown: a loop's backing path as the kernel gives it, else the
+    /// device's path.
+    pub(crate) lower_shown: String,
+    pub(crate) window: Option<Window>,
 }
 
 /// A snapshot of the machine's storage stack.
 pub struct Stack {
-    devs: Vec<Dev>,
+    pub(crate) devs: Vec<Dev>,
     mounts: Vec<Mount>,
     swaps: Vec<Node>,
-}
-
-/// A chain found above a node: the steps up ("backs /dev/loop1") and how it ends ("mounted
-/// on /mnt"); `end` is `None` when it ends at an md/dm holder or a loop device in use.
-struct Chain {
-    steps: Vec<String>,
-    end: Option<String>,
 }
 
 impl Stack {
@@ -75,9 +121,11 @@ impl Stack {
     pub fn read(roots: &Roots, identify: &dyn Fn(&Path) -> Option<Node>) -> anyhow::Result<Stack> {
         let devs = discover(roots)?
             .into_iter()
-            .map(|info| {
-                let backing = loop_backing(roots, &info, identify);
-                Dev { info, backing }
+            .map(|info| Dev {
+                backing: loopdev::backing(roots, &info, identify),
+                on_disk: partition_window(roots, &info),
+                wwid: wwid(roots, &info),
+                info,
             })
             .collect();
         let mountinfo = roots.proc.join("self/mountinfo");
@@ -99,68 +147,13 @@ impl Stack {
         })
     }
 
-    /// Why writing to `target` (shown as `shown`) would hit something in use: the chain up to
-    /// a mount or swap, else up to an md/dm holder or an attached loop device; `None` if free.
-    pub fn refusal(&self, target: Node, shown: &str) -> Option<String> {
-        let chain = self.above(target, false, &mut HashSet::new())?;
-        let end = chain.end.unwrap_or_default();
-        Some(if chain.steps.is_empty() {
-            format!("{shown} is {end}")
-        } else if end.is_empty() {
-            format!(
-                "{shown} {} (in use, though nothing above it is mounted)",
-                chain.steps.join(", which ")
-            )
-        } else {
-            format!("{shown} {}, {end}", chain.steps.join(", which "))
-        })
-    }
-
-    fn dev(&self, node: Node) -> Option<&Dev> {
-        self.devs.iter().find(|d| match node {
-            Node::Block { major, minor } => d.info.major_minor == (major, minor),
-            Node::File { .. } => false,
-        })
-    }
-
-    /// The worst chain above `node`: one ending in a mount or swap beats one ending at a
-    /// holder. `in_parent`: reached from a partition, so sibling partitions are not followed.
-    fn above(&self, node: Node, in_parent: bool, seen: &mut HashSet<Node>) -> Option<Chain> {
-        if !seen.insert(node) {
-            return None;
-        }
-        if let Some(end) = self.end_at(node) {
-            return Some(Chain {
-                steps: vec![],
-                end: Some(end),
-            });
-        }
-        let mut best: Option<Chain> = None;
-        for (verb, path, next, in_use) in self.edges(node, in_parent) {
-            let step = format!("{verb} {path}");
-            let chain = match self.above(next, verb == "lies inside", seen) {
-                Some(mut c) => {
-                    c.steps.insert(0, step);
-                    c
-                }
-                None if in_use => Chain {
-                    steps: vec![step],
-                    end: None,
-                },
-                None => continue,
-            };
-            if best
-                .as_ref()
-                .is_none_or(|b| chain.end.is_some() && b.end.is_none())
-            {
-                best = Some(chain);
-            }
-        }
-        best
+    /// The device at `node`, if it is a block device this snapshot knows.
+    pub(crate) fn dev(&self, node: Node) -> Option<&Dev> {
+        self.devs.iter().find(|d| d.node() == node)
     }
 
     /// "mounted on X" or "in use as swap" when `node` itself is.
-    fn end_at(&self, node: Node) -> Option<String> {
+    pub(crate) fn end_at(&self, node: Node) -> Option<String> {
         if self.swaps.contains(&node) {
             return Some("in use as swap".into());
         }
@@ -173,107 +166,152 @@ impl Stack {
             .map(|m| format!("mounted on {}", m.mount_point))
     }
 
-    /// The nodes directly above `node`: (verb, shown path, node, whether it alone means
-    /// "in use"). From a partition, its disk too ("lies inside"), whose other partitions are
-    /// separate regions and are not followed.
-    fn edges(&self, node: Node, in_parent: bool) -> Vec<(&'static str, String, Node, bool)> {
-        let edge = |verb, d: &Dev, in_use| (verb, d.info.path.clone(), block(&d.info), in_use);
-        let mut out: Vec<_> = self
-            .devs
-            .iter()
-            .filter(|d| d.backing == Some(node))
-            .map(|d| edge("backs", d, true))
-            .collect();
-        let Some(me) = self.dev(node) else {
-            return out;
-        };
+    /// Whether `node` is a device with partitions: whether it is held says nothing about a
+    /// given range of it then (a mounted partition holds the whole disk), so each partition
+    /// is looked at instead.
+    pub(crate) fn partitioned(&self, node: Node) -> bool {
+        self.dev(node).is_some_and(|me| {
+            self.devs
+                .iter()
+                .any(|d| d.info.parent.as_deref() == Some(me.info.name.as_str()))
+        })
+    }
+
+    /// The mappings from `node` up: loop devices over it, its partitions, its md/dm holders.
+    pub(crate) fn uppers(&self, node: Node) -> Vec<Edge<'_>> {
+        let me = self.dev(node);
+        let shown = me.map_or_else(String::new, |d| d.info.path.clone());
+        let mut out = Vec::new();
         for d in &self.devs {
-            let child = d.info.parent.as_deref() == Some(me.info.name.as_str());
-            if child && !in_parent {
-                out.push(edge("has partition", d, false));
+            let edge = |link, window| Edge {
+                link,
+                upper: d,
+                lower: node,
+                lower_shown: shown.clone(),
+                window,
+            };
+            if let Some(b) = d.backing.as_ref().filter(|b| b.node == node) {
+                out.push(edge(Link::Loop, Some(b.window)));
+            }
+            let Some(me) = me else { continue };
+            if d.info.parent.as_deref() == Some(me.info.name.as_str()) {
+                out.push(edge(Link::Partition, d.on_disk));
             }
             if me.info.holders.contains(&d.info.name) {
-                out.push(edge("is part of", d, true));
+                out.push(edge(Link::Holder, None));
             }
-            if me.info.parent.as_deref() == Some(d.info.name.as_str()) {
-                out.push(edge("lies inside", d, false));
-            }
+        }
+        out
+    }
+
+    /// The mappings from `node` down: a loop device's backing, a partition's disk, an md/dm
+    /// device's slaves, and the other paths to the same disk (which are as much below it as
+    /// above: every byte is shared).
+    pub(crate) fn lowers(&self, node: Node) -> Vec<Edge<'_>> {
+        let Some(me) = self.dev(node) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        if let Some(b) = &me.backing {
+            out.push(Edge {
+                link: Link::Loop,
+                upper: me,
+                lower: b.node,
+                lower_shown: b.shown.clone(),
+                window: Some(b.window),
+            });
+        }
+        for d in &self.devs {
+            let (link, window, lower_shown) =
+                if me.info.parent.as_deref() == Some(d.info.name.as_str()) {
+                    (Link::Partition, me.on_disk, d.info.path.clone())
+                } else if d.info.holders.contains(&me.info.name) {
+                    (Link::Holder, None, d.info.path.clone())
+                } else if me.same_disk(d) {
+                    let shown = format!("{} (the same WWID)", d.info.path);
+                    (Link::Alias, Some(Window::WHOLE), shown)
+                } else {
+                    continue;
+                };
+            out.push(Edge {
+                link,
+                upper: me,
+                lower: d.node(),
+                lower_shown,
+                window,
+            });
         }
         out
     }
 }
 
-fn block(info: &DeviceInfo) -> Node {
-    Node::Block {
-        major: info.major_minor.0,
-        minor: info.major_minor.1,
-    }
-}
-
-/// The file or device behind a loop device: by LOOP_GET_STATUS64 (device and inode, exact),
-/// else by resolving the path in sysfs `loop/backing_file`. `None` for other devices.
-fn loop_backing(
-    roots: &Roots,
-    info: &DeviceInfo,
-    identify: &dyn Fn(&Path) -> Option<Node>,
-) -> Option<Node> {
-    let sys = roots.sys.join("block").join(&info.name).join("loop");
-    let text = fs::read_to_string(sys.join("backing_file")).ok()?;
-    // A deleted backing file has no path any more (a new file there is another file): only
-    // the kernel's answer can name it.
-    loop_status(Path::new(&info.path)).or_else(|| {
-        let path = text.trim_end_matches('\n');
-        (!path.ends_with(" (deleted)"))
-            .then(|| identify(Path::new(path)))
-            .flatten()
-    })
-}
-
-/// `struct loop_info64` of linux/loop.h (232 bytes).
-#[repr(C)]
-struct LoopInfo64 {
-    lo_device: u64,
-    lo_inode: u64,
-    lo_rdevice: u64,
-    lo_offset: u64,
-    lo_sizelimit: u64,
-    lo_number: u32,
-    lo_encrypt_type: u32,
-    lo_encrypt_key_size: u32,
-    lo_flags: u32,
-    lo_file_name: [u8; 64],
-    lo_crypt_name: [u8; 64],
-    lo_encrypt_key: [u8; 32],
-    lo_init: [u64; 2],
-}
-
-const LOOP_GET_STATUS64: libc::c_ulong = 0x4C05;
-
-/// The backing node of the loop device at `node_path`, asked of the kernel.
-fn loop_status(node_path: &Path) -> Option<Node> {
-    let file = File::open(node_path).ok()?;
-    if !file.metadata().ok()?.file_type().is_block_device() {
-        return None;
-    }
-    // SAFETY: an all-zero loop_info64 is valid (integers and byte arrays only).
-    let mut info: LoopInfo64 = unsafe { std::mem::zeroed() };
-    // SAFETY: LOOP_GET_STATUS64 writes one loop_info64 through the pointer, which points at a
-    // live value of that type; the descriptor is an open block device.
-    let rc = unsafe { libc::ioctl(file.as_raw_fd(), LOOP_GET_STATUS64, &mut info) };
-    if rc < 0 {
-        return None;
-    }
-    Some(if info.lo_rdevice != 0 {
+impl Dev {
+    pub(crate) fn node(&self) -> Node {
         Node::Block {
-            major: libc::major(info.lo_rdevice),
-            minor: libc::minor(info.lo_rdevice),
+            major: self.info.major_minor.0,
+            minor: self.info.major_minor.1,
         }
-    } else {
-        Node::File {
-            dev: info.lo_device,
-            ino: info.lo_inode,
-        }
+    }
+
+    /// Whether `other` is another path to this disk: the same WWID and the same size (a
+    /// firmware that gives every disk one WWID rarely gives them one size too).
+    fn same_disk(&self, other: &Dev) -> bool {
+        self.wwid.is_some()
+            && other.wwid == self.wwid
+            && other.info.size_bytes == self.info.size_bytes
+            && other.node() != self.node()
+    }
+
+    /// Whether it is a loop device with something attached.
+    pub(crate) fn attached(&self) -> bool {
+        self.backing.is_some()
+    }
+}
+
+/// Where a partition lies on its disk: sysfs `start` (512-byte sectors, whatever the block
+/// size) and `size`. `None` for disks, and when either is missing or garbled.
+fn partition_window(roots: &Roots, info: &DeviceInfo) -> Option<Window> {
+    let disk = info.parent.as_deref()?;
+    let dir = roots.sys.join("block").join(disk).join(&info.name);
+    let start = fs::read_to_string(dir.join("start"))
+        .ok()?
+        .trim()
+        .parse::<u64>()
+        .ok()?;
+    Some(Window {
+        offset_bytes: start.saturating_mul(512),
+        len_bytes: Some(info.size_bytes),
     })
+}
+
+/// A whole disk's WWID (`wwid` for NVMe namespaces, `device/wwid` for SCSI), trimmed; `None`
+/// for partitions, loop, md and dm devices, and when the kernel gives none.
+fn wwid(roots: &Roots, info: &DeviceInfo) -> Option<String> {
+    if info.parent.is_some() {
+        return None;
+    }
+    let dir = roots.sys.join("block").join(&info.name);
+    ["wwid", "device/wwid"]
+        .iter()
+        .filter_map(|f| fs::read_to_string(dir.join(f)).ok())
+        .map(|t| t.trim().to_string())
+        .find(|t| !t.is_empty())
+}
+
+/// Whether another program holds the block device at `path` exclusively: a mount (in this or
+/// another mount namespace), a member of a multi-device filesystem, a virtual machine or
+/// anything that opened it with O_EXCL. Asked by opening it read-only with O_EXCL for an
+/// instant, which fails with EBUSY exactly then. Anything else (no such node, no permission)
+/// says nothing and counts as not held. Never ask it of a device with partitions (a mounted
+/// partition holds its whole disk) or of one our own write path holds (an md/dm device holds
+/// its slaves).
+pub fn claimed_elsewhere(path: &Path) -> bool {
+    let opened = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_EXCL | libc::O_CLOEXEC | libc::O_NONBLOCK)
+        .open(path);
+    // Dropping a descriptor that opened closes it, releasing the claim at once.
+    matches!(opened, Err(e) if e.raw_os_error() == Some(libc::EBUSY))
 }
 
 /// The paths in `proc/swaps` (first column, octal escapes decoded), header and deleted

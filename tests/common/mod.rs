@@ -129,7 +129,22 @@ impl Mounted {
 }
 
 impl Drop for Mounted {
+    /// Unmounts, waiting up to five seconds for what still holds it to let go: io_uring frees
+    /// a ring's registered files a moment after its process exits, and udev probes a loop
+    /// device on a file inside it a moment after it is written. A single try left ramfs and
+    /// ext4 mounts behind.
     fn drop(&mut self) {
+        for _ in 0..50 {
+            let done = Command::new("umount")
+                .arg(&self.dir)
+                .stderr(std::process::Stdio::null())
+                .status();
+            if done.is_ok_and(|s| s.success()) {
+                return;
+            }
+            let _ = Command::new("udevadm").arg("settle").status();
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
         let _ = Command::new("umount").arg(&self.dir).status();
     }
 }
