@@ -4,14 +4,24 @@
 //! lock and layout mark in scratch_mark). Nothing here generates load; the engine does, through
 //! the descriptors `open` hands out.
 
+pub mod access;
 pub(crate) mod cache;
+pub mod ceiling;
 pub mod discover;
 pub(crate) mod extents;
+pub mod facts;
+pub mod hwmon;
+pub mod link;
+pub mod link_bus;
 pub mod list;
+pub mod nvme_log;
 pub mod open;
+pub mod parse;
 pub(crate) mod prepare;
+pub mod queue_limits;
 pub(crate) mod safety;
 pub(crate) mod scratch;
 pub(crate) mod scratch_mark;
 pub(crate) mod shell;
 pub mod stack;
+pub mod sysfs;
