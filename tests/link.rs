@@ -310,3 +310,29 @@ fn a_loop_device_and_a_file_on_it_are_carried_by_loop() {
     // The device node itself resolves to the same device.
     assert_eq!(block_of_path(sys, Path::new(&dev.path)).unwrap(), block);
 }
+
+#[test]
+#[ignore = "needs root: attaches two stacked loop devices"]
+fn a_fake_sysfs_root_cannot_hide_a_device_in_use_from_the_write_check() {
+    // loop A backs loop B: writing to A would corrupt B. Only sysfs (B's loop/backing_file)
+    // says so, and the fake tree knows nothing of either device.
+    let dir = common::workdir();
+    let a = common::LoopDev::on_new_file(dir.path(), 32 << 20, &[]);
+    let b = common::LoopDev::attach(Path::new(&a.path), &[]);
+    let before = a.checksum();
+    let allow = format!("--allow-write={}", a.path);
+    let out = Command::new(env!("CARGO_BIN_EXE_diskscope"))
+        .args([&a.path, &allow, "--read", "0", "--no-tui", "-T", "1s"])
+        .env("SYSFS_PATH", tree("loop"))
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = common::stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("{} backs {}", a.path, b.path)),
+        "{err}"
+    );
+    assert_eq!(a.checksum(), before, "the backing device was written to");
+}

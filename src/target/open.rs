@@ -88,8 +88,9 @@ impl Target {
         };
         let node = Node::of(&meta);
         if spec.write {
-            // Before any open for writing: nothing in use may sit above it.
-            safety::check_not_in_use(path, node, &Roots::system())?;
+            // Before any open for writing: nothing in use may sit above it, on this machine's
+            // own sysfs (SYSFS_PATH must not hide a holder).
+            safety::check_not_in_use(path, node, &Roots::machine())?;
         }
         if spec.write && kind == TargetKind::BlockDevice {
             // O_EXCL on a block device: EBUSY while mounted or held by md/dm/swap.

@@ -28,6 +28,17 @@ impl Roots {
         }
     }
 
+    /// The running kernel's own roots, `/sys`, `/proc`, `/dev`, whatever `SYSFS_PATH` says:
+    /// for the check that a write target is not in use, which must see this machine's
+    /// holders and loop devices, never a tree that stands in for them.
+    pub fn machine() -> Roots {
+        Roots {
+            sys: PathBuf::from("/sys"),
+            proc: PathBuf::from("/proc"),
+            dev: PathBuf::from("/dev"),
+        }
+    }
+
     /// `base/sys`, `base/proc` and `base/dev`: the layout of a fixture tree.
     pub fn under(base: &Path) -> Roots {
         Roots {
