@@ -208,6 +208,31 @@ fn an_md_array_lists_each_members_link() {
 }
 
 #[test]
+fn a_multipath_namespace_lists_each_controllers_link_and_finds_the_sensor() {
+    let devs = listed("nvme-multipath");
+    let link = &device(&devs, "nvme0n1")["link"];
+    assert_eq!(link["kind"], "pcie");
+    assert_eq!(link["label"], "2 paths: PCIe 4.0 x2");
+    // How the paths share the load is the I/O policy's: no single ceiling.
+    assert!(link["ceiling_bytes_per_s"].is_null(), "{link}");
+    let members: Vec<&str> = link["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(members, ["nvme0", "nvme1"]);
+    assert_eq!(
+        device(&devs, "nvme0n1")["temperature_sensor"]["present"],
+        true
+    );
+    let sys = tree("nvme-multipath");
+    let facts = TargetFacts::for_block(&sys, &BlockDir::by_name(&sys, "nvme0n1").unwrap());
+    assert_eq!(facts.nvme_controller.as_deref(), Some("nvme0"));
+    assert_eq!(facts.thresholds.warn_c, Some(70.85));
+}
+
+#[test]
 fn the_facts_of_a_partition_are_its_disks_with_a_readable_sensor() {
     let sys = tree("nvme-x2");
     let block = BlockDir::by_name(&sys, "nvme0n1p1").unwrap();

@@ -104,6 +104,13 @@ pub fn pcie(sys: &Path, dir: &Path) -> LinkInfo {
     if speed.is_none() {
         notes.push("the kernel does not report this function's link speed".to_string());
     }
+    if behind_external_port(dir) {
+        notes.push(
+            "behind an external-facing port (Thunderbolt, USB4): the speed is the tunnel's as \
+             the kernel reports it, not a physical PCIe link"
+                .to_string(),
+        );
+    }
     let narrower = |cap: Option<u32>, own: Option<u32>| cap.zip(own).is_some_and(|(c, o)| c < o);
     if port_max.zip(max).is_some_and(|(p, m)| p < m) || narrower(port_width, max_width) {
         notes.push(format!(
@@ -129,6 +136,16 @@ pub fn pcie(sys: &Path, dir: &Path) -> LinkInfo {
     link.port_max_speed = port_max.map(gts);
     link.port_max_width = port_width;
     link
+}
+
+/// True when the PCI function or a bridge above it sits behind an external-facing port: the
+/// kernel's `removable` attribute reads "removable" there (sysfs-bus-pci), as for Thunderbolt
+/// and USB4 tunnels, whose reported link speeds are not those of a physical slot.
+fn behind_external_port(function: &Path) -> bool {
+    function
+        .ancestors()
+        .take_while(|d| d.join("current_link_speed").exists())
+        .any(|d| read_attr(&d.join("removable")).as_deref() == Some("removable"))
 }
 
 /// The first of `paths` that exists.
@@ -388,6 +405,30 @@ pub fn usb(sys: &Path, dev: &Path, child: Option<&Path>) -> LinkInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_function_behind_a_thunderbolt_port_says_its_speed_is_the_tunnels() {
+        let sys = tempfile::tempdir().unwrap();
+        let port = sys.path().join("devices/pci0000:00/0000:00:07.0");
+        let function = port.join("0000:05:00.0");
+        std::fs::create_dir_all(&function).unwrap();
+        for dir in [&port, &function] {
+            for (file, text) in [
+                ("current_link_speed", "2.5 GT/s PCIe\n"),
+                ("current_link_width", "4\n"),
+                ("max_link_speed", "8.0 GT/s PCIe\n"),
+                ("max_link_width", "4\n"),
+            ] {
+                std::fs::write(dir.join(file), text).unwrap();
+            }
+        }
+        let plain = pcie(sys.path(), &function);
+        assert!(plain.note.is_none(), "{plain:?}");
+        std::fs::write(port.join("removable"), "removable\n").unwrap();
+        let tunnelled = pcie(sys.path(), &function);
+        assert!(tunnelled.note.unwrap().contains("tunnel"));
+        assert_eq!(tunnelled.label, "PCIe 1.0 x4 (of 3.0 x4)");
+    }
 
     #[test]
     fn short_forms() {
