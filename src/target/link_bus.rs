@@ -6,73 +6,14 @@
 
 use std::path::{Path, PathBuf};
 
-use super::ceiling::{self, Bus, Line};
+use super::ceiling::{self, Bus};
 use super::link::{LinkInfo, LinkKind};
+use super::link_reading::{Reading, gbs, gts, short_gb};
 use super::parse::{
     parse_pcie_speed, parse_sas_rate, parse_sata_speed, parse_usb_speed, parse_usb_version,
     sata_max_from_identify,
 };
 use super::sysfs::{driver, entries, read_attr, read_num, relative, subsystem};
-
-/// `8000` → `"8.0 GT/s"`.
-fn gts(mt: u64) -> String {
-    format!("{:.1} GT/s", mt as f64 / 1000.0)
-}
-
-/// `3000` → `"3.0 Gb/s"`.
-fn gbs(mb: u64) -> String {
-    format!("{:.1} Gb/s", mb as f64 / 1000.0)
-}
-
-/// `3000` → `"3"`, `1500` → `"1.5"`, `22500` → `"22.5"`: the short form of a label.
-fn short_gb(mb: u64) -> String {
-    if mb.is_multiple_of(1000) {
-        (mb / 1000).to_string()
-    } else {
-        format!("{:.1}", mb as f64 / 1000.0)
-    }
-}
-
-/// What one bus reader found, before the ceilings are worked out.
-struct Reading<'a> {
-    kind: LinkKind,
-    bus: Bus,
-    label: String,
-    speed: Option<u64>,
-    width: Option<u32>,
-    max: Option<u64>,
-    max_width: Option<u32>,
-    max_of: &'static str,
-    unit: fn(u64) -> String,
-    notes: Vec<String>,
-    dir: &'a Path,
-}
-
-impl Reading<'_> {
-    fn finish(self, sys: &Path) -> LinkInfo {
-        let line = |rate: Option<u64>, lanes: Option<u32>| {
-            ceiling::ceiling(&Line {
-                bus: self.bus,
-                rate_mt_per_s: rate?,
-                lanes: lanes?,
-            })
-        };
-        let now = line(self.speed, self.width);
-        let best = line(self.max, self.max_width);
-        let mut link = LinkInfo::bare(self.kind, &self.label, None);
-        link.speed = self.speed.map(self.unit);
-        link.width = self.width;
-        link.max_speed = self.max.map(self.unit);
-        link.max_width = self.max_width;
-        link.max_of = self.max.map(|_| self.max_of.to_string());
-        link.encoding = now.as_ref().map(|c| c.encoding.to_string());
-        link.ceiling_bytes_per_s = now.map(|c| c.bytes_per_s);
-        link.max_ceiling_bytes_per_s = best.map(|c| c.bytes_per_s);
-        link.sysfs_path = Some(relative(sys, self.dir));
-        link.note = (!self.notes.is_empty()).then(|| self.notes.join("; "));
-        link
-    }
-}
 
 /// A PCI Express function: its trained link beside its own capability, and the port above it.
 pub fn pcie(sys: &Path, dir: &Path) -> LinkInfo {
@@ -428,15 +369,5 @@ mod tests {
         let tunnelled = pcie(sys.path(), &function);
         assert!(tunnelled.note.unwrap().contains("tunnel"));
         assert_eq!(tunnelled.label, "PCIe 1.0 x4 (of 3.0 x4)");
-    }
-
-    #[test]
-    fn short_forms() {
-        assert_eq!(short_gb(3_000), "3");
-        assert_eq!(short_gb(1_500), "1.5");
-        assert_eq!(short_gb(22_500), "22.5");
-        assert_eq!(gts(2_500), "2.5 GT/s");
-        assert_eq!(gts(16_000), "16.0 GT/s");
-        assert_eq!(gbs(6_000), "6.0 Gb/s");
     }
 }

@@ -13,6 +13,7 @@ pub mod facts;
 pub mod hwmon;
 pub mod link;
 pub mod link_bus;
+pub(crate) mod link_reading;
 pub mod list;
 pub mod nvme_log;
 pub mod open;
