@@ -361,3 +361,67 @@ fn a_fake_sysfs_root_cannot_hide_a_device_in_use_from_the_write_check() {
     );
     assert_eq!(a.checksum(), before, "the backing device was written to");
 }
+
+/// A tmux server on its own socket, killed on drop.
+struct Tmux(String);
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .args(["-L", &self.0, "-f", "/dev/null"])
+            .args(args)
+            .output()
+            .expect("running tmux")
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+#[test]
+fn the_picker_shows_each_disks_link_in_a_real_terminal() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("note: tmux is not installed; skipping");
+        return;
+    }
+    let dir = common::workdir();
+    let tmux = Tmux(format!("link-{}", std::process::id()));
+    let shell = format!(
+        "SYSFS_PATH='{}' '{}'",
+        tree("nvme-x2").display(),
+        env!("CARGO_BIN_EXE_diskscope")
+    );
+    let out = tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "p",
+        "-x",
+        "80",
+        "-y",
+        "24",
+        "-c",
+        dir.path().to_str().unwrap(),
+        &shell,
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let screen = loop {
+        let screen = String::from_utf8_lossy(&tmux.run(&["capture-pane", "-p", "-t", "p"]).stdout)
+            .into_owned();
+        if screen.contains("nvme0n1p1") || std::time::Instant::now() > deadline {
+            break screen;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let row = screen
+        .lines()
+        .find(|l| l.contains("/nvme0n1 "))
+        .unwrap_or_else(|| panic!("no nvme0n1 row:\n{screen}"));
+    assert!(row.contains("PCIe 3.0 x2 (of 4.0 x4)"), "{screen}");
+    assert!(screen.contains(" link "), "{screen}");
+    let _ = tmux.run(&["send-keys", "-t", "p", "q"]);
+}
