@@ -94,3 +94,119 @@ pub fn inode_flags(file: &std::fs::File) -> std::io::Result<u32> {
     }
     Ok(flags as u32)
 }
+
+/// Where sysfs is read from: `$SYSFS_PATH` when set and not empty (as libudev honours it, so a
+/// fixture tree can stand in for the machine's), else `/sys`. Trailing slashes are dropped.
+/// Every sysfs read of the program goes through this root.
+pub fn sysfs_root() -> std::path::PathBuf {
+    sysfs_root_from(std::env::var_os("SYSFS_PATH"))
+}
+
+/// [`sysfs_root`] for a given value of the variable (the testable half).
+pub fn sysfs_root_from(value: Option<std::ffi::OsString>) -> std::path::PathBuf {
+    match value {
+        Some(v) if !v.is_empty() => {
+            let text = v.to_string_lossy();
+            let trimmed = text.trim_end_matches('/');
+            if trimmed.is_empty() {
+                std::path::PathBuf::from("/")
+            } else {
+                std::path::PathBuf::from(trimmed)
+            }
+        }
+        _ => std::path::PathBuf::from("/sys"),
+    }
+}
+
+/// The NVMe admin passthrough command (`struct nvme_passthru_cmd` of linux/nvme_ioctl.h),
+/// 72 bytes, as `NVME_IOCTL_ADMIN_CMD` takes it.
+#[repr(C)]
+#[derive(Debug, Default)]
+struct NvmePassthruCmd {
+    opcode: u8,
+    flags: u8,
+    rsvd1: u16,
+    nsid: u32,
+    cdw2: u32,
+    cdw3: u32,
+    metadata: u64,
+    addr: u64,
+    metadata_len: u32,
+    data_len: u32,
+    cdw10: u32,
+    cdw11: u32,
+    cdw12: u32,
+    cdw13: u32,
+    cdw14: u32,
+    cdw15: u32,
+    timeout_ms: u32,
+    result: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<NvmePassthruCmd>() == 72);
+
+// NVME_IOCTL_ADMIN_CMD = _IOWR('N', 0x41, struct nvme_admin_cmd) (linux/nvme_ioctl.h).
+nix::ioctl_readwrite!(nvme_ioctl_admin_cmd, b'N', 0x41, NvmePassthruCmd);
+
+/// NVMe Get Log Page (admin opcode 02h) of log `lid` for namespace `nsid` into `buf` (whole
+/// dwords, at most 4 KiB), through the controller's character device `fd` (`/dev/nvme0`).
+/// `None` when the ioctl is refused (no root: EACCES/EPERM; not an NVMe device: ENOTTY) or
+/// the drive answers with an NVMe status.
+pub fn nvme_get_log_page(fd: &std::fs::File, lid: u8, nsid: u32, buf: &mut [u8]) -> Option<()> {
+    use std::os::fd::AsRawFd;
+    if buf.is_empty() || !buf.len().is_multiple_of(4) || buf.len() > 4096 {
+        return None;
+    }
+    let dwords = (buf.len() / 4) as u32;
+    let mut cmd = NvmePassthruCmd {
+        opcode: 0x02,
+        nsid,
+        addr: buf.as_mut_ptr() as u64,
+        data_len: buf.len() as u32,
+        // CDW10: the log page identifier in bits 7:0, the number of dwords minus one (lower
+        // half) in bits 31:16 (NVMe base specification, Get Log Page command).
+        cdw10: u32::from(lid) | ((dwords - 1) << 16),
+        ..NvmePassthruCmd::default()
+    };
+    // SAFETY: `cmd` is a live, correctly laid out nvme_passthru_cmd (size checked above); its
+    // `addr`/`data_len` describe `buf`, which is mutably borrowed for the whole call, so the
+    // kernel writes at most `buf.len()` bytes into memory we own. A descriptor that is not an
+    // NVMe controller makes the ioctl fail with ENOTTY, touching nothing.
+    let status = unsafe { nvme_ioctl_admin_cmd(fd.as_raw_fd(), &mut cmd) };
+    match status {
+        Ok(0) => Some(()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsString;
+    use std::path::PathBuf;
+
+    #[test]
+    fn sysfs_root_follows_the_variable_like_libudev() {
+        assert_eq!(sysfs_root_from(None), PathBuf::from("/sys"));
+        assert_eq!(
+            sysfs_root_from(Some(OsString::new())),
+            PathBuf::from("/sys")
+        );
+        assert_eq!(
+            sysfs_root_from(Some("tests/fixtures/sysfs/x/".into())),
+            PathBuf::from("tests/fixtures/sysfs/x")
+        );
+        assert_eq!(sysfs_root_from(Some("/".into())), PathBuf::from("/"));
+    }
+
+    #[test]
+    fn log_page_refuses_a_buffer_it_cannot_describe_and_a_non_nvme_descriptor() {
+        let file = tempfile::tempfile().unwrap();
+        let mut odd = [0u8; 6];
+        assert_eq!(nvme_get_log_page(&file, 2, u32::MAX, &mut odd), None);
+        let mut buf = [0u8; 512];
+        // A regular file is not an NVMe controller: the ioctl fails (ENOTTY), quietly.
+        assert_eq!(nvme_get_log_page(&file, 2, u32::MAX, &mut buf), None);
+        assert!(buf.iter().all(|&b| b == 0));
+    }
+}

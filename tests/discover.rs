@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use diskscope::target::discover::{
     Access, DeviceInfo, DeviceKind, Roots, discover, find_by_path, mounted_anywhere, visible,
 };
+use diskscope::target::hwmon::SensorInfo;
+use diskscope::target::link::LinkInfo;
 use diskscope::target::list::format_table;
+use diskscope::target::queue_limits::QueueLimits;
 use tempfile::TempDir;
 
 fn fixture(name: &str) -> PathBuf {
@@ -88,6 +91,19 @@ fn nvme_disk_every_field() {
         mountpoints: vec!["/boot/efi".into(), "/".into()],
         holders: vec![],
         access: Access::Ok,
+        // This old fixture has no device tree above the disk: nothing to walk.
+        link: LinkInfo::unknown("no bus sysfs describes was found above the device"),
+        queue_limits: QueueLimits {
+            nr_requests: Some(1023),
+            rotational: Some(false),
+            ..QueueLimits::default()
+        },
+        temperature_sensor: SensorInfo {
+            reason: Some(
+                "no temperature sensor (the kernel's NVMe hwmon needs 5.5+ with NVME_HWMON)".into(),
+            ),
+            ..SensorInfo::default()
+        },
     };
     assert_eq!(devs[0], expected);
 }
@@ -324,16 +340,18 @@ fn table_for_nvme() {
     assert_fits(&table);
     let header = table.lines().next().expect("header");
     for col in [
-        "DEVICE", "SIZE", "TYPE", "LBS/PBS", "SCHED", "MODEL", "MOUNTED",
+        "DEVICE", "SIZE", "TYPE", "LBS/PBS", "LINK", "MODEL", "MOUNTED",
     ] {
         assert!(header.contains(col), "{header}");
     }
+    // With LINK, the whole model and mount would not fit beside SCHED: SCHED goes first.
+    assert!(!header.contains("SCHED"), "{header}");
     let disk = line_of(&table, "nvme0n1");
     for cell in [
         "931.5 GiB",
         "SSD",
         "512/512",
-        "none",
+        " ? ",
         "Samsung SSD 980 PRO 1TB",
         "/boot/efi +1",
     ] {
@@ -358,12 +376,15 @@ fn table_for_hdd_and_raid() {
         "HDD",
         "512/4096",
         "bfq",
+        "?",
         "WDC WD40EFRX-68N",
         "/mnt/my disk +1",
     ] {
         assert!(sda.contains(cell), "{cell:?} missing in {sda:?}");
     }
     assert!(!table.contains('*'), "{table}");
+    assert!(table.starts_with("DEVICE"), "{table}");
+    assert!(table.lines().next().unwrap().contains(" SCHED "), "{table}");
 
     let (devs, _dev) = discover_fixture("md-raid", &["md0", "sdb", "sdb1", "sdc", "sdc1"]);
     let table = format_table(&devs);

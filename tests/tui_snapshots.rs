@@ -12,6 +12,7 @@ use diskscope::settings::Knob;
 use diskscope::settings::Settings;
 use diskscope::stats::{Counts, Latency, LatencySummary, Snapshot, ThreadSample};
 use diskscope::target::discover::{Access, DeviceInfo, DeviceKind};
+use diskscope::target::link::{LinkInfo, LinkKind};
 use diskscope::tui::action::Action;
 use diskscope::tui::state::{App, Picker, PickerRow, Run, Screen};
 use ratatui::Terminal;
@@ -148,6 +149,9 @@ fn device(name: &str, size: u64, access: Access, mounts: &[&str]) -> DeviceInfo 
         mountpoints: mounts.iter().map(|m| m.to_string()).collect(),
         holders: vec![],
         access,
+        link: LinkInfo::bare(LinkKind::Sata, "SATA 6 Gb/s", None),
+        queue_limits: Default::default(),
+        temperature_sensor: Default::default(),
     }
 }
 

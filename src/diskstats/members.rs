@@ -24,6 +24,8 @@ pub struct Member {
 
 /// The devices under `device` (its diskstats name), depth first, names sorted at each level;
 /// empty for a device with no members (a plain disk) or when sysfs cannot be read.
+/// `sys_root` is the sysfs root: the machine's is `crate::sys::sysfs_root()`, which honours
+/// `SYSFS_PATH`, so a fixture tree stands in for the machine's.
 pub fn members(sys_root: &Path, device: &str) -> Vec<Member> {
     let mut out = Vec::new();
     let mut seen = HashSet::from([device.to_string()]);

@@ -1,21 +1,33 @@
 //! Discovery of every block device on the machine, as the kernel describes it in sysfs and
-//! procfs. This module owns the walk of `sys/block`, the pure parsers for the small text files
-//! found there and in `proc/self/mountinfo`, and the read-only access probe of device nodes. It
-//! must not write anywhere, open a device for writing, or keep a device open: it only describes.
+//! procfs. This module owns the walk of `sys/block` and the read-only access probe of device
+//! nodes; the text parsers live in [`super::parse`], the sysfs readers in [`super::sysfs`], and
+//! each disk's link, queue limits and sensor come from [`super::link`],
+//! [`super::queue_limits`] and [`super::hwmon`]. It must not write anywhere, open a device for
+//! writing, or keep a device open: it only describes.
 //!
-//! All roots are injectable ([`Roots`]) so tests run against fixture trees; parsing is done by
-//! pure functions over text so every format quirk is unit-testable.
+//! All roots are injectable ([`Roots`]; `Roots::system` honours `SYSFS_PATH`) so tests run
+//! against fixture trees, through unit seams and through the real binary.
 
-use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+pub use super::access::{Access, access_from_errno, probe_access};
+use super::hwmon::{SensorInfo, sensor_info};
+use super::link::{LinkInfo, link_of};
+use super::parse::natural_cmp;
+pub use super::parse::{
+    Mount, parse_dev_numbers, parse_flag, parse_mountinfo, parse_scheduler, unescape_octal,
+};
+use super::queue_limits::QueueLimits;
+pub use super::sysfs::Roots;
+use super::sysfs::{BlockDir, read_attr, resolve};
 
 /// Everything diskscope knows about one block device before touching it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DeviceInfo {
     /// Kernel name, e.g. `sda1`, `nvme0n1`, `md0`, `loop0`.
     pub name: String,
@@ -53,168 +65,20 @@ pub struct DeviceInfo {
     pub holders: Vec<String>,
     /// Whether the current user can open the device node for reading.
     pub access: Access,
+    /// What carries the data, and its ceiling (a partition: its disk's link).
+    pub link: LinkInfo,
+    /// The block layer's limits (a partition: its disk's queue).
+    pub queue_limits: QueueLimits,
+    /// Whether the disk has a temperature sensor; listing never reads it.
+    pub temperature_sensor: SensorInfo,
 }
 
 /// Whole disk or partition; serialized as `"disk"` / `"partition"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DeviceKind {
     Disk,
     Partition,
-}
-
-/// Result of probing the device node with a read-only open.
-///
-/// Serialized as the string `"ok"` or as `{"denied": "<reason>"}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Access {
-    Ok,
-    Denied(String),
-}
-
-impl Access {
-    /// True when the device node could be opened for reading.
-    pub fn is_ok(&self) -> bool {
-        matches!(self, Access::Ok)
-    }
-}
-
-/// The filesystem roots discovery reads from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Roots {
-    /// Where sysfs is mounted (`/sys`).
-    pub sys: PathBuf,
-    /// Where procfs is mounted (`/proc`).
-    pub proc: PathBuf,
-    /// Where device nodes live (`/dev`).
-    pub dev: PathBuf,
-}
-
-impl Roots {
-    /// The roots of the running system: `/sys`, `/proc`, `/dev`.
-    pub fn system() -> Roots {
-        Roots {
-            sys: PathBuf::from("/sys"),
-            proc: PathBuf::from("/proc"),
-            dev: PathBuf::from("/dev"),
-        }
-    }
-
-    /// `base/sys`, `base/proc` and `base/dev`: the layout of a fixture tree.
-    pub fn under(base: &Path) -> Roots {
-        Roots {
-            sys: base.join("sys"),
-            proc: base.join("proc"),
-            dev: base.join("dev"),
-        }
-    }
-}
-
-/// One line of `proc/self/mountinfo`, reduced to what discovery needs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Mount {
-    pub major: u32,
-    pub minor: u32,
-    /// Mount point with octal escapes (`\040` etc.) decoded.
-    pub mount_point: String,
-}
-
-/// The active scheduler of a `queue/scheduler` line: `"mq-deadline [none]"` gives `"none"`; a
-/// lone unbracketed name is taken as is; anything else gives `None`.
-pub fn parse_scheduler(text: &str) -> Option<String> {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    for word in &words {
-        if let Some(inner) = word.strip_prefix('[').and_then(|w| w.strip_suffix(']'))
-            && !inner.is_empty()
-        {
-            return Some(inner.to_string());
-        }
-    }
-    match words.as_slice() {
-        [only] if !only.contains('[') && !only.contains(']') => Some((*only).to_string()),
-        _ => None,
-    }
-}
-
-/// `"8:1\n"` gives `(8, 1)`.
-pub fn parse_dev_numbers(text: &str) -> Option<(u32, u32)> {
-    let (major, minor) = text.trim().split_once(':')?;
-    Some((major.parse().ok()?, minor.parse().ok()?))
-}
-
-/// `"1\n"` gives `true`, `"0"` gives `false`, anything else `None`.
-pub fn parse_flag(text: &str) -> Option<bool> {
-    match text.trim() {
-        "1" => Some(true),
-        "0" => Some(false),
-        _ => None,
-    }
-}
-
-/// Decodes the `\NNN` octal escapes the kernel uses in mountinfo for space, tab, newline and
-/// backslash. Invalid escapes are kept literally.
-pub fn unescape_octal(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'\\' && i + 3 < bytes.len() {
-            let digits = &bytes[i + 1..i + 4];
-            if digits.iter().all(|d| (b'0'..=b'7').contains(d)) {
-                let value = digits
-                    .iter()
-                    .fold(0u32, |acc, d| acc * 8 + u32::from(d - b'0'));
-                if let Ok(byte) = u8::try_from(value) {
-                    out.push(byte);
-                    i += 4;
-                    continue;
-                }
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Parses `proc/self/mountinfo`: field 3 is `major:minor`, field 5 the mount point. Malformed
-/// lines are skipped.
-pub fn parse_mountinfo(text: &str) -> Vec<Mount> {
-    text.lines()
-        .filter_map(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            let (major, minor) = parse_dev_numbers(fields.get(2)?)?;
-            let mount_point = unescape_octal(fields.get(4)?);
-            Some(Mount {
-                major,
-                minor,
-                mount_point,
-            })
-        })
-        .collect()
-}
-
-/// Maps the errno of a failed read-only open to an [`Access`] verdict.
-pub fn access_from_errno(errno: i32) -> Access {
-    match nix::errno::Errno::from_raw(errno) {
-        nix::errno::Errno::EACCES | nix::errno::Errno::EPERM => {
-            Access::Denied("permission denied".to_string())
-        }
-        nix::errno::Errno::ENOENT => Access::Denied("no device node".to_string()),
-        other => Access::Denied(other.desc().to_string()),
-    }
-}
-
-/// Opens `path` read-only (std opens with `O_RDONLY | O_CLOEXEC`) and closes it at once.
-pub fn probe_access(path: &Path) -> Access {
-    match fs::File::open(path) {
-        Ok(_file) => Access::Ok,
-        Err(err) => match err.raw_os_error() {
-            Some(errno) => access_from_errno(errno),
-            None => Access::Denied(err.to_string()),
-        },
-    }
 }
 
 /// Drops devices of size 0 (unconfigured zram, unattached loop) unless `all`.
@@ -242,17 +106,6 @@ pub fn mounted_anywhere(dev: &DeviceInfo) -> bool {
     !dev.mountpoints.is_empty()
 }
 
-/// Reads one sysfs attribute, trimmed; `None` when missing, unreadable or empty.
-fn read_attr(path: &Path) -> Option<String> {
-    let text = fs::read_to_string(path).ok()?;
-    let trimmed = text.trim();
-    if trimmed.is_empty() {
-        None
-    } else {
-        Some(trimmed.to_string())
-    }
-}
-
 fn read_required(path: &Path) -> anyhow::Result<String> {
     let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     Ok(text.trim().to_string())
@@ -271,57 +124,61 @@ fn read_holders(dir: &Path) -> Vec<String> {
     names
 }
 
-/// Orders names with digit runs compared as numbers, so that `loop2` < `loop10`.
-fn natural_cmp(a: &str, b: &str) -> Ordering {
-    fn chunks(s: &str) -> Vec<(bool, &str)> {
-        let mut out = Vec::new();
-        let mut start = 0;
-        let bytes = s.as_bytes();
-        for i in 1..=bytes.len() {
-            if i == bytes.len() || bytes[i].is_ascii_digit() != bytes[start].is_ascii_digit() {
-                out.push((bytes[start].is_ascii_digit(), &s[start..i]));
-                start = i;
-            }
-        }
-        out
-    }
-    let (ca, cb) = (chunks(a), chunks(b));
-    for (x, y) in ca.iter().zip(cb.iter()) {
-        let ord = match (x, y) {
-            ((true, dx), (true, dy)) => {
-                let (tx, ty) = (dx.trim_start_matches('0'), dy.trim_start_matches('0'));
-                tx.len().cmp(&ty.len()).then(tx.cmp(ty))
-            }
-            ((_, sx), (_, sy)) => sx.cmp(sy),
-        };
-        if ord != Ordering::Equal {
-            return ord;
-        }
-    }
-    ca.len().cmp(&cb.len()).then(a.cmp(b))
-}
-
-/// Queue attributes shared by a disk and its partitions.
+/// What a partition takes from its disk: the queue, the identity and the physical facts.
 #[derive(Debug, Clone)]
-struct Queue {
+struct Shared {
+    model: Option<String>,
+    vendor: Option<String>,
     logical_block_size: u32,
     physical_block_size: u32,
     rotational: bool,
     scheduler: Option<String>,
     nr_requests: Option<u32>,
+    link: LinkInfo,
+    queue_limits: QueueLimits,
+    temperature_sensor: SensorInfo,
 }
 
-fn read_queue(disk_dir: &Path) -> Queue {
-    let q = disk_dir.join("queue");
-    let num = |file: &str| read_attr(&q.join(file)).and_then(|t| t.parse::<u32>().ok());
-    Queue {
-        logical_block_size: num("logical_block_size").unwrap_or(512),
-        physical_block_size: num("physical_block_size").unwrap_or(512),
-        rotational: read_attr(&q.join("rotational"))
-            .and_then(|t| parse_flag(&t))
-            .unwrap_or(false),
-        scheduler: read_attr(&q.join("scheduler")).and_then(|t| parse_scheduler(&t)),
-        nr_requests: num("nr_requests"),
+impl Shared {
+    /// Reads a disk's directory (`sys/block/<name>`).
+    fn read(disk_dir: &Path, name: &str, roots: &Roots) -> Shared {
+        let q = disk_dir.join("queue");
+        let num = |file: &str| read_attr(&q.join(file)).and_then(|t| t.parse::<u32>().ok());
+        let block = BlockDir {
+            name: name.to_string(),
+            disk: name.to_string(),
+            disk_dir: resolve(disk_dir),
+        };
+        Shared {
+            model: read_attr(&disk_dir.join("device").join("model")),
+            vendor: read_attr(&disk_dir.join("device").join("vendor")),
+            logical_block_size: num("logical_block_size").unwrap_or(512),
+            physical_block_size: num("physical_block_size").unwrap_or(512),
+            rotational: read_attr(&q.join("rotational"))
+                .and_then(|t| parse_flag(&t))
+                .unwrap_or(false),
+            scheduler: read_attr(&q.join("scheduler")).and_then(|t| parse_scheduler(&t)),
+            nr_requests: num("nr_requests"),
+            link: link_of(&roots.sys, &block),
+            queue_limits: QueueLimits::read(&block),
+            temperature_sensor: sensor_info(&roots.sys, &block),
+        }
+    }
+
+    /// What the disk `p` already read.
+    fn of(p: &DeviceInfo) -> Shared {
+        Shared {
+            model: p.model.clone(),
+            vendor: p.vendor.clone(),
+            logical_block_size: p.logical_block_size,
+            physical_block_size: p.physical_block_size,
+            rotational: p.rotational,
+            scheduler: p.scheduler.clone(),
+            nr_requests: p.nr_requests,
+            link: p.link.clone(),
+            queue_limits: p.queue_limits.clone(),
+            temperature_sensor: p.temperature_sensor.clone(),
+        }
     }
 }
 
@@ -351,23 +208,10 @@ fn read_device(
         )
     })?;
     let flag = |file: &str| read_attr(&dir.join(file)).and_then(|t| parse_flag(&t));
-    let (model, vendor, queue, removable) = match parent {
-        Some(p) => (
-            p.model.clone(),
-            p.vendor.clone(),
-            Queue {
-                logical_block_size: p.logical_block_size,
-                physical_block_size: p.physical_block_size,
-                rotational: p.rotational,
-                scheduler: p.scheduler.clone(),
-                nr_requests: p.nr_requests,
-            },
-            flag("removable").unwrap_or(p.removable),
-        ),
+    let (shared, removable) = match parent {
+        Some(p) => (Shared::of(p), flag("removable").unwrap_or(p.removable)),
         None => (
-            read_attr(&dir.join("device").join("model")),
-            read_attr(&dir.join("device").join("vendor")),
-            read_queue(dir),
+            Shared::read(dir, name, roots),
             flag("removable").unwrap_or(false),
         ),
     };
@@ -377,20 +221,23 @@ fn read_device(
         path: node.to_string_lossy().into_owned(),
         kind,
         parent: parent.map(|p| p.name.clone()),
-        model,
-        vendor,
+        model: shared.model,
+        vendor: shared.vendor,
         size_bytes: sectors.saturating_mul(512),
-        logical_block_size: queue.logical_block_size,
-        physical_block_size: queue.physical_block_size,
-        rotational: queue.rotational,
-        scheduler: queue.scheduler,
-        nr_requests: queue.nr_requests,
+        logical_block_size: shared.logical_block_size,
+        physical_block_size: shared.physical_block_size,
+        rotational: shared.rotational,
+        scheduler: shared.scheduler,
+        nr_requests: shared.nr_requests,
         removable,
         read_only: flag("ro").unwrap_or(false),
         major_minor,
         mountpoints: Vec::new(),
         holders: read_holders(&dir.join("holders")),
         access: probe_access(&node),
+        link: shared.link,
+        queue_limits: shared.queue_limits,
+        temperature_sensor: shared.temperature_sensor,
     })
 }
 
@@ -427,7 +274,13 @@ fn partition_dirs(disk_dir: &Path) -> anyhow::Result<Vec<(String, u64)>> {
 /// matched.
 pub fn discover(roots: &Roots) -> anyhow::Result<Vec<DeviceInfo>> {
     let block = roots.sys.join("block");
-    let entries = fs::read_dir(&block).with_context(|| format!("listing {}", block.display()))?;
+    let entries = fs::read_dir(&block).with_context(|| {
+        format!(
+            "{}: cannot list the block devices (sysfs is read from $SYSFS_PATH when it is set, \
+             else /sys)",
+            block.display()
+        )
+    })?;
     let mut disk_names = Vec::new();
     for entry in entries {
         let entry = entry.with_context(|| format!("listing {}", block.display()))?;
@@ -514,138 +367,5 @@ fn collect_mounts(
         if let Some(&j) = index.get(next.as_str()) {
             collect_mounts(j, raws, index, mounts, seen, out);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn scheduler_takes_bracketed_entry() {
-        assert_eq!(
-            parse_scheduler("mq-deadline [none]\n").as_deref(),
-            Some("none")
-        );
-        assert_eq!(
-            parse_scheduler("none [mq-deadline] kyber bfq ").as_deref(),
-            Some("mq-deadline")
-        );
-        assert_eq!(parse_scheduler("none").as_deref(), Some("none"));
-        assert_eq!(parse_scheduler("none kyber"), None);
-        assert_eq!(parse_scheduler(""), None);
-        assert_eq!(parse_scheduler("[]"), None);
-    }
-
-    #[test]
-    fn dev_numbers_parse_and_reject() {
-        assert_eq!(parse_dev_numbers("8:1\n"), Some((8, 1)));
-        assert_eq!(parse_dev_numbers("259:0"), Some((259, 0)));
-        assert_eq!(parse_dev_numbers("8"), None);
-        assert_eq!(parse_dev_numbers("a:1"), None);
-        assert_eq!(parse_dev_numbers("8:-1"), None);
-    }
-
-    #[test]
-    fn flags() {
-        assert_eq!(parse_flag("1\n"), Some(true));
-        assert_eq!(parse_flag("0"), Some(false));
-        assert_eq!(parse_flag("yes"), None);
-    }
-
-    #[test]
-    fn octal_escapes_are_decoded() {
-        assert_eq!(unescape_octal(r"/mnt/my\040disk"), "/mnt/my disk");
-        assert_eq!(unescape_octal(r"/a\011b\012c\134d"), "/a\tb\nc\\d");
-        assert_eq!(unescape_octal(r"/trailing\04"), r"/trailing\04");
-        assert_eq!(unescape_octal(r"/bad\089"), r"/bad\089");
-        assert_eq!(unescape_octal(r"\"), r"\");
-        assert_eq!(unescape_octal(""), "");
-    }
-
-    #[test]
-    fn mountinfo_fields_3_and_5() {
-        let text = "\
-36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue
-29 1 259:2 / / rw,relatime shared:1 - ext4 /dev/nvme0n1p2 rw
-40 29 8:17 / /mnt/my\\040disk rw - ext4 /dev/sdb1 rw
-garbage line
-41 29 x:y / /nope rw - tmpfs tmpfs rw
-";
-        let mounts = parse_mountinfo(text);
-        assert_eq!(
-            mounts,
-            vec![
-                Mount {
-                    major: 98,
-                    minor: 0,
-                    mount_point: "/mnt2".into()
-                },
-                Mount {
-                    major: 259,
-                    minor: 2,
-                    mount_point: "/".into()
-                },
-                Mount {
-                    major: 8,
-                    minor: 17,
-                    mount_point: "/mnt/my disk".into()
-                },
-            ]
-        );
-    }
-
-    #[test]
-    fn errno_mapping() {
-        assert_eq!(
-            access_from_errno(nix::errno::Errno::EACCES as i32),
-            Access::Denied("permission denied".into())
-        );
-        assert_eq!(
-            access_from_errno(nix::errno::Errno::EPERM as i32),
-            Access::Denied("permission denied".into())
-        );
-        assert_eq!(
-            access_from_errno(nix::errno::Errno::ENOENT as i32),
-            Access::Denied("no device node".into())
-        );
-        assert_eq!(
-            access_from_errno(nix::errno::Errno::ENOMEDIUM as i32),
-            Access::Denied(nix::errno::Errno::ENOMEDIUM.desc().into())
-        );
-    }
-
-    #[test]
-    fn natural_order() {
-        let mut names = vec![
-            "loop10", "sdaa", "loop2", "sdb", "sda", "nvme10n1", "nvme2n1",
-        ];
-        names.sort_by(|a, b| natural_cmp(a, b));
-        assert_eq!(
-            names,
-            vec![
-                "loop2", "loop10", "nvme2n1", "nvme10n1", "sda", "sdaa", "sdb"
-            ]
-        );
-    }
-
-    #[test]
-    fn access_serializes_as_documented() {
-        assert_eq!(
-            serde_json::to_string(&Access::Ok).ok().as_deref(),
-            Some("\"ok\"")
-        );
-        assert_eq!(
-            serde_json::to_string(&Access::Denied("permission denied".into()))
-                .ok()
-                .as_deref(),
-            Some(r#"{"denied":"permission denied"}"#)
-        );
-        assert_eq!(
-            serde_json::to_string(&DeviceKind::Partition)
-                .ok()
-                .as_deref(),
-            Some("\"partition\"")
-        );
     }
 }

@@ -77,6 +77,7 @@ struct Row {
     kind: String,
     blocks: String,
     sched: String,
+    link: String,
     model: String,
     mounted: String,
 }
@@ -95,9 +96,13 @@ fn row(dev: &DeviceInfo, last_partition: bool) -> Row {
         (DeviceKind::Disk, true) => "HDD",
         (DeviceKind::Disk, false) => "SSD",
     };
-    let model = match dev.kind {
-        DeviceKind::Partition => String::new(),
-        DeviceKind::Disk => dev.model.clone().unwrap_or_else(|| "-".to_string()),
+    // A partition shares its disk's model and link: the tree shows whose.
+    let (model, link) = match dev.kind {
+        DeviceKind::Partition => (String::new(), String::new()),
+        DeviceKind::Disk => (
+            dev.model.clone().unwrap_or_else(|| "-".to_string()),
+            dev.link.label.clone(),
+        ),
     };
     Row {
         device,
@@ -105,6 +110,7 @@ fn row(dev: &DeviceInfo, last_partition: bool) -> Row {
         kind: kind.to_string(),
         blocks: format!("{}/{}", dev.logical_block_size, dev.physical_block_size),
         sched: dev.scheduler.clone().unwrap_or_else(|| "-".to_string()),
+        link,
         model,
         mounted: mounted_cell(dev),
     }
@@ -141,9 +147,10 @@ fn footnotes(devs: &[DeviceInfo]) -> Vec<String> {
 }
 
 /// The `--list` table for `devs` (disks followed by their partitions, as `discover` orders
-/// them): DEVICE, SIZE, TYPE, LBS/PBS, SCHED, MODEL, MOUNTED, then a footnote per access
-/// problem. Partitions are drawn as a tree under their disk; MODEL, then MOUNTED, are cut with
-/// `…` to keep lines within 80 columns.
+/// them): DEVICE, SIZE, TYPE, LBS/PBS, SCHED, LINK, MODEL, MOUNTED, then a footnote per
+/// access problem. Partitions are drawn as a tree under their disk. To keep lines within 80
+/// columns, SCHED is left out when the rest would not fit, then MODEL and MOUNTED are cut
+/// with `…`.
 pub fn format_table(devs: &[DeviceInfo]) -> String {
     let rows: Vec<Row> = devs
         .iter()
@@ -161,6 +168,7 @@ pub fn format_table(devs: &[DeviceInfo]) -> String {
         kind: "TYPE".into(),
         blocks: "LBS/PBS".into(),
         sched: "SCHED".into(),
+        link: "LINK".into(),
         model: "MODEL".into(),
         mounted: "MOUNTED".into(),
     };
@@ -175,12 +183,15 @@ pub fn format_table(devs: &[DeviceInfo]) -> String {
     let w_size = widest(|r| &r.size);
     let w_kind = widest(|r| &r.kind);
     let w_blocks = widest(|r| &r.blocks);
-    let w_sched = widest(|r| &r.sched);
+    let w_link = widest(|r| &r.link);
     let model_nat = widest(|r| &r.model);
     let mounted_nat = widest(|r| &r.mounted);
-    // Six single-space gaps between seven columns.
-    let fixed = w_device + w_size + w_kind + w_blocks + w_sched + 6;
-    let avail = WIDTH.saturating_sub(fixed).max(12);
+    // SCHED is the first column to go when the rest would not fit (it stays in --json).
+    let base = w_device + w_size + w_kind + w_blocks + w_link + 5;
+    let w_sched = Some(widest(|r| &r.sched) + 1)
+        .filter(|w| base + w + 1 + model_nat + mounted_nat <= WIDTH)
+        .unwrap_or(0);
+    let avail = WIDTH.saturating_sub(base + w_sched + 1).max(12);
     let (w_model, w_mounted) = if model_nat + mounted_nat <= avail {
         (model_nat, mounted_nat)
     } else {
@@ -191,17 +202,21 @@ pub fn format_table(devs: &[DeviceInfo]) -> String {
 
     let mut out = String::new();
     for r in std::iter::once(&header).chain(rows.iter()) {
-        let line = [
+        let mut cells = vec![
             pad(&r.device, w_device),
             pad_left(&r.size, w_size),
             pad(&r.kind, w_kind),
             pad_left(&r.blocks, w_blocks),
-            pad(&r.sched, w_sched),
+        ];
+        if w_sched > 0 {
+            cells.push(pad(&r.sched, w_sched - 1));
+        }
+        cells.extend([
+            pad(&r.link, w_link),
             pad(&truncate(&r.model, w_model), w_model),
             truncate(&r.mounted, w_mounted),
-        ]
-        .join(" ");
-        out.push_str(line.trim_end());
+        ]);
+        out.push_str(cells.join(" ").trim_end());
         out.push('\n');
     }
     for note in footnotes(devs) {

@@ -94,8 +94,9 @@ impl Target {
         };
         let node = Node::of(&meta);
         if spec.write {
-            // Before any open for writing: nothing in use may sit above it or share its bytes.
-            safety::check_not_in_use(path, node, spec.span, &Roots::system())?;
+            // Before any open for writing: nothing in use may sit above it or share its bytes, on
+            // this machine's own sysfs (SYSFS_PATH must not hide a holder).
+            safety::check_not_in_use(path, node, spec.span, &Roots::machine())?;
             if let Some(why) = (kind == TargetKind::RegularFile)
                 .then(|| attrs::file_write_refusal(path))
                 .flatten()

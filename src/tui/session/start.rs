@@ -211,7 +211,7 @@ impl Session {
         self.kernel = Some(KernelSampler::new(
             device.clone(),
             Path::new("/proc"),
-            Path::new("/sys"),
+            &crate::sys::sysfs_root(),
         ));
         let mut run = Run::new(report.clone(), engine.settings(), device);
         run.step_time = self.config.duration.unwrap_or(DEFAULT_STEP_TIME);

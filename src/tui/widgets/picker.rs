@@ -1,6 +1,7 @@
 //! The target picker: the scratch file first, then every block device with its size, block
-//! sizes, model and whether it is mounted, then a row to type a path. Devices the user cannot
-//! open are dimmed with the reason, so the choice is made before anything fails.
+//! sizes, link (bus, trained speed and the most it could do), whether it is mounted and its
+//! model, then a row to type a path. Devices the user cannot open are dimmed with the reason,
+//! so the choice is made before anything fails. Columns are as wide as their widest cell.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -17,7 +18,8 @@ pub struct PickerTable<'a> {
     pub theme: Theme,
 }
 
-fn device_cells(d: &DeviceInfo) -> String {
+/// The cells of one device row: target, size, lbs/pbs, link, state, model.
+fn cells(d: &DeviceInfo) -> [String; 6] {
     let state = match &d.access {
         Access::Denied(why) => format!("cannot open: {why}"),
         Access::Ok if !d.holders.is_empty() => format!("in use by {}", d.holders.join(",")),
@@ -28,14 +30,51 @@ fn device_cells(d: &DeviceInfo) -> String {
         .model
         .as_deref()
         .unwrap_or(if d.rotational { "(rotational)" } else { "" });
-    format!(
-        "{:<14} {:>10} {:>9} {:<30} {}",
-        d.path,
+    [
+        d.path.clone(),
         format_bytes(d.size_bytes),
         format!("{}/{}", d.logical_block_size, d.physical_block_size),
+        d.link.label.clone(),
         state,
-        model
-    )
+        model.to_string(),
+    ]
+}
+
+const HEADER: [&str; 6] = ["target", "size", "lbs/pbs", "link", "state", "model"];
+/// Size and block sizes are right-aligned.
+const RIGHT: [bool; 6] = [false, true, true, false, false, false];
+/// No column but the last is wider than this.
+const MAX_CELL: usize = 32;
+
+/// Column widths: the widest cell of each column (header included), capped at [`MAX_CELL`].
+fn widths(rows: &[[String; 6]]) -> [usize; 6] {
+    let mut w = HEADER.map(|h| h.chars().count());
+    for row in rows {
+        for (i, cell) in row.iter().enumerate() {
+            w[i] = w[i].max(cell.chars().count().min(MAX_CELL));
+        }
+    }
+    w
+}
+
+/// One line of the table: cells padded to their widths (cut with `…` when longer).
+fn line(cells: &[String; 6], w: &[usize; 6]) -> String {
+    let mut out = Vec::with_capacity(6);
+    for (i, cell) in cells.iter().enumerate() {
+        let n = cell.chars().count();
+        let text = if n > w[i] && i < 5 {
+            let cut: String = cell.chars().take(w[i].saturating_sub(1)).collect();
+            format!("{cut}…")
+        } else {
+            cell.clone()
+        };
+        out.push(match (i, RIGHT[i]) {
+            (5, _) => text,
+            (_, true) => format!("{text:>width$}", width = w[i]),
+            (_, false) => format!("{text:<width$}", width = w[i]),
+        });
+    }
+    out.join(" ").trim_end().to_string()
 }
 
 impl Widget for PickerTable<'_> {
@@ -45,10 +84,16 @@ impl Widget for PickerTable<'_> {
         }
         let p = self.picker;
         let w = area.width as usize;
-        let header = format!(
-            "  {:<14} {:>10} {:>9} {:<30} {}",
-            "target", "size", "lbs/pbs", "state", "model"
-        );
+        let device_cells: Vec<[String; 6]> = p
+            .rows
+            .iter()
+            .filter_map(|r| match r {
+                PickerRow::Device(d) => Some(cells(d)),
+                _ => None,
+            })
+            .collect();
+        let widths = widths(&device_cells);
+        let header = format!("  {}", line(&HEADER.map(String::from), &widths));
         buf.set_stringn(area.x, area.y, &header, w, self.theme.dim());
         let rows = area.height.saturating_sub(1) as usize;
         // Keep the selected row on screen.
@@ -64,7 +109,7 @@ impl Widget for PickerTable<'_> {
                     } else {
                         self.theme.dim()
                     };
-                    (device_cells(d), style)
+                    (line(&cells(d), &widths), style)
                 }
                 PickerRow::EnterPath => match &p.input {
                     Some(text) => (format!("path: {text}█"), self.theme.accent()),
