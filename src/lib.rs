@@ -5,6 +5,7 @@ pub mod cli;
 pub mod diskstats;
 pub mod engine;
 pub mod exit;
+pub mod findings;
 pub mod fleet;
 pub(crate) mod headless;
 pub(crate) mod output;
