@@ -15,6 +15,7 @@
 //!   where the settings cross them.
 
 pub mod series;
+pub mod slowdown;
 pub mod steady;
 pub mod thresholds;
 pub mod words;
