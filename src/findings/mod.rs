@@ -17,6 +17,7 @@
 pub mod series;
 pub mod slowdown;
 pub mod steady;
+pub mod thermal;
 pub mod thresholds;
 pub mod words;
 
