@@ -14,6 +14,7 @@
 //! - `queue`: the block layer's limits (request size, queue depth, write cache, rotational)
 //!   where the settings cross them.
 
+pub mod link;
 pub mod series;
 pub mod slowdown;
 pub mod steady;

@@ -189,3 +189,17 @@ pub fn onset(points: &[Point], first: usize, last: usize, on_side: impl Fn(f64) 
     // Past the end only when no point is on the side, which a crossed median rules out.
     (first + after_lowest).min(last)
 }
+
+/// The usable intervals cut at every settings change (or clock that went back).
+pub fn segments(series: &[Interval]) -> Vec<Vec<Interval>> {
+    let mut out: Vec<Vec<Interval>> = Vec::new();
+    let mut last: Option<&Interval> = None;
+    for iv in series.iter().filter(|iv| iv.usable()) {
+        if last.is_none_or(|l| l.key != iv.key || iv.t_s < l.t_s) {
+            out.push(Vec::new());
+        }
+        out.last_mut().expect("pushed above").push(*iv);
+        last = Some(iv);
+    }
+    out
+}

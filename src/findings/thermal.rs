@@ -7,7 +7,7 @@
 //! Pure, over the interval series (one settings key compared with itself, as everywhere in
 //! `findings`); a live consumer calls it again on the series it keeps.
 
-use super::series::{Interval, Metric, Point, median, window_median, window_start};
+use super::series::{Interval, Metric, Point, median, segments, window_median, window_start};
 use super::thresholds::{SLOWDOWN_HOLD_S, SLOWDOWN_WINDOW_S, THROTTLE_MARGIN_C, THROTTLE_MIN_FALL};
 use super::{Finding, kind, words};
 
@@ -103,20 +103,6 @@ pub fn thermal_throttling(
             format!("the drive's own log says it throttled during the run: {log}"),
         )),
         (None, _) => {}
-    }
-    out
-}
-
-/// The usable intervals cut at every settings change (or clock that went back).
-fn segments(series: &[Interval]) -> Vec<Vec<Interval>> {
-    let mut out: Vec<Vec<Interval>> = Vec::new();
-    let mut last: Option<&Interval> = None;
-    for iv in series.iter().filter(|iv| iv.usable()) {
-        if last.is_none_or(|l| l.key != iv.key || iv.t_s < l.t_s) {
-            out.push(Vec::new());
-        }
-        out.last_mut().expect("pushed above").push(*iv);
-        last = Some(iv);
     }
     out
 }
