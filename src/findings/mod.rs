@@ -15,6 +15,7 @@
 //!   where the settings cross them.
 
 pub mod link;
+pub mod queue;
 pub mod series;
 pub mod slowdown;
 pub mod steady;
