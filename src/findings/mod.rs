@@ -13,7 +13,9 @@
 //! - `link`: a link trained below its maximum, and bandwidth at the link's ceiling.
 //! - `queue`: the block layer's limits (request size, queue depth, write cache, rotational)
 //!   where the settings cross them.
+//! - `collect`: all of them over a finished run, in reading order.
 
+pub mod collect;
 pub mod link;
 pub mod queue;
 pub mod series;
@@ -23,6 +25,7 @@ pub mod thermal;
 pub mod thresholds;
 pub mod words;
 
+pub use collect::{RunFacts, all_findings};
 pub use series::{Interval, Metric};
 
 use serde::{Deserialize, Serialize};

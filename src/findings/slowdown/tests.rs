@@ -381,3 +381,31 @@ proptest! {
         prop_assert_eq!(got, reference(&series, p));
     }
 }
+
+#[test]
+fn nonsense_parameters_never_panic() {
+    let series = reads(&[(30, 10_000.0), (30, 1_000.0)]);
+    for bad in [0.0, -10.0, f64::NAN, f64::INFINITY] {
+        let params = [
+            SlowdownParams {
+                window_s: bad,
+                ..SlowdownParams::default()
+            },
+            SlowdownParams {
+                hold_s: bad,
+                ..SlowdownParams::default()
+            },
+            SlowdownParams {
+                fraction: bad,
+                ..SlowdownParams::default()
+            },
+            SlowdownParams {
+                temp_warn_c: Some(bad),
+                ..SlowdownParams::default()
+            },
+        ];
+        for p in params {
+            let _ = slowdowns(&series, p);
+        }
+    }
+}
