@@ -79,6 +79,9 @@ pub struct SteadyState {
     pub round_s: f64,
     /// Rounds in the judged window.
     pub rounds: usize,
+    /// I/Os and bytes over the window's real elapsed time (what a summary of the same span
+    /// computes). The criteria use the rounds' plain average, as PTS does; the two differ
+    /// only by the rounds' jitter in length.
     pub mean_iops: Option<f64>,
     pub mean_bw_bytes_per_s: Option<f64>,
     /// max − min across the window's rounds, % of the window's mean.
