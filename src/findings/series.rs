@@ -123,14 +123,14 @@ pub fn median(values: &[f64]) -> f64 {
 
 /// One usable interval reduced to what the window arithmetic needs.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Point {
+pub(crate) struct Point {
     pub start_s: f64,
     pub end_s: f64,
     pub rate: f64,
 }
 
 impl Point {
-    pub fn of(iv: &Interval, metric: Metric) -> Point {
+    pub(crate) fn of(iv: &Interval, metric: Metric) -> Point {
         Point {
             start_s: iv.start_s(),
             end_s: iv.t_s,
@@ -148,7 +148,7 @@ impl Point {
 /// `window_s`. A point belongs to the window when its middle lies within the last `window_s`
 /// seconds, so 1.0003-s and 0.9998-s samples both give ten to a 10-s window; the window is
 /// full once the key's data reach back `window_s` less half a sample.
-pub fn window_start(
+pub(crate) fn window_start(
     points: &[Point],
     last: usize,
     window_s: f64,
@@ -167,7 +167,7 @@ pub fn window_start(
 }
 
 /// The median rate of `points[first..=last]`.
-pub fn window_median(points: &[Point], first: usize, last: usize) -> f64 {
+pub(crate) fn window_median(points: &[Point], first: usize, last: usize) -> f64 {
     let rates: Vec<f64> = points[first..=last].iter().map(|p| p.rate).collect();
     median(&rates)
 }
@@ -177,7 +177,12 @@ pub fn window_median(points: &[Point], first: usize, last: usize) -> f64 {
 /// side as off it — so one stray dip before a cliff does not move the onset earlier. With the
 /// running balance S (on side +1, off side −1, S = 0 before `first`), that is the point just
 /// after the first minimum of S. Returns an index into `points` in first..=last.
-pub fn onset(points: &[Point], first: usize, last: usize, on_side: impl Fn(f64) -> bool) -> usize {
+pub(crate) fn onset(
+    points: &[Point],
+    first: usize,
+    last: usize,
+    on_side: impl Fn(f64) -> bool,
+) -> usize {
     let (mut balance, mut lowest, mut after_lowest) = (0i64, 0i64, 0usize);
     for (k, p) in points[first..=last].iter().enumerate() {
         balance += if on_side(p.rate) { 1 } else { -1 };
@@ -191,7 +196,7 @@ pub fn onset(points: &[Point], first: usize, last: usize, on_side: impl Fn(f64) 
 }
 
 /// The usable intervals cut at every settings change (or clock that went back).
-pub fn segments(series: &[Interval]) -> Vec<Vec<Interval>> {
+pub(crate) fn segments(series: &[Interval]) -> Vec<Vec<Interval>> {
     let mut out: Vec<Vec<Interval>> = Vec::new();
     let mut last: Option<&Interval> = None;
     for iv in series.iter().filter(|iv| iv.usable()) {
@@ -202,4 +207,63 @@ pub fn segments(series: &[Interval]) -> Vec<Vec<Interval>> {
         last = Some(iv);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn points(elapsed_s: f64, rates: &[f64]) -> Vec<Point> {
+        let at = |i: usize| i as f64 * elapsed_s;
+        let point = |(i, &rate): (usize, &f64)| Point {
+            start_s: at(i),
+            end_s: at(i + 1),
+            rate,
+        };
+        rates.iter().enumerate().map(point).collect()
+    }
+
+    #[test]
+    fn a_ten_second_window_holds_ten_samples_whatever_their_jitter() {
+        for elapsed_s in [0.9998, 1.0, 1.0003] {
+            let p = points(elapsed_s, &[1.0; 30]);
+            assert_eq!(
+                window_start(&p, 8, 10.0, 0.0),
+                None,
+                "9 samples do not cover 10 s"
+            );
+            assert_eq!(window_start(&p, 9, 10.0, 0.0), Some(0), "{elapsed_s}");
+            assert_eq!(window_start(&p, 29, 10.0, 0.0), Some(20), "{elapsed_s}");
+        }
+    }
+
+    #[test]
+    fn the_onset_skips_a_stray_point_before_the_run() {
+        // low, high, high, low, low, low, high, low: the run that stays low begins at 3.
+        let p = points(1.0, &[1.0, 9.0, 9.0, 1.0, 1.0, 1.0, 9.0, 1.0]);
+        assert_eq!(onset(&p, 0, 7, |r| r < 5.0), 3);
+        assert_eq!(onset(&p, 4, 7, |r| r < 5.0), 4);
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(median(&[]), 0.0);
+    }
+
+    #[test]
+    fn segments_cut_at_a_new_key_or_a_clock_that_went_back() {
+        let iv = |t_s: f64, key: u64| Interval {
+            t_s,
+            elapsed_s: 1.0,
+            key,
+            ..Interval::default()
+        };
+        let series = [
+            iv(1.0, 1),
+            iv(2.0, 1),
+            iv(3.0, 2),
+            iv(1.0, 2),
+            iv(f64::NAN, 2),
+        ];
+        let lens: Vec<usize> = segments(&series).iter().map(Vec::len).collect();
+        assert_eq!(lens, [2, 1, 1]);
+    }
 }
