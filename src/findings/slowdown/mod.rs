@@ -11,7 +11,7 @@
 
 mod text;
 
-pub use text::drop_finding;
+pub use text::slowdown_finding;
 
 use super::Finding;
 use super::series::{Interval, Metric, Point, median, onset, window_median, window_start};
@@ -60,7 +60,7 @@ impl Facts {
 
 /// How a drop ended.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum DropEnd {
+pub enum SlowdownEnd {
     /// Still low at the last interval.
     Open,
     /// Back at ≥ the fraction of the figure before, from `at_s`, held.
@@ -71,7 +71,7 @@ pub enum DropEnd {
 
 /// One sustained drop.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Drop {
+pub struct Slowdown {
     pub metric: Metric,
     /// Seconds into the run where the drop began.
     pub at_s: f64,
@@ -84,12 +84,12 @@ pub struct Drop {
     /// The interval before the drop, and the one where it had held long enough to count.
     pub facts_before: Option<Facts>,
     pub facts_after: Facts,
-    pub end: DropEnd,
+    pub end: SlowdownEnd,
     /// (start_s, rate) of every interval while low.
     rates: Vec<(f64, f64)>,
 }
 
-impl Drop {
+impl Slowdown {
     /// The median while low: the level it fell to.
     pub fn after(&self) -> f64 {
         median(&self.rates.iter().map(|r| r.1).collect::<Vec<_>>())
@@ -137,7 +137,7 @@ pub struct SlowdownDetector {
     pending: Vec<(f64, f64)>,
     best: Option<f64>,
     phase: Phase,
-    drops: Vec<Drop>,
+    drops: Vec<Slowdown>,
 }
 
 impl SlowdownDetector {
@@ -185,7 +185,7 @@ impl SlowdownDetector {
         if matches!(self.phase, Phase::Low | Phase::Rising { .. })
             && let Some(open) = self.drops.last_mut()
         {
-            open.end = DropEnd::SettingsChanged { at_s: iv.start_s() };
+            open.end = SlowdownEnd::SettingsChanged { at_s: iv.start_s() };
         }
         self.key = Some(iv.key);
         self.key_start_s = iv.start_s();
@@ -273,7 +273,7 @@ impl SlowdownDetector {
             .position(|k| k.point.start_s >= onset_s - 1e-9)
             .unwrap_or(self.kept.len() - 1);
         let at = self.kept[from];
-        self.drops.push(Drop {
+        self.drops.push(Slowdown {
             metric: self.metric,
             at_s: onset_s,
             before,
@@ -281,7 +281,7 @@ impl SlowdownDetector {
             written_bytes: at.written_before,
             facts_before: from.checked_sub(1).map(|i| self.kept[i].facts),
             facts_after: self.kept[self.kept.len() - 1].facts,
-            end: DropEnd::Open,
+            end: SlowdownEnd::Open,
             rates: self.kept[from..]
                 .iter()
                 .map(|k| (k.point.start_s, k.point.rate))
@@ -292,7 +292,7 @@ impl SlowdownDetector {
     fn close_drop(&mut self, onset_s: f64) -> Phase {
         if let Some(open) = self.drops.last_mut() {
             open.rates.retain(|(start_s, _)| *start_s < onset_s - 1e-9);
-            open.end = DropEnd::Recovered { at_s: onset_s };
+            open.end = SlowdownEnd::Recovered { at_s: onset_s };
         }
         Phase::Normal
     }
@@ -310,7 +310,7 @@ impl SlowdownDetector {
     }
 
     /// Every sustained drop so far, oldest first.
-    pub fn drops(&self) -> &[Drop] {
+    pub fn drops(&self) -> &[Slowdown] {
         &self.drops
     }
 
@@ -318,8 +318,8 @@ impl SlowdownDetector {
     pub fn findings(&self) -> Vec<Finding> {
         let mut out = Vec::new();
         for d in &self.drops {
-            out.push(drop_finding(d, self.params.temp_warn_c));
-            if let DropEnd::Recovered { at_s } = d.end {
+            out.push(slowdown_finding(d, self.params.temp_warn_c));
+            if let SlowdownEnd::Recovered { at_s } = d.end {
                 out.push(recovered_finding(d, at_s));
             }
         }

@@ -3,7 +3,7 @@ use proptest::prelude::*;
 use super::*;
 
 /// A drop as the reference finds it: (at_s, before, rates while low, end).
-type RefDrop = (f64, f64, Vec<(f64, f64)>, DropEnd);
+type RefDrop = (f64, f64, Vec<(f64, f64)>, SlowdownEnd);
 
 /// One-second intervals of random reads: `(seconds, IOPS)` runs in turn, key 1.
 fn reads(runs: &[(usize, f64)]) -> Vec<Interval> {
@@ -262,7 +262,7 @@ fn an_early_dip_before_the_cliff_does_not_move_its_onset() {
 
 /// The detector written the slow way: whole history, every window recomputed, the best
 /// earlier median searched afresh. Returns (at_s, before, after, end) per drop.
-fn reference(series: &[Interval], p: SlowdownParams) -> Vec<(f64, f64, f64, DropEnd)> {
+fn reference(series: &[Interval], p: SlowdownParams) -> Vec<(f64, f64, f64, SlowdownEnd)> {
     let usable: Vec<&Interval> = series.iter().filter(|iv| iv.usable()).collect();
     let mut segments: Vec<Vec<&Interval>> = Vec::new();
     for (i, iv) in usable.iter().enumerate() {
@@ -318,16 +318,16 @@ fn reference(series: &[Interval], p: SlowdownParams) -> Vec<(f64, f64, f64, Drop
             if low {
                 let d = out.last_mut().unwrap();
                 d.2.retain(|(start, _)| *start < o - 1e-9);
-                d.3 = DropEnd::Recovered { at_s: o };
+                d.3 = SlowdownEnd::Recovered { at_s: o };
             } else {
                 let rates = (0..=i).filter(|&j| pts[j].start_s >= o - 1e-9);
                 let rates = rates.map(|j| (pts[j].start_s, pts[j].rate)).collect();
-                out.push((o, best, rates, DropEnd::Open));
+                out.push((o, best, rates, SlowdownEnd::Open));
             }
             low = !low;
         }
         if low && let Some(next) = segments.get(s + 1) {
-            out.last_mut().unwrap().3 = DropEnd::SettingsChanged {
+            out.last_mut().unwrap().3 = SlowdownEnd::SettingsChanged {
                 at_s: next[0].start_s(),
             };
         }
@@ -376,7 +376,7 @@ proptest! {
             prop_assert!(now.starts_with(&seen), "retracted: {:?} then {:?}", seen, now);
             seen = now;
         }
-        let got: Vec<(f64, f64, f64, DropEnd)> =
+        let got: Vec<(f64, f64, f64, SlowdownEnd)> =
             live.drops().iter().map(|d| (d.at_s, d.before, d.after(), d.end)).collect();
         prop_assert_eq!(got, reference(&series, p));
     }

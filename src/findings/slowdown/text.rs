@@ -1,23 +1,23 @@
 //! The sentences of `slowdown`: what a drop and a recovery say, with the temperature, the
 //! kernel's queue and %util beside them. Words only; the rule lives in `slowdown`.
 
-use super::{Drop, DropEnd, Facts};
+use super::{Facts, Slowdown, SlowdownEnd};
 use crate::findings::series::Metric;
 use crate::findings::thresholds::THROTTLE_MARGIN_C;
 use crate::findings::{Finding, kind, words};
 use crate::units::format_bytes;
 
 /// The sentence for one drop.
-pub fn drop_finding(d: &Drop, temp_warn_c: Option<f64>) -> Finding {
+pub fn slowdown_finding(d: &Slowdown, temp_warn_c: Option<f64>) -> Finding {
     let after = d.after();
     let hot = match (d.facts_after.temp_c, temp_warn_c) {
         (Some(t), Some(warn)) => t >= warn - THROTTLE_MARGIN_C,
         _ => false,
     };
     let how_long = match d.end {
-        DropEnd::Open => "and has stayed there".to_string(),
-        DropEnd::Recovered { at_s } => format!("until {}", words::clock(at_s)),
-        DropEnd::SettingsChanged { at_s } => {
+        SlowdownEnd::Open => "and has stayed there".to_string(),
+        SlowdownEnd::Recovered { at_s } => format!("until {}", words::clock(at_s)),
+        SlowdownEnd::SettingsChanged { at_s } => {
             format!(
                 "and stayed there until the settings changed at {}",
                 words::clock(at_s)
@@ -39,7 +39,7 @@ pub fn drop_finding(d: &Drop, temp_warn_c: Option<f64>) -> Finding {
                     "{fell}: the drive is hot, so heat may be the cause rather than a full write cache"
                 ),
             ),
-            (false, 100, DropEnd::Recovered { .. }) => (
+            (false, 100, SlowdownEnd::Recovered { .. }) => (
                 kind::WRITE_CACHE_CLIFF,
                 format!(
                     "{fell}: a fast write cache that filled and was emptied again looks like this"
@@ -81,7 +81,7 @@ pub fn drop_finding(d: &Drop, temp_warn_c: Option<f64>) -> Finding {
 
 /// " (at that moment: 79 °C (warning 80 °C), kernel queue 32.0 → 31.8, util 100% → 100%)",
 /// or nothing when no fact is known.
-fn context_words(d: &Drop, temp_warn_c: Option<f64>) -> String {
+fn context_words(d: &Slowdown, temp_warn_c: Option<f64>) -> String {
     let was = |f: fn(&Facts) -> Option<f64>| d.facts_before.as_ref().and_then(f);
     let mut parts = Vec::new();
     if let Some(t) = d.facts_after.temp_c {
@@ -110,7 +110,7 @@ fn context_words(d: &Drop, temp_warn_c: Option<f64>) -> String {
 }
 
 /// "IOPS recovered at 2:05".
-pub fn recovered_finding(d: &Drop, at_s: f64) -> Finding {
+pub fn recovered_finding(d: &Slowdown, at_s: f64) -> Finding {
     let text = format!("{} recovered at {}", d.metric.name(), words::clock(at_s));
     Finding::new(kind::RECOVERED, text).at(at_s)
 }
