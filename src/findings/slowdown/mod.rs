@@ -173,8 +173,9 @@ impl SlowdownDetector {
             written_before: iv.written_bytes.saturating_sub(iv.write_bytes),
             facts: Facts::of(iv),
         });
-        if matches!(self.phase, Phase::Low | Phase::Rising { .. }) {
-            let open = self.drops.last_mut().expect("a low phase has its drop");
+        if matches!(self.phase, Phase::Low | Phase::Rising { .. })
+            && let Some(open) = self.drops.last_mut()
+        {
             open.rates.push((point.start_s, point.rate));
         }
         self.judge();
