@@ -13,6 +13,7 @@ pub mod cli;
 pub mod diskstats;
 pub mod engine;
 pub mod exit;
+pub mod findings;
 pub mod fio;
 pub mod fleet;
 pub(crate) mod headless;

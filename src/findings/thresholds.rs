@@ -1,0 +1,119 @@
+//! Every number a finding is judged by, each with where it comes from. Nothing else in
+//! `findings` may hold a threshold: a detector that needs a limit takes it from here (or from a
+//! parameter whose default is here), so a reader can trace any finding to its source.
+//!
+//! Two kinds of numbers live here: standards (SNIA PTS, the PCIe/USB specifications, the
+//! physics of a spinning disk) and choices of this project's issues 21 and 22. A choice says
+//! that it is one and why it is sane.
+
+// ---------------------------------------------------------------------------------------------
+// Steady state: SNIA Solid State Storage Performance Test Specification (PTS) Enterprise
+// v2.0 (and Client v2.0), definitions "Steady State" and "Measurement Window". A figure is
+// steady when, over a Measurement Window of at least five Rounds:
+//   max(y) − min(y) ≤ 20% of ave(y)                       (data excursion), and
+//   max − min of the least-squares line over the window ≤ 10% of ave(y)   (slope excursion).
+// The line's max − min over rounds 0..n−1 is |slope| × (n − 1). fio's `ss=iops_slope:` is a
+// different criterion (slope per sample over the mean); diskscope follows PTS.
+// ---------------------------------------------------------------------------------------------
+
+/// Rounds in the steady-state window (PTS: "at least five Rounds").
+pub const STEADY_ROUNDS: usize = 5;
+/// Largest data excursion, max − min, as a percentage of the window's mean (PTS: 20%).
+pub const STEADY_MAX_EXCURSION_PCT: f64 = 20.0;
+/// Largest excursion of the least-squares line across the window, as a percentage of the
+/// window's mean (PTS: 10%).
+pub const STEADY_MAX_SLOPE_PCT: f64 = 10.0;
+/// Round length in the TUI (issue 22's choice: short enough that the mark appears within
+/// 10 s of a steady start, long enough that a 1-s sampler gives each round two samples).
+pub const STEADY_ROUND_TUI_S: f64 = 2.0;
+/// Round length headless (issue 22's choice: a 5-round window of 25 s, near fio's
+/// documented `ss_dur=30s` example, for runs that are judged once at the end).
+pub const STEADY_ROUND_HEADLESS_S: f64 = 5.0;
+
+// ---------------------------------------------------------------------------------------------
+// Slowdowns (issue 22's rule, not a standard): the median of the last 10 s below 60% of the
+// best earlier 10-s median, holding ≥ 10 s. Why these are sane: a median over 10 one-second
+// samples ignores up to four stalled seconds (a GC pause, a flush), so one bad second never
+// reads as a slowdown; 60% is far outside the ±20% band PTS calls steady, so ordinary noise
+// never crosses it, while a write-cache cliff (typically to a third or less of the cached
+// speed) or throttling to half always does; holding 10 s separates a cliff from a pause.
+// ---------------------------------------------------------------------------------------------
+
+/// The window whose median is compared, in seconds of real elapsed time.
+pub const SLOWDOWN_WINDOW_S: f64 = 10.0;
+/// A window's median below this share of the best earlier window's is a drop.
+pub const SLOWDOWN_FRACTION: f64 = 0.60;
+/// A drop (and a recovery) counts once it has lasted this long, from its onset.
+pub const SLOWDOWN_HOLD_S: f64 = 10.0;
+
+// ---------------------------------------------------------------------------------------------
+// Thermal throttling (issue 21's rule): throughput fell ≥ 25% over a span in which the drive's
+// temperature rose to within 5 °C of its warning threshold or above. The warning threshold is
+// the drive's own (NVMe WCTEMP, exposed by the kernel's hwmon as temp1_max); 5 °C is the
+// issue's margin because drives start light throttling (NVMe TMT1, "Host Controlled Thermal
+// Management") at a host-set temperature that is usually a few degrees below WCTEMP. 25% is
+// the issue's choice: larger than PTS's ±10% steady band around a mean, so it is not noise.
+// The span must last SLOWDOWN_HOLD_S, like any other drop, to be judged.
+// ---------------------------------------------------------------------------------------------
+
+/// Smallest fall, as a fraction of the figure before the heat, that counts as throttling.
+pub const THROTTLE_MIN_FALL: f64 = 0.25;
+/// Degrees below the warning threshold at which a temperature counts as "at the limit".
+pub const THROTTLE_MARGIN_C: f64 = 5.0;
+
+// ---------------------------------------------------------------------------------------------
+// The link (issue 21's rule): bandwidth at ≥ 90% of the link's usable ceiling means the link
+// is the limit. The ceiling is the raw rate less the line encoding (PCIe 3.0+ 128b/130b,
+// SATA 8b/10b, ...); packet overhead (PCIe TLP headers with a 256-byte payload, SATA FIS
+// framing) costs another 5–10% that no disk can get past, so at 90% there is nothing left.
+// ---------------------------------------------------------------------------------------------
+
+/// Measured bandwidth at or above this share of the ceiling: the link is the limit.
+pub const LINK_BOUND_FRACTION: f64 = 0.90;
+/// Above this share of the ceiling the data cannot all have crossed the link: the ceiling is
+/// a hard bound, and 2% allows for a sampled second that holds a few milliseconds of the
+/// next one's completions.
+pub const LINK_EXCEEDED_FRACTION: f64 = 1.02;
+/// A link whose ceiling is below this share of its maximum is "below its maximum" (1% so
+/// that rounding in the ceilings never reads as a slower link).
+pub const LINK_BELOW_MAX_FRACTION: f64 = 0.99;
+/// A fraction within this relative distance of 1/2, 1/4, 1/8 or 1/16 is said in words
+/// (PCIe 2.0 against 3.0 at the same width is 0.508: 8b/10b against 128b/130b).
+pub const LINK_FRACTION_WORDS_TOLERANCE: f64 = 0.02;
+/// What a USB 2.0 high-speed link carries at best for a disk, bytes/s. USB 2.0 specification
+/// table 5-10: at most 13 bulk packets of 512 bytes per 125-µs microframe, 53.2 MB/s; the
+/// mass-storage protocol's command and status phases leave about 40 MB/s (issue 21's figure).
+pub const USB2_PRACTICAL_BYTES_PER_S: f64 = 40e6;
+/// USB 1.1 full speed (12 Mbit/s): at most 19 bulk packets of 64 bytes per 1-ms frame,
+/// 1.2 MB/s (USB 2.0 specification table 5-9), about 1 MB/s in practice.
+pub const USB1_PRACTICAL_BYTES_PER_S: f64 = 1e6;
+
+// ---------------------------------------------------------------------------------------------
+// Rotational flag against the timing. A random read on a spinning disk waits, on average,
+// half a revolution for its sector, before any seek: 60 s / rpm / 2. The fastest disks ever
+// sold spin at 15,000 rpm (Seagate Cheetah 15K and Savvio 15K, Western Digital/HGST
+// Ultrastar C15K), so no spinning disk averages under 2 ms of rotational latency, and their
+// data sheets add 2–4 ms of average seek (the seeds' article: "Typical mean access times ...
+// 5 ms to 15 ms"). Half of that 2 ms is the project's margin for reads the drive's own cache
+// answers; the cache is at most 512 MiB on current disks (e.g. Ultrastar DC HC5xx data
+// sheets), so a span no larger is not judged.
+// ---------------------------------------------------------------------------------------------
+
+/// The fastest spindle speed of any spinning disk sold, revolutions per minute.
+pub const HDD_FASTEST_RPM: f64 = 15_000.0;
+/// Median random-read latency below which a device cannot be a spinning disk, ns: half of
+/// the average rotational latency at HDD_FASTEST_RPM (60/15000/2 s = 2 ms).
+pub const ROTATIONAL_IMPOSSIBLE_NS: f64 = 0.5 * (60.0 / HDD_FASTEST_RPM / 2.0) * 1e9;
+/// The largest on-drive cache of a spinning disk, bytes; spans up to this are not judged.
+pub const HDD_LARGEST_CACHE_BYTES: u64 = 512 << 20;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rotational_bound_is_half_of_half_a_turn_at_15k_rpm() {
+        // 15,000 rpm: 4 ms a turn, 2 ms on average to the sector, 1 ms with the margin.
+        assert!((ROTATIONAL_IMPOSSIBLE_NS - 1_000_000.0).abs() < 1e-6);
+    }
+}
