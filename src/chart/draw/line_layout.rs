@@ -1,0 +1,165 @@
+//! Where a line chart's parts go before anything is drawn: the x mapping (linear or log2)
+//! and its range, the shared width of the y label areas (so every panel's x axis lines up),
+//! each panel's y top, the series mapped and thinned to the pixel columns, and the periods'
+//! labels shortened to their numbers where the name does not fit. The notes it adds (what
+//! was thinned, which periods are numbered) go into the chart's footnotes.
+
+use super::lines::RIGHT_PX;
+use super::{WIDTH_PX, y_area_px, y_top};
+use crate::chart::spec::{LineChart, Panel, Scale};
+use crate::chart::style;
+use crate::chart::thin;
+
+/// What the drawing needs beyond the description: the x mapping, the panels' y tops, the
+/// thinned series and the notes the drawing adds.
+pub(super) struct Layout {
+    pub(super) scale: Scale,
+    pub(super) x_lo: f64,
+    pub(super) x_hi: f64,
+    pub(super) y_area: u32,
+    pub(super) tops: Vec<f64>,
+    /// Per panel, per series: the points to draw (x mapped, thinned).
+    pub(super) drawn: Vec<Vec<Vec<(f64, f64)>>>,
+    /// What each period's strip label says ("" when even its number does not fit).
+    pub(super) span_labels: Vec<String>,
+    pub(super) notes: Vec<String>,
+}
+
+impl Layout {
+    pub(super) fn fx(&self, x: f64) -> f64 {
+        map_x(self.scale, x)
+    }
+
+    fn plot_width(&self) -> f64 {
+        f64::from(WIDTH_PX) - f64::from(self.y_area) - f64::from(RIGHT_PX)
+    }
+
+    /// The pixel column of `x` (already mapped), from the canvas' left edge.
+    pub(super) fn px(&self, fx: f64) -> f64 {
+        f64::from(self.y_area) + (fx - self.x_lo) / (self.x_hi - self.x_lo) * self.plot_width()
+    }
+
+    pub(super) fn of(c: &LineChart) -> Layout {
+        let scale = c.x.scale;
+        let mut xs: Vec<f64> = c
+            .panels
+            .iter()
+            .flat_map(|p| p.series.iter().flat_map(|s| s.points.iter().map(|q| q.0)))
+            .chain(c.spans.iter().flat_map(|s| [s.start_s, s.end_s]))
+            .chain(c.marks.iter().map(|m| m.x))
+            .chain(c.x.ticks.iter().flatten().map(|t| t.0))
+            .filter(|x| x.is_finite() && (scale == Scale::Linear || *x > 0.0))
+            .map(|x| map_x(scale, x))
+            .collect();
+        xs.sort_by(f64::total_cmp);
+        let (lo, hi) = (xs.first().copied(), xs.last().copied());
+        let (x_lo, x_hi) = match (scale, lo, hi) {
+            (Scale::Log2, Some(lo), Some(hi)) => (lo - 0.35, hi + 0.35),
+            (Scale::Linear, Some(lo), Some(hi)) if hi > lo.min(0.0) => (lo.min(0.0), hi * 1.02),
+            _ => (0.0, 1.0),
+        };
+        let tops: Vec<f64> = c.panels.iter().map(panel_top).collect();
+        let y_area = tops.iter().map(|t| y_area_px(*t)).max().unwrap_or(60);
+        let mut l = Layout {
+            scale,
+            x_lo,
+            x_hi,
+            y_area,
+            tops,
+            drawn: Vec::new(),
+            span_labels: Vec::new(),
+            notes: Vec::new(),
+        };
+        l.thin(c);
+        l.name_spans(c);
+        l
+    }
+
+    /// Maps and thins every series; says so in a note when points were left out.
+    fn thin(&mut self, c: &LineChart) {
+        let columns = self.plot_width().max(1.0) as usize;
+        let mut most = 0;
+        for p in &c.panels {
+            let mut drawn = Vec::new();
+            for s in &p.series {
+                let pts: Vec<(f64, f64)> = s
+                    .points
+                    .iter()
+                    .filter(|q| self.scale == Scale::Linear || q.0 > 0.0)
+                    .map(|q| (self.fx(q.0), q.1))
+                    .collect();
+                let t = thin::min_max_per_column(&pts, self.x_lo, self.x_hi, columns);
+                if t.len() < pts.len() {
+                    most = most.max(pts.len());
+                }
+                drawn.push(t);
+            }
+            self.drawn.push(drawn);
+        }
+        if most > 0 {
+            self.notes.push(format!(
+                "{most} points per series are more than the {columns} pixel columns can show: each column draws its lowest and highest point, so spikes stay visible"
+            ));
+        }
+    }
+
+    /// Each period's label, shortened to its number where the name does not fit, and a note
+    /// naming the numbered ones.
+    fn name_spans(&mut self, c: &LineChart) {
+        if c.spans.len() < 2 {
+            return;
+        }
+        let mut numbered = Vec::new();
+        for (i, s) in c.spans.iter().enumerate() {
+            let room = self.px(self.fx(s.end_s)) - self.px(self.fx(s.start_s)) - 8.0;
+            let short = format!("P{}", i + 1);
+            let label = if style::text_width_px(&s.label, style::TICK_PX) <= room {
+                s.label.clone()
+            } else {
+                numbered.push(format!(
+                    "{short} {} ({:.0}–{:.0} s)",
+                    s.label, s.start_s, s.end_s
+                ));
+                if style::text_width_px(&short, style::TICK_PX) <= room {
+                    short
+                } else {
+                    String::new()
+                }
+            };
+            self.span_labels.push(label);
+        }
+        const LISTED: usize = 12;
+        if !numbered.is_empty() {
+            let more = numbered.len().saturating_sub(LISTED);
+            numbered.truncate(LISTED);
+            let tail = if more > 0 {
+                format!("; {more} more in the JSON")
+            } else {
+                String::new()
+            };
+            self.notes.push(format!(
+                "periods too short to name on the chart: {}{tail}",
+                numbered.join("; ")
+            ));
+        }
+    }
+}
+
+pub(super) fn map_x(scale: Scale, x: f64) -> f64 {
+    match scale {
+        Scale::Linear => x,
+        Scale::Log2 => x.max(f64::MIN_POSITIVE).log2(),
+    }
+}
+
+/// A panel's y top: its highest value or reference, with room for marker labels.
+fn panel_top(p: &Panel) -> f64 {
+    let max = p
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|q| q.1))
+        .chain(p.reference.iter().map(|r| r.0))
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    y_top(max, 1.15)
+}
