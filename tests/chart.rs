@@ -439,6 +439,22 @@ fn a_run_draws_every_interval_in_three_panels_with_its_periods() {
     }
 }
 
+const FIO_FIXTURES: [&str; 5] = [
+    "plain",
+    "jsonplus",
+    "concatenated",
+    "clientserver",
+    "clientserver-one-failed",
+];
+
+fn fixture(name: &str) -> String {
+    let path = format!(
+        "{}/tests/fixtures/fio/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
 /// Writes one SVG of each kind under $CHART_OUT, for looking at them.
 #[test]
 #[ignore = "writes SVGs for a person to look at: CHART_OUT=/tmp/charts cargo test --test chart -- --ignored"]
@@ -454,4 +470,11 @@ fn write_every_kind() {
     put("fleet.svg", chart::fleet_svg(&fleet(), &p).unwrap());
     let (r, h) = run_with_histogram();
     put("latency.svg", chart::latency_svg(&r, &h, &p).unwrap());
+    for f in FIO_FIXTURES {
+        let text = fixture(f);
+        put(&format!("fio-{f}.svg"), chart::fio_svg(&text, &p).unwrap());
+        if let Some(svg) = chart::fio_latency_svg(&text, &p).unwrap() {
+            put(&format!("fio-{f}-latency.svg"), svg);
+        }
+    }
 }

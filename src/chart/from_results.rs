@@ -150,28 +150,37 @@ fn run_panels(iv: &[IntervalFigures], paced: bool) -> Vec<Panel> {
     } else {
         "p99"
     };
-    let mut latency = vec![Series::line(
-        due_name,
-        iv.iter().map(|i| lat(i, i.latency_ns.p99)).collect(),
-        Tone::Secondary,
-    )];
+    let mut latency = vec![
+        Series::line(
+            due_name,
+            iv.iter().map(|i| lat(i, i.latency_ns.p99)).collect(),
+            Tone::Secondary,
+        )
+        .dots_when_few(),
+    ];
     if paced {
         let service = iv
             .iter()
             .map(|i| lat(i, i.service_latency_ns.p99))
             .collect();
         latency.push(
-            Series::line("p99 service time (from submission)", service, Tone::Primary).dashed(),
+            Series::line("p99 service time (from submission)", service, Tone::Primary)
+                .dashed()
+                .dots_when_few(),
         );
     }
     let one = |name: &str, f: &dyn Fn(&IntervalFigures) -> f64| Panel {
         y_label: name.into(),
-        series: vec![Series::line(
-            name,
-            iv.iter().map(|i| at(i, f(i))).collect(),
-            Tone::Primary,
-        )],
+        series: vec![
+            Series::line(
+                name,
+                iv.iter().map(|i| at(i, f(i))).collect(),
+                Tone::Primary,
+            )
+            .dots_when_few(),
+        ],
         reference: None,
+        log_y: false,
     };
     vec![
         one("IOPS", &|i| i.iops),
@@ -180,6 +189,7 @@ fn run_panels(iv: &[IntervalFigures], paced: bool) -> Vec<Panel> {
             y_label: format!("p99 latency ({unit})"),
             series: latency,
             reference: None,
+            log_y: false,
         },
     ]
 }

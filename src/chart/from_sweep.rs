@@ -99,6 +99,7 @@ fn sweep_panels(d: Dimension, steps: &[&IntervalFigures]) -> Vec<Panel> {
             y_label: name.into(),
             series: vec![Series::line(name, of(&metric_of), Tone::Primary).with_dots()],
             reference: None,
+            log_y: false,
         },
         Panel {
             y_label: format!("latency ({unit})"),
@@ -118,6 +119,7 @@ fn sweep_panels(d: Dimension, steps: &[&IntervalFigures]) -> Vec<Panel> {
                 .with_dots(),
             ],
             reference: None,
+            log_y: false,
         },
     ]
 }
@@ -189,7 +191,9 @@ fn sweep_caveats(r: &SweepReport) -> Vec<String> {
 
 /// A rate sweep's latency curve (the hockey stick): p99 from the due time and the service
 /// p99 against the load achieved, the step where p99 leaves the flat part marked, the
-/// threshold it crossed drawn. `None` when the sweep has no curve.
+/// threshold it crossed drawn. Latency is on a log axis: the end of the stick is often a
+/// hundred times the flat part, which a linear axis presses flat. `None` when the sweep has
+/// no curve.
 pub fn curve_chart(r: &SweepReport, p: &Provenance) -> Option<LineChart> {
     let curve: &LatencyCurve = r.latency_curve.as_ref()?;
     let max_ns = curve.points.iter().map(|q| q.p99_ns).max().unwrap_or(0) as f64;
@@ -241,7 +245,7 @@ fn curve_panel(r: &SweepReport, curve: &LatencyCurve, unit: &str, per: f64) -> P
         .map(|q| (q.iops, service(q.asked_iops)))
         .collect();
     Panel {
-        y_label: format!("p99 latency ({unit})"),
+        y_label: format!("p99 latency ({unit}, log scale)"),
         series: vec![
             Series::line("p99 from the due time", due, Tone::Secondary).with_dots(),
             Series::line("p99 service time", svc, Tone::Primary)
@@ -252,6 +256,7 @@ fn curve_panel(r: &SweepReport, curve: &LatencyCurve, unit: &str, per: f64) -> P
             curve.flat_p99_ns as f64 * FLAT_FACTOR / per,
             format!("{FLAT_FACTOR}× the lightest step's p99"),
         )),
+        log_y: true,
     }
 }
 

@@ -13,6 +13,8 @@ pub mod thin;
 
 pub use spec::Provenance;
 pub mod from_cards;
+pub mod from_fio;
+pub mod from_fio_bins;
 pub mod from_results;
 pub mod from_sweep;
 
@@ -59,4 +61,20 @@ pub fn latency_svg(
     draw::svg(&spec::Chart::Histogram(from_results::run_latency_chart(
         r, hist, p,
     )))
+}
+
+/// fio's own JSON output (`text` as read from the file) drawn as the chart it calls for: a
+/// fleet for client/server, a run over time for status-interval snapshots, bars per job, or
+/// the jobs ranked when there are many.
+pub fn fio_svg(text: &str, p: &Provenance) -> Result<String, String> {
+    draw::svg(&from_fio::fio_chart(text, p)?)
+}
+
+/// The latency distribution of fio's json+ output (`None` for plain json, which has no
+/// bins).
+pub fn fio_latency_svg(text: &str, p: &Provenance) -> Result<Option<String>, String> {
+    match from_fio_bins::fio_latency_chart(text, p)? {
+        Some(h) => draw::svg(&spec::Chart::Histogram(h)).map(Some),
+        None => Ok(None),
+    }
 }

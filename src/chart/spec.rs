@@ -75,6 +75,9 @@ pub struct Series {
     pub dots: bool,
 }
 
+/// A series of at most this many points is drawn with a dot at each.
+pub const FEW_POINTS: usize = 60;
+
 impl Series {
     /// A solid line without dots.
     pub fn line(name: impl Into<String>, points: Vec<(f64, f64)>, tone: Tone) -> Series {
@@ -99,6 +102,13 @@ impl Series {
     pub fn with_dots(self) -> Series {
         Series { dots: true, ..self }
     }
+
+    /// With a dot at every point when there are few enough (`FEW_POINTS`) for each to be a
+    /// measurement a reader can tell apart.
+    pub fn dots_when_few(self) -> Series {
+        let dots = self.points.len() <= FEW_POINTS;
+        Series { dots, ..self }
+    }
 }
 
 /// A panel: one y axis and the series drawn against it.
@@ -109,6 +119,9 @@ pub struct Panel {
     pub series: Vec<Series>,
     /// A horizontal reference line and its label (a threshold the finding used).
     pub reference: Option<(f64, String)>,
+    /// A log10 y axis (the label should say so): for values spanning decades, like a
+    /// latency curve whose flat part is a hundredth of its end.
+    pub log_y: bool,
 }
 
 /// How the x axis maps values.

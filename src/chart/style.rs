@@ -69,6 +69,54 @@ impl Tone {
     }
 }
 
+/// A dash pattern. plotters has none of its own (its `DashedLineSeries` writes every dash as
+/// an element: a thinned hour of a dashed latency line came to thousands of them), so a
+/// dashed line is drawn as one polyline in a stand-in colour — the real colour with its
+/// lowest blue bits flipped, used by nothing else — and `restore_dashes` turns that stand-in
+/// into the real colour with an SVG `stroke-dasharray`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dash {
+    /// Dashes: a second series beside a solid one, a median.
+    Long,
+    /// Dots: thresholds and references.
+    Dotted,
+}
+
+/// Every colour that may be drawn dashed.
+const DASHABLE: [RGBColor; 5] = [BLUE, VERMILLION, ORANGE, INK, MUTED];
+
+impl Dash {
+    /// The stand-in colour that draws `c` with this dash.
+    pub fn colour(self, c: RGBColor) -> RGBColor {
+        let flip = match self {
+            Dash::Long => 1,
+            Dash::Dotted => 2,
+        };
+        RGBColor(c.0, c.1, c.2 ^ flip)
+    }
+
+    /// The SVG `stroke-dasharray` value.
+    pub fn array(self) -> &'static str {
+        match self {
+            Dash::Long => "7 5",
+            Dash::Dotted => "2 3",
+        }
+    }
+}
+
+/// Rewrites every stand-in colour in `svg` as the real one with its dash array.
+pub fn restore_dashes(svg: &str) -> String {
+    let mut out = svg.to_string();
+    for c in DASHABLE {
+        for d in [Dash::Long, Dash::Dotted] {
+            let stand_in = format!("stroke=\"{}\"", hex(d.colour(c)));
+            let real = format!("stroke=\"{}\" stroke-dasharray=\"{}\"", hex(c), d.array());
+            out = out.replace(&stand_in, &real);
+        }
+    }
+    out
+}
+
 /// The font family every text is set in; the viewer picks the face.
 pub const FAMILY: &str = "sans-serif";
 
@@ -187,6 +235,25 @@ mod tests {
             cut.ends_with('…') && text_width_px(&cut, 12.0) <= 80.0,
             "{cut}"
         );
+    }
+
+    #[test]
+    fn dashes_are_restored_to_the_real_colour() {
+        let stand_in = hex(Dash::Long.colour(BLUE));
+        assert_ne!(stand_in, hex(BLUE));
+        let svg = format!("<polyline stroke=\"{stand_in}\" points=\"0,0 1,1\"/>");
+        assert_eq!(
+            restore_dashes(&svg),
+            "<polyline stroke=\"#0072B2\" stroke-dasharray=\"7 5\" points=\"0,0 1,1\"/>"
+        );
+        // No stand-in is a colour the charts use for anything else.
+        for c in DASHABLE {
+            for d in [Dash::Long, Dash::Dotted] {
+                assert!(
+                    !DASHABLE.contains(&d.colour(c)) && d.colour(c) != SHADE && d.colour(c) != GRID
+                );
+            }
+        }
     }
 
     #[test]

@@ -7,14 +7,16 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::{Area, Frame, WIDTH_PX, failed, short_number, text, y_area_px, y_top};
+use super::{Area, Frame, WIDTH_PX, failed, short_number, stroke, text, y_area_px, y_top};
 use crate::chart::spec::{Bar, BarChart, BarPanel};
-use crate::chart::style::{self, GRID, INK, MUTED};
+use crate::chart::style::{self, Dash, GRID, INK, MUTED};
 
 const PANEL_PX: i32 = 300;
 const LEGEND_PX: i32 = 26;
 const GAP_PX: i32 = 14;
 const RIGHT_PX: i32 = 28;
+/// The widest a bar gets (two hosts would otherwise be two slabs).
+const MAX_BAR_PX: f64 = 110.0;
 /// Upright group names are cut to this width.
 const MAX_UPRIGHT_PX: f64 = 150.0;
 /// Narrower groups than this get no name at all.
@@ -123,16 +125,9 @@ fn draw_legend(area: &Area, c: &BarChart) -> Result<(), String> {
             .map_err(failed)?;
         right -= style::text_width_px(name, style::TICK_PX) + 6.0;
         let r = right as i32;
-        let line = INK.stroke_width(1);
-        let segments: Vec<(i32, i32)> = if *dashed {
-            vec![(r - 26, r - 20), (r - 16, r - 10), (r - 6, r)]
-        } else {
-            vec![(r - 26, r)]
-        };
-        for (a, b) in segments {
-            area.draw(&PathElement::new(vec![(a, y), (b, y)], line))
-                .map_err(failed)?;
-        }
+        let line = stroke(INK, 1, dashed.then_some(Dash::Long));
+        area.draw(&PathElement::new(vec![(r - 26, y), (r, y)], line))
+            .map_err(failed)?;
         right -= 26.0 + 20.0;
     }
     for (tone, name) in c.legend.iter().rev() {
@@ -176,7 +171,9 @@ fn draw_panel(area: &Area, root: &Area, p: &BarPanel, top: f64, y_area: u32) -> 
     let gpx = group_px(p, y_area);
     for (i, g) in p.groups.iter().enumerate() {
         let k = g.bars.len().max(1) as f64;
-        let (x0, w) = (i as f64 + 0.12, 0.76 / k);
+        // Bars take three quarters of their group, but no bar is wider than MAX_BAR_PX.
+        let w = (0.76 / k).min(MAX_BAR_PX / gpx);
+        let x0 = i as f64 + 0.5 - w * k / 2.0;
         for (j, b) in g.bars.iter().enumerate() {
             let left = x0 + j as f64 * w;
             draw_bar(&mut ch, b, left, left + w * 0.92, gpx * w)?;
@@ -184,13 +181,9 @@ fn draw_panel(area: &Area, root: &Area, p: &BarPanel, top: f64, y_area: u32) -> 
         draw_name(&ch, root, &g.label, i as f64 + 0.5, how)?;
     }
     for (y, _, dashed) in &p.lines {
-        let line = INK.stroke_width(1);
-        if *dashed {
-            ch.draw_series(DashedLineSeries::new([(0.0, *y), (n, *y)], 6, 4, line))
-        } else {
-            ch.draw_series(LineSeries::new([(0.0, *y), (n, *y)], line))
-        }
-        .map_err(failed)?;
+        let line = stroke(INK, 1, dashed.then_some(Dash::Long));
+        ch.draw_series(LineSeries::new([(0.0, *y), (n, *y)], line))
+            .map_err(failed)?;
     }
     Ok(())
 }

@@ -7,9 +7,9 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::{Frame, WIDTH_PX, failed, text};
+use super::{Frame, WIDTH_PX, failed, stroke, text};
 use crate::chart::spec::{HistogramChart, latency_ticks};
-use crate::chart::style::{self, GRID, INK, MUTED, Tone};
+use crate::chart::style::{self, Dash, GRID, INK, MUTED, Tone};
 
 const PLOT_PX: i32 = 380;
 const X_AREA_PX: i32 = 48;
@@ -147,8 +147,8 @@ fn draw_marks(
     let right_edge = ch.backend_coord(&(x_hi, floor)).0 as f64;
     for (name, ns) in &c.marks {
         let x = ns.max(1.0).log2();
-        let line = Tone::Secondary.colour().stroke_width(2);
-        ch.draw_series(DashedLineSeries::new([(x, floor), (x, top)], 6, 4, line))
+        let line = stroke(Tone::Secondary.colour(), 2, Some(Dash::Long));
+        ch.draw_series(LineSeries::new([(x, floor), (x, top)], line))
             .map_err(failed)?;
         let label = format!("{name} {}", crate::units::format_latency_ns(*ns));
         let px = f64::from(ch.backend_coord(&(x, top)).0);

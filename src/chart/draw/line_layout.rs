@@ -17,7 +17,9 @@ pub(super) struct Layout {
     pub(super) x_lo: f64,
     pub(super) x_hi: f64,
     pub(super) y_area: u32,
-    pub(super) tops: Vec<f64>,
+    /// Per panel, the y range as drawn (log10 of the values on a log panel).
+    pub(super) ys: Vec<(f64, f64)>,
+    pub(super) log_y: Vec<bool>,
     /// Per panel, per series: the points to draw (x mapped, thinned).
     pub(super) drawn: Vec<Vec<Vec<(f64, f64)>>>,
     /// What each period's strip label says ("" when even its number does not fit).
@@ -30,7 +32,16 @@ impl Layout {
         map_x(self.scale, x)
     }
 
-    fn plot_width(&self) -> f64 {
+    /// `y` of panel `i` as drawn: its log10 on a log panel (no place for 0 or less: a gap).
+    pub(super) fn fy(&self, i: usize, y: f64) -> f64 {
+        match self.log_y[i] {
+            true if y > 0.0 => y.log10(),
+            true => f64::NAN,
+            false => y,
+        }
+    }
+
+    pub(super) fn plot_width(&self) -> f64 {
         f64::from(WIDTH_PX) - f64::from(self.y_area) - f64::from(RIGHT_PX)
     }
 
@@ -60,12 +71,19 @@ impl Layout {
         };
         let tops: Vec<f64> = c.panels.iter().map(panel_top).collect();
         let y_area = tops.iter().map(|t| y_area_px(*t)).max().unwrap_or(60);
+        let ys = c
+            .panels
+            .iter()
+            .zip(&tops)
+            .map(|(p, top)| if p.log_y { log_range(p) } else { (0.0, *top) })
+            .collect();
         let mut l = Layout {
             scale,
             x_lo,
             x_hi,
             y_area,
-            tops,
+            ys,
+            log_y: c.panels.iter().map(|p| p.log_y).collect(),
             drawn: Vec::new(),
             span_labels: Vec::new(),
             notes: Vec::new(),
@@ -79,14 +97,14 @@ impl Layout {
     fn thin(&mut self, c: &LineChart) {
         let columns = self.plot_width().max(1.0) as usize;
         let mut most = 0;
-        for p in &c.panels {
+        for (i, p) in c.panels.iter().enumerate() {
             let mut drawn = Vec::new();
             for s in &p.series {
                 let pts: Vec<(f64, f64)> = s
                     .points
                     .iter()
                     .filter(|q| self.scale == Scale::Linear || q.0 > 0.0)
-                    .map(|q| (self.fx(q.0), q.1))
+                    .map(|q| (self.fx(q.0), self.fy(i, q.1)))
                     .collect();
                 let t = thin::min_max_per_column(&pts, self.x_lo, self.x_hi, columns);
                 if t.len() < pts.len() {
@@ -150,6 +168,23 @@ pub(super) fn map_x(scale: Scale, x: f64) -> f64 {
         Scale::Linear => x,
         Scale::Log2 => x.max(f64::MIN_POSITIVE).log2(),
     }
+}
+
+/// A log panel's range in decades: from a little under its least positive value to a
+/// little over its highest, with room for marker labels.
+fn log_range(p: &Panel) -> (f64, f64) {
+    let values = p
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|q| q.1))
+        .chain(p.reference.iter().map(|r| r.0))
+        .filter(|v| v.is_finite() && *v > 0.0);
+    let (lo, hi) = values.fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    if lo > hi {
+        return (0.0, 1.0);
+    }
+    let (lo, hi) = (lo.log10() - 0.15, hi.log10());
+    (lo, hi + 0.12 * (hi - lo).max(1.0))
 }
 
 /// A panel's y top: its highest value or reference, with room for marker labels.

@@ -7,9 +7,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::line_layout::Layout;
-use super::{Area, Frame, WIDTH_PX, failed, short_number, text};
+use super::{Area, Frame, WIDTH_PX, failed, short_number, stroke, text};
 use crate::chart::spec::{LineChart, MarkKind, Panel, Scale, Series};
-use crate::chart::style::{self, BOUNDARY, GRID, INK, MUTED, SHADE};
+use crate::chart::style::{self, BOUNDARY, Dash, GRID, INK, MUTED, SHADE};
 
 /// Height of one panel's plot; a chart of one panel gets more.
 const PANEL_PX: i32 = 210;
@@ -92,33 +92,23 @@ fn draw_legend(caption: &Area, p: &Panel) -> Result<(), String> {
     let mut right = f64::from(WIDTH_PX) - f64::from(RIGHT_PX);
     let y = CAPTION_PX / 2;
     let style = text(style::TICK_PX, INK, HPos::Right, VPos::Center);
-    let mut entries: Vec<(String, RGBColor, bool)> = p
+    let mut entries: Vec<(String, ShapeStyle)> = p
         .series
         .iter()
-        .map(|s| (s.name.clone(), s.tone.colour(), s.dashed))
+        .map(|s| (s.name.clone(), series_stroke(s)))
         .collect();
     if let Some((_, name)) = &p.reference {
-        entries.push((name.clone(), INK, true));
+        entries.push((name.clone(), stroke(INK, 1, Some(Dash::Dotted))));
     }
-    for (name, colour, dashed) in entries.iter().rev() {
+    for (name, line) in entries.iter().rev() {
         caption
             .draw_text(name, &style, (right as i32, y))
             .map_err(failed)?;
         right -= style::text_width_px(name, style::TICK_PX) + 6.0;
         let seg = [(right - 26.0) as i32, right as i32];
-        let line = colour.stroke_width(2);
-        if *dashed {
-            for k in 0..3 {
-                let x0 = seg[0] + k * 10;
-                caption
-                    .draw(&PathElement::new(vec![(x0, y), (x0 + 6, y)], line))
-                    .map_err(failed)?;
-            }
-        } else {
-            caption
-                .draw(&PathElement::new(vec![(seg[0], y), (seg[1], y)], line))
-                .map_err(failed)?;
-        }
+        caption
+            .draw(&PathElement::new(vec![(seg[0], y), (seg[1], y)], *line))
+            .map_err(failed)?;
         right -= 26.0 + 18.0;
     }
     Ok(())
@@ -132,51 +122,76 @@ fn draw_panel(
     i: usize,
     last: bool,
 ) -> Result<(), String> {
-    let top = l.tops[i];
+    let ys = l.ys[i];
     let mut ch = ChartBuilder::on(area)
         .margin_right(RIGHT_PX)
         .y_label_area_size(l.y_area)
         .x_label_area_size(if last { X_AREA_PX } else { 0 })
-        .build_cartesian_2d(l.x_lo..l.x_hi, 0.0..top)
+        .build_cartesian_2d(l.x_lo..l.x_hi, ys.0..ys.1)
         .map_err(failed)?;
-    shade_spans(&mut ch, c, l, top)?;
-    mesh(&mut ch, c, l, &c.panels[i], last)?;
+    shade_spans(&mut ch, c, l, ys)?;
+    mesh(&mut ch, c, l, i, last)?;
+    if l.log_y[i] {
+        draw_decades(&mut ch, root, l, ys)?;
+    }
     if let Some(ticks) = &c.x.ticks {
         let grid = GRID.stroke_width(1);
         for (v, _) in ticks {
             let x = l.fx(*v);
-            ch.draw_series([PathElement::new(vec![(x, 0.0), (x, top)], grid)])
+            ch.draw_series([PathElement::new(vec![(x, ys.0), (x, ys.1)], grid)])
                 .map_err(failed)?;
         }
         if last {
-            draw_ticks(&ch, root, l, ticks)?;
+            draw_ticks(&ch, root, l, ys.0, ticks)?;
         }
     }
     for (s, pts) in c.panels[i].series.iter().zip(&l.drawn[i]) {
         draw_series(&mut ch, s, pts)?;
     }
     if let Some((y, _)) = c.panels[i].reference {
-        let line = INK.stroke_width(1);
-        ch.draw_series(DashedLineSeries::new(
-            [(l.x_lo, y), (l.x_hi, y)],
-            3,
-            3,
-            line,
-        ))
-        .map_err(failed)?;
+        let (line, y) = (stroke(INK, 1, Some(Dash::Dotted)), l.fy(i, y));
+        ch.draw_series(LineSeries::new([(l.x_lo, y), (l.x_hi, y)], line))
+            .map_err(failed)?;
     }
-    draw_marks(&mut ch, c, l, i, top)
+    draw_marks(&mut ch, c, l, i, ys)
+}
+
+/// A log panel's ticks at 1, 2 and 5 × 10ⁿ of its unit, with their grid lines.
+fn draw_decades(ch: &mut Chart2d, root: &Area, l: &Layout, ys: (f64, f64)) -> Result<(), String> {
+    let style = text(style::TICK_PX, MUTED, HPos::Right, VPos::Center);
+    let mut decade = 10f64.powf(ys.0.floor());
+    while decade.log10() <= ys.1 {
+        for m in [1.0, 2.0, 5.0] {
+            let y = (decade * m).log10();
+            if y < ys.0 || y > ys.1 {
+                continue;
+            }
+            let grid = GRID.stroke_width(1);
+            ch.draw_series([PathElement::new(vec![(l.x_lo, y), (l.x_hi, y)], grid)])
+                .map_err(failed)?;
+            let (px, py) = ch.backend_coord(&(l.x_lo, y));
+            root.draw_text(&short_number(decade * m), &style, (px - 8, py))
+                .map_err(failed)?;
+        }
+        decade *= 10.0;
+    }
+    Ok(())
 }
 
 /// Every other period shaded, and a line where each period after the first begins.
-fn shade_spans(ch: &mut Chart2d, c: &LineChart, l: &Layout, top: f64) -> Result<(), String> {
+fn shade_spans(
+    ch: &mut Chart2d,
+    c: &LineChart,
+    l: &Layout,
+    (bottom, top): (f64, f64),
+) -> Result<(), String> {
     if c.spans.len() < 2 {
         return Ok(());
     }
     let shaded = c.spans.iter().enumerate().filter(|(k, _)| k % 2 == 1);
     ch.draw_series(shaded.map(|(_, s)| {
         Rectangle::new(
-            [(l.fx(s.start_s), 0.0), (l.fx(s.end_s), top)],
+            [(l.fx(s.start_s), bottom), (l.fx(s.end_s), top)],
             SHADE.filled(),
         )
     }))
@@ -184,13 +199,14 @@ fn shade_spans(ch: &mut Chart2d, c: &LineChart, l: &Layout, top: f64) -> Result<
     let line = BOUNDARY.stroke_width(1);
     ch.draw_series(c.spans.iter().skip(1).map(|s| {
         let x = l.fx(s.start_s);
-        PathElement::new(vec![(x, 0.0), (x, top)], line)
+        PathElement::new(vec![(x, bottom), (x, top)], line)
     }))
     .map_err(failed)?;
     Ok(())
 }
 
-fn mesh(ch: &mut Chart2d, c: &LineChart, l: &Layout, p: &Panel, last: bool) -> Result<(), String> {
+fn mesh(ch: &mut Chart2d, c: &LineChart, l: &Layout, i: usize, last: bool) -> Result<(), String> {
+    let p = &c.panels[i];
     let xfmt = |v: &f64| match l.scale {
         Scale::Linear => short_number(*v),
         Scale::Log2 => short_number(v.exp2()),
@@ -201,7 +217,8 @@ fn mesh(ch: &mut Chart2d, c: &LineChart, l: &Layout, p: &Panel, last: bool) -> R
     let mut m = ch.configure_mesh();
     // Every panel gets the vertical grid; only the last has the area that shows the labels.
     m.x_labels(if c.x.ticks.is_none() { 12 } else { 0 })
-        .y_labels(5)
+        // A log panel's ticks are drawn by `draw_decades`.
+        .y_labels(if l.log_y[i] { 0 } else { 5 })
         .x_label_formatter(&xfmt)
         .y_label_formatter(&yfmt)
         .label_style(tick)
@@ -217,9 +234,9 @@ fn mesh(ch: &mut Chart2d, c: &LineChart, l: &Layout, p: &Panel, last: bool) -> R
         m.x_desc(c.x.label.as_str());
     }
     m.draw().map_err(failed)?;
-    // The panels above the last have no x axis of their own: a baseline marks zero.
-    let base = MUTED.stroke_width(1);
-    ch.draw_series([PathElement::new(vec![(l.x_lo, 0.0), (l.x_hi, 0.0)], base)])
+    // The panels above the last have no x axis of their own: a baseline marks the bottom.
+    let (base, y) = (MUTED.stroke_width(1), l.ys[i].0);
+    ch.draw_series([PathElement::new(vec![(l.x_lo, y), (l.x_hi, y)], base)])
         .map_err(failed)?;
     Ok(())
 }
@@ -230,12 +247,13 @@ fn draw_ticks(
     ch: &Chart2d,
     root: &Area,
     l: &Layout,
+    bottom: f64,
     ticks: &[(f64, String)],
 ) -> Result<(), String> {
     let style = text(style::TICK_PX, MUTED, HPos::Center, VPos::Top);
     let mut free_from = f64::MIN;
     for (v, label) in ticks {
-        let (px, py) = ch.backend_coord(&(l.fx(*v), 0.0));
+        let (px, py) = ch.backend_coord(&(l.fx(*v), bottom));
         let w = style::text_width_px(label, style::TICK_PX);
         if f64::from(px) - w / 2.0 < free_from {
             continue;
@@ -247,17 +265,16 @@ fn draw_ticks(
     Ok(())
 }
 
+fn series_stroke(s: &Series) -> ShapeStyle {
+    stroke(s.tone.colour(), 2, s.dashed.then_some(Dash::Long))
+}
+
 /// One series, split at its gaps; dashed or solid, with dots when asked.
 fn draw_series(ch: &mut Chart2d, s: &Series, pts: &[(f64, f64)]) -> Result<(), String> {
-    let line = s.tone.colour().stroke_width(2);
+    let line = series_stroke(s);
     for seg in pts.split(|p| p.1.is_nan()).filter(|seg| !seg.is_empty()) {
-        if s.dashed {
-            ch.draw_series(DashedLineSeries::new(seg.iter().copied(), 7, 5, line))
-                .map_err(failed)?;
-        } else {
-            ch.draw_series(LineSeries::new(seg.iter().copied(), line))
-                .map_err(failed)?;
-        }
+        ch.draw_series(LineSeries::new(seg.iter().copied(), line))
+            .map_err(failed)?;
         if s.dots {
             let dot = s.tone.colour().filled();
             ch.draw_series(seg.iter().map(|p| Circle::new(*p, 3, dot)))
@@ -275,27 +292,22 @@ fn draw_marks(
     c: &LineChart,
     l: &Layout,
     i: usize,
-    top: f64,
+    (bottom, top): (f64, f64),
 ) -> Result<(), String> {
     let mut rows: Vec<f64> = vec![f64::MIN; 3];
     for m in &c.marks {
         let x = l.fx(m.x);
-        let (line, dash) = match m.kind {
-            MarkKind::Stop => (INK.stroke_width(1), (4, 3)),
-            MarkKind::Finding => (INK.stroke_width(2), (8, 4)),
-            MarkKind::Reference => (MUTED.stroke_width(1), (2, 3)),
+        let line = match m.kind {
+            MarkKind::Stop => stroke(INK, 1, Some(Dash::Long)),
+            MarkKind::Finding => stroke(INK, 2, Some(Dash::Long)),
+            MarkKind::Reference => stroke(MUTED, 1, Some(Dash::Dotted)),
         };
-        ch.draw_series(DashedLineSeries::new(
-            [(x, 0.0), (x, top)],
-            dash.0,
-            dash.1,
-            line,
-        ))
-        .map_err(failed)?;
+        ch.draw_series(LineSeries::new([(x, bottom), (x, top)], line))
+            .map_err(failed)?;
         if let Some((panel, y)) = m.at
             && panel == i
         {
-            ch.draw_series([Circle::new((x, y), 7, INK.stroke_width(2))])
+            ch.draw_series([Circle::new((x, l.fy(i, y)), 7, INK.stroke_width(2))])
                 .map_err(failed)?;
         }
         if i != 0 || m.label.is_empty() {

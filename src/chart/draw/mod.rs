@@ -32,7 +32,15 @@ pub fn svg(chart: &Chart) -> Result<String, String> {
         Chart::Bars(c) => bars::draw(&mut out, c)?,
         Chart::Histogram(c) => histogram::draw(&mut out, c)?,
     }
-    Ok(out)
+    Ok(style::restore_dashes(&out))
+}
+
+/// A line style of `colour`, `width` pixels wide, dashed as `dash` (see `style::Dash`).
+pub(crate) fn stroke(colour: RGBColor, width: u32, dash: Option<style::Dash>) -> ShapeStyle {
+    match dash {
+        Some(d) => d.colour(colour).stroke_width(width),
+        None => colour.stroke_width(width),
+    }
 }
 
 /// A plotters error in one line.
