@@ -1,394 +1,36 @@
-//! The charts as a person and a parser read them: every SVG parses as XML, holds one point
-//! per interval or step where nothing was thinned, draws each value where the axis says it
-//! is, names its axes with units, says what was tested in the title, and marks the periods,
-//! the saturation step and the knee. Synthetic results stand in for runs (the report types
-//! are built, not deserialized); fio's JSON is read from the real fixtures.
+//! The charts of diskscope's own results as a person and a parser read them: every SVG
+//! parses as XML, holds one point per interval or step where nothing was thinned, draws each
+//! value where its axis says it is, names its axes with units, says what was tested in the
+//! title, and marks the periods, the stops, the saturation step and the knee. fio's JSON and
+//! the size and speed of long charts are in `chart_fio.rs`.
+
+mod chart_common;
 
 use std::time::Duration;
 
+use chart_common::*;
 use diskscope::chart::{self, Provenance, style};
-use diskscope::fleet::results::{self, Figures, HostResult, HostState};
-use diskscope::fleet::{FleetConfig, FleetReport};
-use diskscope::report::{
-    ConfigReport, RunReport, SweepReport, TargetFacts, TargetKind, TotalReport,
-};
-use diskscope::settings::{IoEngine, Settings};
-use diskscope::stats::{Counts, IntervalFigures, Latency, LeftOut, Log2Histogram};
-use diskscope::suite::{DirectionResult, SuiteName, SuiteReport, TestResult};
-use diskscope::sweep::{Dimension, latency_curve, saturation};
+use diskscope::settings::Settings;
+use diskscope::units::format_latency_ns;
 
-fn settings(threads: usize, bs: u64) -> Settings {
-    Settings {
-        threads,
-        iodepth: 32,
-        bs,
-        ..Settings::default()
-    }
+fn blue() -> String {
+    style::Tone::Primary.hex()
 }
-
-fn config(s: Settings) -> ConfigReport {
-    let facts = TargetFacts {
-        path: "/dev/nvme0n1".into(),
-        kind: TargetKind::BlockDevice,
-        size_bytes: 1 << 40,
-        device_bytes: Some(1 << 40),
-        span_bytes: 1 << 40,
-        logical_block_size: 512,
-        direct: true,
-        write_allowed: false,
-    };
-    ConfigReport::new(facts, s, Some(Duration::from_secs(60)))
-        .with_engine(Some(IoEngine::IoUring), None)
+fn vermillion() -> String {
+    style::Tone::Secondary.hex()
 }
-
-/// One interval ending at `t_s` of `elapsed_s`, at `iops` with every I/O taking `lat_ns`
-/// (a tenth of them 4× as long, so p99 differs from p50).
-fn interval(t_s: f64, elapsed_s: f64, s: Settings, iops: f64, lat_ns: u64) -> IntervalFigures {
-    let ops = (iops * elapsed_s).round() as u64;
-    let mut l = Latency::default();
-    l.record_n(lat_ns, ops - ops / 10);
-    l.record_n(lat_ns * 4, ops / 10);
-    let bytes = ops * s.bs;
-    IntervalFigures {
-        t_s,
-        elapsed_s,
-        settings: s,
-        counts: Counts {
-            ops,
-            bytes,
-            read_ops: ops,
-            read_bytes: bytes,
-            ..Counts::default()
-        },
-        iops: ops as f64 / elapsed_s,
-        bw_bytes_per_s: bytes as f64 / elapsed_s,
-        latency_ns: l.summary(),
-        service_latency_ns: l.summary(),
-        left_out: LeftOut::default(),
-    }
+fn orange() -> String {
+    style::Tone::Tertiary.hex()
 }
-
-fn run(intervals: Vec<IntervalFigures>) -> RunReport {
-    let first = intervals[0].settings;
-    let last = intervals[intervals.len() - 1].settings;
-    let mut counts = Counts::default();
-    for i in &intervals {
-        counts.add(&i.counts);
-    }
-    let elapsed_s: f64 = intervals.iter().map(|i| i.elapsed_s).sum();
-    RunReport {
-        config: config(first),
-        total: TotalReport {
-            elapsed_s,
-            counts,
-            iops: counts.ops as f64 / elapsed_s,
-            bw_bytes_per_s: counts.bytes as f64 / elapsed_s,
-            latency_ns: intervals[0].latency_ns,
-            service_latency_ns: intervals[0].latency_ns,
-        },
-        threads: Vec::new(),
-        intervals,
-        final_settings: last,
-        errors: Vec::new(),
-        left_out: LeftOut::default(),
-        writeback: None,
-        interrupted_by: None,
-        cpu: None,
-    }
-}
-
-/// An admin's demonstration: 1 thread, then 2, then 4, ten one-second intervals each.
-fn demo_run() -> RunReport {
-    let mut iv = Vec::new();
-    for (k, threads) in [1usize, 2, 4].into_iter().enumerate() {
-        for j in 0..10 {
-            let t = (k * 10 + j + 1) as f64;
-            let wobble = 1.0 + 0.02 * ((j * 7 % 5) as f64 - 2.0);
-            iv.push(interval(
-                t,
-                1.0,
-                settings(threads, 4096),
-                150.0 * threads as f64 * wobble,
-                6_000_000 + 40_000 * j as u64,
-            ));
-        }
-    }
-    run(iv)
-}
-
-fn sweep(dimension: Dimension, steps: Vec<IntervalFigures>) -> SweepReport {
-    SweepReport {
-        config: config(steps[0].settings),
-        dimension,
-        step_time_s: 5.0,
-        saturation: saturation(dimension, &steps),
-        latency_curve: latency_curve(&steps),
-        steps,
-        partial_step: None,
-        errors: Vec::new(),
-        interrupted_by: None,
-    }
-}
-
-/// Threads 1 to 64 on a disk that stops scaling at 8.
-fn thread_sweep() -> SweepReport {
-    let steps = [1usize, 2, 4, 8, 16, 32, 64]
-        .iter()
-        .enumerate()
-        .map(|(k, &t)| {
-            let iops = 20_000.0 * (t.min(8) as f64) * (1.0 + 0.01 * k as f64);
-            let lat = (1e9 * t as f64 * 32.0 / iops) as u64;
-            interval(5.0 * (k + 1) as f64, 5.0, settings(t, 4096), iops, lat)
-        })
-        .collect();
-    sweep(Dimension::Threads, steps)
-}
-
-/// `--sweep rate=curve` on a disk that does 30k IOPS: p99 flat, then the hockey stick.
-fn curve_sweep() -> SweepReport {
-    let unlimited = interval(5.0, 5.0, settings(4, 4096), 30_000.0, 4_000_000);
-    let mut steps = vec![unlimited];
-    for (k, rate) in diskscope::sweep::curve_rates(30_000.0)
-        .into_iter()
-        .enumerate()
-    {
-        let load = rate as f64 / 30_000.0;
-        let lat = (120_000.0 / (1.0 - load.min(0.97)).powf(1.5)) as u64;
-        let s = Settings {
-            rate_iops: rate,
-            ..settings(4, 4096)
-        };
-        let mut step = interval(10.0 + 5.0 * k as f64, 5.0, s, rate as f64 * 0.999, lat);
-        let mut svc = Latency::default();
-        svc.record_n(lat.min(600_000), step.counts.ops);
-        step.service_latency_ns = svc.summary();
-        steps.push(step);
-    }
-    sweep(Dimension::Rate, steps)
-}
-
-/// One test of a card: three passes per direction around `mb` MB/s (writes at 60% of
-/// reads), or writes not run.
-fn card_test(name: &str, bs: u64, random: bool, mb: f64, writes: bool) -> TestResult {
-    let s = Settings {
-        bs,
-        random_pct: if random { 100 } else { 0 },
-        ..Settings::default()
-    };
-    let direction = |scale: f64| {
-        let passes: Vec<IntervalFigures> = [0.93, 1.0, 1.04]
-            .iter()
-            .enumerate()
-            .map(|(k, f)| {
-                interval(
-                    5.0 * (k + 1) as f64,
-                    5.0,
-                    s,
-                    mb * scale * f * 1e6 / bs as f64,
-                    90_000,
-                )
-            })
-            .collect();
-        let lats: Vec<Latency> = passes
-            .iter()
-            .map(|p| {
-                let mut l = Latency::default();
-                l.record_n(90_000, p.counts.ops);
-                l
-            })
-            .collect();
-        DirectionResult::of(&passes, &lats.iter().collect::<Vec<_>>())
-    };
-    TestResult {
-        name: name.into(),
-        bs,
-        iodepth: 1,
-        iodepth_run: 1,
-        threads: 1,
-        random,
-        read: Some(direction(1.0)),
-        read_not_run: None,
-        write: writes.then(|| direction(0.6)),
-        write_not_run: (!writes).then(|| "not run: add --allow-write".into()),
-        note: None,
-    }
-}
-
-fn card() -> SuiteReport {
-    SuiteReport {
-        suite: SuiteName::Standard,
-        config: config(Settings::default()),
-        passes: 3,
-        pass_time_s: 5.0,
-        ramp_s: 1.0,
-        pause_s: 1.0,
-        notes: vec!["the span is 1 GiB: a cache of that size holds all of it".into()],
-        tests: vec![
-            card_test("SEQ1M Q8T1", 1 << 20, false, 3400.0, true),
-            card_test("SEQ1M Q1T1", 1 << 20, false, 1900.0, true),
-            card_test("RND4K Q32T1", 4096, true, 1400.0, true),
-            card_test("RND4K Q1T1", 4096, true, 60.0, false),
-        ],
-        errors: Vec::new(),
-        interrupted_by: None,
-    }
-}
-
-/// Twelve hosts: one slow (an outlier), one failed.
-fn fleet() -> FleetReport {
-    let mut hosts: Vec<HostResult> = (0..12)
-        .map(|k| {
-            let iops = match k {
-                7 => 11_000.0,
-                _ => 20_000.0 + 300.0 * k as f64,
-            };
-            HostResult {
-                host: format!("db-{k:02}.example.net"),
-                port: 8765,
-                state: HostState::Done,
-                reason: None,
-                total: Some(Figures {
-                    elapsed_s: 30.0,
-                    ops: (iops * 30.0) as u64,
-                    bytes: (iops * 30.0) as u64 * 4096,
-                    iops,
-                    bw_bytes_per_s: iops * 4096.0,
-                    lat_mean_ns: 1e9 / iops,
-                    lat_p50_ns: None,
-                    lat_p99_ns: None,
-                }),
-                intervals: Vec::new(),
-                outlier: false,
-            }
-        })
-        .collect();
-    hosts[11].state = HostState::Failed;
-    hosts[11].total = None;
-    hosts[11].reason = Some("fio: connect to db-11.example.net:8765 refused".into());
-    let aggregate = results::aggregate(&mut hosts, 20.0);
-    results::sort_hosts(&mut hosts);
-    FleetReport {
-        fleet: FleetConfig {
-            target: "/dev/sdb".into(),
-            hosts: Vec::new(),
-            settings: settings(1, 4096),
-            ioengine: IoEngine::IoUring,
-            direct: true,
-            duration_s: 30.0,
-            write_allowed: false,
-            outlier_pct: 20.0,
-            fio_version: Some("fio-3.33".into()),
-            latency_basis: String::new(),
-        },
-        intervals: results::fleet_intervals(&hosts),
-        outliers: hosts
-            .iter()
-            .filter(|h| h.outlier)
-            .map(|h| h.host.clone())
-            .collect(),
-        hosts,
-        aggregate,
-        job_file: String::new(),
-        interrupted_by: None,
-    }
-}
-
-/// A run whose whole-run histogram is known: most I/Os near 90 µs, a tail to 20 ms.
-fn run_with_histogram() -> (RunReport, Log2Histogram) {
-    let mut r = demo_run();
-    let mut l = Latency::default();
-    let mut x: u64 = 12345;
-    for _ in 0..20_000 {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let u = (x >> 11) as f64 / (1u64 << 53) as f64;
-        // Exponential service around 90 µs, with one I/O in 200 stalled 5–20 ms.
-        let ns = if u < 0.005 {
-            5e6 + u * 3e9
-        } else {
-            60_000.0 - 30_000.0 * (1.0 - u).ln()
-        };
-        l.record(ns as u64);
-    }
-    r.total.latency_ns = l.summary();
-    (r, Log2Histogram::of(&l))
-}
-
-/// Parsed SVG with the questions the tests ask of it.
-struct Svg {
-    text: String,
-}
-
-impl Svg {
-    fn of(text: String) -> Svg {
-        roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("not XML: {e}"));
-        Svg { text }
-    }
-
-    fn doc(&self) -> roxmltree::Document<'_> {
-        roxmltree::Document::parse(&self.text).unwrap()
-    }
-
-    /// The text of every `<text>` element.
-    fn texts(&self) -> Vec<String> {
-        self.doc()
-            .descendants()
-            .filter(|n| n.has_tag_name("text"))
-            .map(|n| n.text().unwrap_or("").to_string())
-            .collect()
-    }
-
-    fn has_text(&self, want: &str) -> bool {
-        self.texts().iter().any(|t| t.contains(want))
-    }
-
-    /// Each polyline of stroke `colour`, as its points.
-    fn polylines(&self, colour: &str) -> Vec<Vec<(f64, f64)>> {
-        self.doc()
-            .descendants()
-            .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") == Some(colour))
-            .map(|n| {
-                n.attribute("points")
-                    .unwrap_or("")
-                    .split_whitespace()
-                    .map(|p| {
-                        let (x, y) = p.split_once(',').unwrap();
-                        (x.parse().unwrap(), y.parse().unwrap())
-                    })
-                    .collect()
-            })
-            .collect()
-    }
-}
-
-/// Checks that pixel heights are one linear function of `values` (to a pixel): the chart
-/// draws each value where its axis says it is.
-fn assert_linear(pixels: &[(f64, f64)], values: &[f64]) {
-    assert_eq!(pixels.len(), values.len());
-    let (lo, hi) = (
-        0,
-        (0..values.len())
-            .max_by(|&a, &b| values[a].total_cmp(&values[b]))
-            .unwrap(),
-    );
-    let slope = (pixels[hi].1 - pixels[lo].1) / (values[hi] - values[lo]);
-    assert!(slope < 0.0, "a higher value is drawn higher");
-    for (p, v) in pixels.iter().zip(values) {
-        let want = pixels[lo].1 + slope * (v - values[lo]);
-        assert!(
-            (p.1 - want).abs() <= 1.0,
-            "{v} drawn at y {} not {want}",
-            p.1
-        );
-    }
+fn ink() -> String {
+    style::hex(style::INK)
 }
 
 #[test]
 fn a_run_draws_every_interval_in_three_panels_with_its_periods() {
     let r = demo_run();
     let svg = Svg::of(chart::run_svg(&r, None, &Provenance::default()).unwrap());
-    let blue = svg.polylines(&style::Tone::Primary.hex());
+    let blue = svg.polylines(&blue());
     // IOPS and MB/s: one line each, a point per interval.
     assert_eq!(blue.len(), 2, "{blue:?}");
     assert!(blue.iter().all(|l| l.len() == r.intervals.len()));
@@ -396,7 +38,7 @@ fn a_run_draws_every_interval_in_three_panels_with_its_periods() {
     assert_linear(&blue[0], &iops);
     let mb: Vec<f64> = r.intervals.iter().map(|i| i.bw_bytes_per_s).collect();
     assert_linear(&blue[1], &mb);
-    let p99 = svg.polylines(&style::Tone::Secondary.hex());
+    let p99 = svg.polylines(&vermillion());
     assert_eq!(p99.len(), 1);
     let lat: Vec<f64> = r
         .intervals
@@ -404,11 +46,11 @@ fn a_run_draws_every_interval_in_three_panels_with_its_periods() {
         .map(|i| i.latency_ns.p99 as f64)
         .collect();
     assert_linear(&p99[0], &lat);
-    // Shared time axis: the panels' points stand in the same columns.
-    assert_eq!(
-        blue[0].iter().map(|p| p.0).collect::<Vec<_>>(),
-        p99[0].iter().map(|p| p.0).collect::<Vec<_>>()
-    );
+    // Shared time axis: the panels' points stand in the same columns, in time order.
+    let xs = |l: &[(f64, f64)]| l.iter().map(|p| p.0).collect::<Vec<_>>();
+    assert_eq!(xs(&blue[0]), xs(&p99[0]));
+    assert_eq!(xs(&blue[1]), xs(&p99[0]));
+    assert!(xs(&p99[0]).windows(2).all(|w| w[0] < w[1]));
     for label in [
         "IOPS",
         "MB/s (10⁶ bytes/s)",
@@ -421,15 +63,15 @@ fn a_run_draws_every_interval_in_three_panels_with_its_periods() {
     assert!(svg.has_text("io_uring, O_DIRECT"));
     assert!(svg.has_text(&format!("diskscope {}", env!("CARGO_PKG_VERSION"))));
     // Three periods: two boundaries on each of the three panels, each period named.
-    let boundaries = svg
-        .doc()
-        .descendants()
-        .filter(|n| {
-            n.has_tag_name("polyline")
-                && n.attribute("stroke") == Some(style::hex(style::BOUNDARY).as_str())
-        })
-        .count();
-    assert_eq!(boundaries, 2 * 3);
+    let boundaries = svg.lines(&style::hex(style::BOUNDARY));
+    assert_eq!(boundaries.len(), 2 * 3);
+    // A boundary stands between the last interval of one period and the first of the next.
+    let at_10s = blue[0][9].0;
+    assert!(
+        boundaries
+            .iter()
+            .any(|b| (b.points[0].0 - at_10s).abs() <= 1.0)
+    );
     for name in [
         "4k random read, QD32 T1",
         "4k random read, QD32 T2",
@@ -437,22 +79,375 @@ fn a_run_draws_every_interval_in_three_panels_with_its_periods() {
     ] {
         assert!(svg.has_text(name), "period {name}");
     }
+    // Every other period is shaded: one of three.
+    assert_eq!(svg.rects(&style::hex(style::SHADE)).len(), 3);
 }
 
-const FIO_FIXTURES: [&str; 5] = [
-    "plain",
-    "jsonplus",
-    "concatenated",
-    "clientserver",
-    "clientserver-one-failed",
-];
+#[test]
+fn periods_given_by_the_caller_replace_the_derived_ones() {
+    let r = demo_run();
+    let spans = [
+        chart::spec::Span {
+            start_s: 0.0,
+            end_s: 15.0,
+            label: "warm-up".into(),
+        },
+        chart::spec::Span {
+            start_s: 15.0,
+            end_s: 30.0,
+            label: "steady".into(),
+        },
+    ];
+    let svg = Svg::of(chart::run_svg(&r, Some(&spans), &Provenance::default()).unwrap());
+    assert!(svg.has_text("warm-up") && svg.has_text("steady"));
+    assert!(!svg.has_text("QD32 T2"));
+    assert_eq!(svg.lines(&style::hex(style::BOUNDARY)).len(), 3);
+}
 
-fn fixture(name: &str) -> String {
-    let path = format!(
-        "{}/tests/fixtures/fio/{name}.json",
-        env!("CARGO_MANIFEST_DIR")
+#[test]
+fn a_stopped_interval_is_a_gap_and_the_stop_is_marked() {
+    let mut r = demo_run();
+    let i = &mut r.intervals[5];
+    i.elapsed_s = 0.0;
+    i.counts = Default::default();
+    i.latency_ns = Default::default();
+    i.left_out.stops = 1;
+    i.left_out.stopped = Duration::from_secs(8);
+    let svg = Svg::of(chart::run_svg(&r, None, &Provenance::default()).unwrap());
+    // IOPS and MB/s each break in two around the stop: 5 points before, 24 after.
+    let lens: Vec<usize> = svg.polylines(&blue()).iter().map(Vec::len).collect();
+    assert_eq!(lens, [5, 24, 5, 24]);
+    assert!(svg.has_text("stopped 8.0 s"));
+    let stop = svg.lines(&ink()).into_iter().filter(|l| l.dashed).count();
+    assert_eq!(stop, 3, "the stop's line crosses the three panels");
+}
+
+#[test]
+fn a_paced_run_draws_the_service_time_dashed_beside_the_due_time() {
+    let mut r = demo_run();
+    for i in &mut r.intervals {
+        i.settings.rate_iops = 100;
+        i.service_latency_ns.p99 /= 2;
+    }
+    r.config.rate_iops = 100;
+    let svg = Svg::of(chart::run_svg(&r, None, &Provenance::default()).unwrap());
+    let service: Vec<Line> = svg
+        .lines(&blue())
+        .into_iter()
+        .filter(|l| l.dashed && l.points.len() > 2)
+        .collect();
+    assert_eq!(service.len(), 1, "{service:?}");
+    let want: Vec<f64> = r
+        .intervals
+        .iter()
+        .map(|i| i.service_latency_ns.p99 as f64)
+        .collect();
+    assert_eq!(service[0].points.len(), r.intervals.len());
+    // Both latencies share the panel's axis: half the p99 is drawn half as high.
+    let due = &svg.polylines(&vermillion())[0];
+    let mut both = due.clone();
+    both.extend(&service[0].points);
+    let mut values: Vec<f64> = r
+        .intervals
+        .iter()
+        .map(|i| i.latency_ns.p99 as f64)
+        .collect();
+    values.extend(&want);
+    assert_linear(&both, &values);
+    assert!(svg.has_text("p99 from the due time"));
+    assert!(svg.has_text("coordinated omission corrected"));
+}
+
+#[test]
+fn a_sweep_puts_doublings_a_step_apart_and_marks_its_saturation() {
+    let r = thread_sweep();
+    let svg = Svg::of(chart::sweep_svg(&r, &Provenance::default()).unwrap());
+    let iops = &svg.polylines(&blue())[0];
+    assert_eq!(iops.len(), r.steps.len());
+    let values: Vec<f64> = r.steps.iter().map(|s| s.iops).collect();
+    assert_linear(iops, &values);
+    // log2: 1, 2, 4 … 64 threads stand equally far apart.
+    let gaps: Vec<f64> = iops.windows(2).map(|w| w[1].0 - w[0].0).collect();
+    assert!(gaps.iter().all(|g| (g - gaps[0]).abs() <= 1.0), "{gaps:?}");
+    for tick in ["1", "2", "4", "8", "16", "32", "64"] {
+        assert!(svg.texts().iter().any(|t| t == tick), "tick {tick}");
+    }
+    assert!(svg.has_text("threads (log2 scale)"));
+    assert!(svg.has_text("latency (ms)"));
+    let sat = r.saturation.as_ref().unwrap();
+    assert!(svg.has_text(&sat.summary), "the finding's sentence");
+    assert!(svg.has_text("saturates at 8 threads"));
+    // The marker stands on the saturation step: a thick dashed line at its column.
+    let mark: Vec<Line> = svg
+        .lines(&ink())
+        .into_iter()
+        .filter(|l| l.dashed && l.width == "2")
+        .collect();
+    assert_eq!(mark.len(), 2, "across both panels");
+    assert!(
+        mark.iter()
+            .all(|m| (m.points[0].0 - iops[sat.step].0).abs() <= 1.0)
     );
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    // p99 solid, p50 dashed in the latency panel.
+    assert_eq!(svg.polylines(&vermillion())[0].len(), r.steps.len());
+    assert!(
+        svg.lines(&blue())
+            .iter()
+            .any(|l| l.dashed && l.points.len() == r.steps.len())
+    );
+}
+
+#[test]
+fn a_block_size_sweep_is_judged_in_mb_per_s() {
+    let steps = [4096u64, 16384, 65536, 1 << 20]
+        .iter()
+        .enumerate()
+        .map(|(k, &bs)| {
+            let mb = [80.0, 300.0, 900.0, 1000.0][k];
+            interval(
+                5.0 * (k + 1) as f64,
+                5.0,
+                settings(1, bs),
+                mb * 1e6 / bs as f64,
+                200_000,
+            )
+        })
+        .collect();
+    let r = sweep(diskscope::sweep::Dimension::Bs, steps);
+    let svg = Svg::of(chart::sweep_svg(&r, &Provenance::default()).unwrap());
+    assert!(svg.has_text("MB/s (10⁶ bytes/s)"));
+    assert!(svg.has_text("block size (bytes, log2 scale)"));
+    for tick in ["4k", "16k", "64k", "1M"] {
+        assert!(svg.texts().iter().any(|t| t == tick), "tick {tick}");
+    }
+    let mb: Vec<f64> = r.steps.iter().map(|s| s.bw_bytes_per_s).collect();
+    assert_linear(&svg.polylines(&blue())[0], &mb);
+}
+
+#[test]
+fn the_rate_curve_marks_its_knee_and_the_threshold_it_crossed() {
+    let r = curve_sweep();
+    let curve = r.latency_curve.as_ref().unwrap();
+    let svg = Svg::of(chart::sweep_svg(&r, &Provenance::default()).unwrap());
+    let due = &svg.polylines(&vermillion())[0];
+    assert_eq!(due.len(), curve.points.len());
+    // The x axis is the load achieved; the y axis the log of p99.
+    let x: Vec<f64> = curve.points.iter().map(|p| p.iops).collect();
+    let flipped: Vec<(f64, f64)> = due.iter().map(|p| (0.0, -p.0)).collect();
+    assert_linear(&flipped, &x);
+    let log_p99: Vec<f64> = curve
+        .points
+        .iter()
+        .map(|p| (p.p99_ns as f64).log10())
+        .collect();
+    assert_linear(due, &log_p99);
+    assert!(svg.has_text("p99 latency (ms, log scale)"));
+    assert!(svg.has_text("achieved load (IOPS)"));
+    let knee = curve.leaves_flat_at.unwrap();
+    assert!(svg.has_text(&format!(
+        "knee: {:.0}% of max",
+        curve.points[knee].pct_of_max
+    )));
+    assert!(svg.has_text(&curve.summary));
+    assert!(svg.has_text("unlimited: 30.0k IOPS"));
+    // The threshold: a dotted line at twice the lightest step's p99, below the knee's p99
+    // and above the step before it.
+    let dotted: Vec<Line> = svg
+        .lines(&ink())
+        .into_iter()
+        .filter(|l| l.dashed && l.points[0].1 == l.points[1].1)
+        .filter(|l| l.points[1].0 - l.points[0].0 > 500.0)
+        .collect();
+    assert_eq!(dotted.len(), 1);
+    let y = dotted[0].points[0].1;
+    assert!(
+        due[knee].1 < y && due[knee - 1].1 > y,
+        "{} {y} {}",
+        due[knee].1,
+        due[knee - 1].1
+    );
+    // The service p99 beside it, dashed, one point per step.
+    assert!(
+        svg.lines(&blue())
+            .iter()
+            .any(|l| l.dashed && l.points.len() == curve.points.len())
+    );
+}
+
+#[test]
+fn a_card_draws_medians_as_bars_and_the_passes_as_whiskers() {
+    let r = card();
+    let svg = Svg::of(chart::suite_svg(&r, &Provenance::default()).unwrap());
+    // Four read bars and three write bars, each colour once more in the legend.
+    assert_eq!(svg.rects(&blue()).len(), 4 + 1);
+    assert_eq!(svg.rects(&orange()).len(), 3 + 1);
+    // Bar heights are the medians: sequential tests in MB/s on the first panel.
+    let reads = &svg.rects(&blue())[1..];
+    let seq = |t: &diskscope::suite::TestResult| t.read.as_ref().unwrap().mb_per_s.median;
+    let ratio = reads[0].3 / reads[1].3;
+    let want = seq(&r.tests[0]) / seq(&r.tests[1]);
+    assert!((ratio - want).abs() < 0.02, "{ratio} vs {want}");
+    for label in [
+        "SEQ1M Q8T1",
+        "RND4K Q1T1",
+        "sequential: MB/s (10⁶ bytes/s)",
+        "random: IOPS",
+        "not run",
+    ] {
+        assert!(svg.has_text(label), "{label}");
+    }
+    assert!(svg.has_text("writes not run: add --allow-write"));
+    assert!(svg.has_text("a cache of that size holds all of it"));
+    assert!(svg.has_text("/dev/nvme0n1: suite standard, median of 3 passes of 5 s"));
+    // A whisker (and its two caps) per bar that ran.
+    assert_eq!(
+        svg.lines(&ink()).iter().filter(|l| l.width == "2").count(),
+        7 * 3
+    );
+}
+
+#[test]
+fn a_fleet_colours_its_outliers_and_draws_the_median() {
+    let r = fleet();
+    let svg = Svg::of(chart::fleet_svg(&r, &Provenance::default()).unwrap());
+    assert_eq!(
+        svg.rects(&vermillion()).len(),
+        1 + 1,
+        "one outlier, and the legend"
+    );
+    assert_eq!(svg.rects(&blue()).len(), 10 + 1);
+    assert!(svg.has_text("1 outlier: db-07.example.net"));
+    assert!(svg.has_text("failed"));
+    assert!(svg.has_text("db-11.example.net failed: fio: connect"));
+    let median = format!(
+        "median {} IOPS",
+        diskscope::units::format_count_rate(r.aggregate.median_iops)
+    );
+    assert!(svg.has_text(&median));
+    // The median line stands at the median's height: between the bars around it.
+    let bars = &svg.rects(&blue())[1..];
+    let dashed: Vec<Line> = svg
+        .lines(&ink())
+        .into_iter()
+        .filter(|l| l.dashed && l.points.len() == 2 && l.points[0].1 == l.points[1].1)
+        .collect();
+    let y = dashed
+        .iter()
+        .find(|l| l.points[1].0 - l.points[0].0 > 500.0)
+        .unwrap()
+        .points[0]
+        .1;
+    let tops: Vec<f64> = bars.iter().map(|b| b.1).collect();
+    assert!(tops.iter().any(|t| *t <= y) && tops.iter().any(|t| *t >= y));
+    assert!(
+        svg.texts()
+            .iter()
+            .filter(|t| t.ends_with(".example.net"))
+            .count()
+            >= 12
+    );
+}
+
+#[test]
+fn the_latency_distribution_marks_its_percentiles() {
+    let (r, hist) = run_with_histogram();
+    let svg = Svg::of(chart::latency_svg(&r, &hist, &Provenance::default()).unwrap());
+    let buckets = hist.counts.iter().filter(|n| **n > 0).count();
+    assert_eq!(svg.rects(&blue()).len(), buckets);
+    let l = &r.total.latency_ns;
+    for (name, ns) in [("p50", l.p50), ("p99", l.p99), ("p99.9", l.p999)] {
+        assert!(
+            svg.has_text(&format!("{name} {}", format_latency_ns(ns as f64))),
+            "{name}"
+        );
+    }
+    assert!(svg.has_text("latency of all 20,000 I/Os"));
+    // Heights are the log of each bucket's share.
+    let shares: Vec<f64> = hist
+        .counts
+        .iter()
+        .filter(|n| **n > 0)
+        .map(|n| (*n as f64 / hist.total() as f64).log10())
+        .collect();
+    let tops: Vec<(f64, f64)> = svg.rects(&blue()).iter().map(|b| (b.0, b.1)).collect();
+    assert_linear(&tops, &shares);
+    assert!(svg.has_text("share of I/Os (%, log scale)"));
+}
+
+#[test]
+fn long_titles_wrap_and_nothing_is_wider_than_the_canvas() {
+    let mut r = demo_run();
+    r.config.target = format!("/mnt/{}/scratch.img", "very-long-directory-name/".repeat(8));
+    r.config.warnings = vec!["buffered I/O: the page cache is in play, so cached data is measured, not the disk; a very long warning that must wrap over more than one line of the footnote".into()];
+    let svg = Svg::of(chart::run_svg(&r, None, &Provenance::default()).unwrap());
+    let doc = svg.doc();
+    for t in doc.descendants().filter(|n| n.has_tag_name("text")) {
+        let text = t.text().unwrap_or("");
+        let px: f64 = t.attribute("font-size").unwrap().parse().unwrap();
+        let x: f64 = t.attribute("x").unwrap().parse().unwrap();
+        let text = text.trim();
+        let w = style::text_width_px(text, px)
+            * if t.attribute("font-weight").is_some() {
+                style::BOLD_FACTOR
+            } else {
+                1.0
+            };
+        let left = match t.attribute("text-anchor") {
+            Some("end") => x - w,
+            Some("middle") => x - w / 2.0,
+            _ => x,
+        };
+        // Rotated labels stand on their own; horizontal text stays on the canvas.
+        if t.attribute("transform").is_none() {
+            assert!(
+                left >= 0.0 && left + w <= 1200.0,
+                "{text:?} spans {left}..{}",
+                left + w
+            );
+        }
+    }
+    assert!(
+        svg.texts()
+            .iter()
+            .filter(|t| t.contains("very-long-directory-name"))
+            .count()
+            >= 2
+    );
+}
+
+#[test]
+fn empty_results_draw_without_panicking() {
+    let p = Provenance::default();
+    let mut r = demo_run();
+    r.intervals.clear();
+    Svg::of(chart::run_svg(&r, None, &p).unwrap());
+    let mut s = thread_sweep();
+    s.steps.clear();
+    s.saturation = None;
+    Svg::of(chart::sweep_svg(&s, &p).unwrap());
+    let mut c = card();
+    c.tests.clear();
+    Svg::of(chart::suite_svg(&c, &p).unwrap());
+    let mut f = fleet();
+    f.hosts.clear();
+    f.aggregate = Default::default();
+    Svg::of(chart::fleet_svg(&f, &p).unwrap());
+    let (r, _) = run_with_histogram();
+    Svg::of(chart::latency_svg(&r, &Default::default(), &p).unwrap());
+    // All zero: no I/O in any interval.
+    let mut z = demo_run();
+    for i in &mut z.intervals {
+        i.counts = Default::default();
+        i.iops = 0.0;
+        i.bw_bytes_per_s = 0.0;
+        i.latency_ns = Default::default();
+    }
+    let svg = Svg::of(chart::run_svg(&z, None, &p).unwrap());
+    assert!(
+        svg.polylines(&vermillion()).is_empty(),
+        "no latency without I/O"
+    );
+    let _ = Settings::default();
 }
 
 /// Writes one SVG of each kind under $CHART_OUT, for looking at them.

@@ -11,6 +11,8 @@
 //! what that reader leaves out — the job's options for the title, fio's date, the latency
 //! bins — is read here from the JSON itself.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use super::from_results::thousands;
@@ -95,6 +97,44 @@ impl Facts {
     }
 }
 
+/// The last entry of every job of every host, in first-seen order, fio's "All clients" left
+/// out: `FioOutput::finals`, found through a map. That one compares every entry with every
+/// job found so far, and took 470 ms of the 540 ms it took to draw 10,000 jobs.
+pub fn finals(out: &FioOutput) -> Vec<&FioEntry> {
+    let mut at: HashMap<(Option<&str>, Option<u16>, &str), usize> = HashMap::new();
+    let mut list: Vec<&FioEntry> = Vec::new();
+    for e in out.entries.iter().filter(|e| !e.is_all_clients()) {
+        let key = (e.host.as_deref(), e.port, e.jobname.as_str());
+        match at.get(&key) {
+            Some(&i) => list[i] = e,
+            None => {
+                at.insert(key, list.len());
+                list.push(e);
+            }
+        }
+    }
+    list
+}
+
+/// The hosts of a client/server run, in first-seen order (`FioOutput::hosts` through
+/// `finals` above).
+fn hosts(out: &FioOutput) -> Vec<Host> {
+    let mut seen: Vec<Host> = Vec::new();
+    for e in finals(out) {
+        if let Some(h) = &e.host
+            && !seen
+                .iter()
+                .any(|s| &s.name == h && Some(s.port) == e.port.or(Some(DEFAULT_PORT)))
+        {
+            seen.push(Host {
+                name: h.clone(),
+                port: e.port.unwrap_or(DEFAULT_PORT),
+            });
+        }
+    }
+    seen
+}
+
 /// The chart fio's output in `text` calls for; an error says what is missing.
 pub fn fio_chart(text: &str, p: &Provenance) -> Result<Chart, String> {
     let out = fio_json::parse(text)?;
@@ -114,7 +154,7 @@ pub fn fio_chart(text: &str, p: &Provenance) -> Result<Chart, String> {
         chart.heading.subtitle = f.subtitle(p);
         return Ok(Chart::Bars(chart));
     }
-    let finals = out.finals();
+    let finals = finals(&out);
     if finals.is_empty() {
         return Err("fio's JSON holds no job".into());
     }
@@ -131,14 +171,7 @@ pub fn fio_chart(text: &str, p: &Provenance) -> Result<Chart, String> {
 /// totals, as `--show` reads it, fio's "All clients" left out.
 pub fn fleet_of(out: &FioOutput) -> FleetReport {
     let pct = crate::fleet::DEFAULT_OUTLIER_PCT;
-    let hosts: Vec<Host> = out
-        .hosts()
-        .into_iter()
-        .map(|(name, port)| Host {
-            name,
-            port: port.unwrap_or(DEFAULT_PORT),
-        })
-        .collect();
+    let hosts = hosts(out);
     let mut rows: Vec<HostResult> = hosts
         .iter()
         .map(|h| {

@@ -172,16 +172,24 @@ pub fn text_width_px(text: &str, px: f64) -> f64 {
     f64::from(em_thousandths) / 1000.0 * px
 }
 
-/// `text` broken into lines no wider than `width_px` at `px`, at spaces (a word wider than
-/// the line is cut with an ellipsis).
+/// `text` broken into lines no wider than `width_px` at `px`, at spaces; a word wider than
+/// the line (a long path) is broken after its slashes, and what is still too wide is cut
+/// with an ellipsis.
 pub fn wrap(text: &str, px: f64, width_px: f64) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = String::new();
-    for word in text.split_whitespace() {
-        let candidate = if line.is_empty() {
-            word.to_string()
-        } else {
-            format!("{line} {word}")
+    // A piece of a broken word follows the piece before it without a space.
+    let words = text.split_whitespace().flat_map(|w| {
+        break_word(w, px, width_px)
+            .into_iter()
+            .enumerate()
+            .map(|(k, piece)| (k > 0, piece))
+    });
+    for (glued, word) in words {
+        let candidate = match (line.is_empty(), glued) {
+            (true, _) => word.to_string(),
+            (false, true) => format!("{line}{word}"),
+            (false, false) => format!("{line} {word}"),
         };
         if text_width_px(&candidate, px) <= width_px || line.is_empty() {
             line = candidate;
@@ -194,6 +202,23 @@ pub fn wrap(text: &str, px: f64, width_px: f64) -> Vec<String> {
         lines.push(line);
     }
     lines.into_iter().map(|l| fit(&l, px, width_px)).collect()
+}
+
+/// `word` as it is when it fits a line, else in pieces that end after a '/' and fit.
+fn break_word(word: &str, px: f64, width_px: f64) -> Vec<String> {
+    if text_width_px(word, px) <= width_px {
+        return vec![word.to_string()];
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut piece = String::new();
+    for part in word.split_inclusive('/') {
+        if !piece.is_empty() && text_width_px(&format!("{piece}{part}"), px) > width_px {
+            out.push(std::mem::take(&mut piece));
+        }
+        piece.push_str(part);
+    }
+    out.push(piece);
+    out
 }
 
 /// `text` cut with an ellipsis so that it is no wider than `width_px` at `px`.
@@ -230,6 +255,14 @@ mod tests {
         for l in &lines {
             assert!(text_width_px(l, 12.0) <= 200.0, "{l}");
         }
+        let path = "/mnt/one-long-directory/another-long-directory/scratch.img";
+        let lines = wrap(&format!("{path}: IOPS"), 12.0, 200.0);
+        assert_eq!(
+            lines.concat(),
+            format!("{path}: IOPS"),
+            "broken after slashes only"
+        );
+        assert!(lines.len() > 1 && lines[0].ends_with('/'), "{lines:?}");
         let cut = fit("a_very_long_unbreakable_path_name_of_a_device", 12.0, 80.0);
         assert!(
             cut.ends_with('…') && text_width_px(&cut, 12.0) <= 80.0,
