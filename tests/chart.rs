@@ -465,6 +465,24 @@ fn write_every_kind() {
     put("fleet.svg", chart::fleet_svg(&fleet(), &p).unwrap());
     let (r, h) = run_with_histogram();
     put("latency.svg", chart::latency_svg(&r, &h, &p).unwrap());
+    put("hour.svg", chart::run_svg(&hour_run(), None, &p).unwrap());
+    put(
+        "fio-10000-jobs.svg",
+        chart::fio_svg(&many_jobs(10_000), &p).unwrap(),
+    );
+    put(
+        "fio-12-jobs.svg",
+        chart::fio_svg(&many_jobs(12), &p).unwrap(),
+    );
+    // Paced, stopped once, and the settings changed every few seconds.
+    let mut busy = demo_run();
+    for (k, i) in busy.intervals.iter_mut().enumerate() {
+        i.settings.rate_iops = 100 + 100 * (k as u64 / 3);
+    }
+    busy.config.rate_iops = 100;
+    busy.intervals[12].left_out.stops = 1;
+    busy.intervals[12].left_out.stopped = std::time::Duration::from_millis(4200);
+    put("busy.svg", chart::run_svg(&busy, None, &p).unwrap());
     for f in FIO_FIXTURES {
         let text = fixture(f);
         put(&format!("fio-{f}.svg"), chart::fio_svg(&text, &p).unwrap());

@@ -11,7 +11,6 @@ use std::time::Instant;
 use chart_common::*;
 use diskscope::chart::{self, Provenance, style};
 use diskscope::report::fio_json;
-use serde_json::json;
 
 fn blue() -> String {
     style::Tone::Primary.hex()
@@ -120,27 +119,6 @@ fn status_interval_snapshots_become_one_point_per_interval() {
     assert!(svg.has_text("no interval has a p99 of its own"));
 }
 
-/// fio's JSON of `jobs` local jobs, job k doing a little less than job k-1, job 7 a tenth.
-fn many_jobs(jobs: usize) -> String {
-    let job = |k: usize| {
-        let iops = if k == 7 {
-            100.0
-        } else {
-            1000.0 + (jobs - k) as f64
-        };
-        let ios = (iops * 60.0) as u64;
-        json!({"jobname": format!("job{k}"), "error": 0, "job_runtime": 60000,
-            "read": {"io_bytes": ios * 4096, "total_ios": ios, "runtime": 60000, "iops": iops,
-                     "bw_bytes": iops * 4096.0, "lat_ns": {"mean": 1e9 / iops}},
-            "write": {"io_bytes": 0, "total_ios": 0, "runtime": 0, "iops": 0.0, "bw_bytes": 0,
-                      "lat_ns": {"mean": 0.0}}})
-    };
-    json!({"fio version": "fio-3.33", "time": "Mon Nov 23 08:06:16 2026",
-        "global options": {"rw": "randread", "bs": "4096", "filename": "/dev/sdb"},
-        "jobs": (0..jobs).map(job).collect::<Vec<_>>()})
-    .to_string()
-}
-
 #[test]
 fn ten_thousand_fio_jobs_are_ranked_thinned_and_keep_their_outlier() {
     let text = many_jobs(10_000);
@@ -156,24 +134,6 @@ fn ten_thousand_fio_jobs_are_ranked_thinned_and_keep_their_outlier() {
     // A few jobs are named bars instead.
     let few = Svg::of(chart::fio_svg(&many_jobs(12), &Provenance::default()).unwrap());
     assert!(few.texts().iter().any(|t| t == "job7"));
-}
-
-/// A one-hour run at one interval a second with a stall at 30 minutes.
-fn hour_run() -> diskscope::report::RunReport {
-    let s = settings(4, 4096);
-    let iv = (1..=3600)
-        .map(|t| {
-            let stall = t == 1800;
-            let iops = if stall {
-                300.0
-            } else {
-                20_000.0 + (t % 7) as f64 * 50.0
-            };
-            let lat = if stall { 900_000_000 } else { 1_600_000 };
-            interval(t as f64, 1.0, s, iops, lat)
-        })
-        .collect();
-    run(iv)
 }
 
 #[test]
@@ -197,7 +157,12 @@ fn an_hour_of_intervals_is_thinned_under_a_megabyte_and_keeps_its_stall() {
         "the dip and the spike stand in one column"
     );
     assert!(svg.has_text("over 1 h 00 min"));
-    assert!(svg.has_text("3600 points per series are more than the"));
+    assert!(svg.has_text("time into the run (min)"));
+    assert!(
+        svg.texts().iter().any(|t| t == "30"),
+        "a tick at 30 minutes"
+    );
+    assert!(svg.has_text("3,600 points per series are more than the"));
 }
 
 /// Times and sizes for `scripts/bench-plot` (run in release mode).

@@ -1,7 +1,7 @@
 //! Adapters from the results that compare many figures side by side to bar charts: a
 //! suite's card (each test's median of its passes as the bar, the slowest and fastest pass
 //! as the whisker, reads and writes side by side) and a fleet (a bar per host, the outliers
-//! in the second colour, the median and the outlier threshold drawn). Every number is a
+//! in orange, the median and the outlier threshold drawn). Every number is a
 //! field of the result; the footnotes are the notes the text prints.
 
 use super::from_results::how;
@@ -141,8 +141,8 @@ fn failed_ios(tests: &[TestResult]) -> u64 {
         .sum()
 }
 
-/// A fleet: one bar per host (IOPS) in the report's order, the outliers in the second
-/// colour, the fleet's median and the outlier threshold as lines; a failed host has no bar.
+/// A fleet: one bar per host (IOPS) in the report's order, the outliers in orange (the
+/// palette's lightest grey against blue's darkest, so they part in print too), the fleet's median and the outlier threshold as lines; a failed host has no bar.
 pub fn fleet_chart(r: &FleetReport, p: &Provenance) -> BarChart {
     let pct = r.fleet.outlier_pct;
     let groups = r
@@ -157,7 +157,7 @@ pub fn fleet_chart(r: &FleetReport, p: &Provenance) -> BarChart {
                     .map(|t| t.iops),
                 spread: None,
                 tone: if h.outlier {
-                    Tone::Secondary
+                    Tone::Tertiary
                 } else {
                     Tone::Primary
                 },
@@ -187,7 +187,7 @@ pub fn fleet_chart(r: &FleetReport, p: &Provenance) -> BarChart {
         legend: vec![
             (Tone::Primary, "host".into()),
             (
-                Tone::Secondary,
+                Tone::Tertiary,
                 format!("outlier: more than {pct:.0}% below the median"),
             ),
         ],

@@ -15,10 +15,9 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::from_results::thousands;
 use super::spec::{
     Bar, BarChart, BarGroup, BarPanel, Chart, Heading, LineChart, Panel, Provenance, Scale, Series,
-    XAxis, latency_unit,
+    XAxis, latency_unit, thousands,
 };
 use super::style::Tone;
 use crate::fleet::hosts::{DEFAULT_PORT, Host};
@@ -273,6 +272,7 @@ fn over_time(out: &FioOutput, finals: &[&FioEntry], f: &Facts, p: &Provenance) -
             label: "fio runtime (s)".into(),
             scale: Scale::Linear,
             ticks: None,
+            divide_by: 1.0,
         },
         panels: vec![
             panel("IOPS".into(), rows.iter().map(|r| (r.0, r.1)).collect(), Tone::Primary),
@@ -380,6 +380,7 @@ fn ranked(finals: &[&FioEntry], f: &Facts, p: &Provenance) -> LineChart {
             label: "job, ranked from the highest IOPS".into(),
             scale: Scale::Linear,
             ticks: None,
+            divide_by: 1.0,
         },
         panels: vec![Panel {
             y_label: "IOPS".into(),

@@ -6,7 +6,8 @@
 use serde_json::Value;
 
 use super::from_fio::facts;
-use super::from_results::{histogram_chart, thousands};
+use super::from_results::histogram_chart;
+use super::spec::thousands;
 use super::spec::{Heading, HistogramChart, Provenance};
 use crate::report::fio_json;
 use crate::stats::{LatencySummary, Log2Histogram};

@@ -7,7 +7,8 @@
 //! fio's output in `from_fio`.
 
 use super::spec::{
-    Heading, LineChart, Mark, MarkKind, Panel, Provenance, Scale, Series, Span, XAxis, latency_unit,
+    Heading, LineChart, Mark, MarkKind, Panel, Provenance, Scale, Series, Span, XAxis,
+    latency_unit, thousands,
 };
 use super::style::Tone;
 use crate::report::text::{describe_settings, left_out_line};
@@ -53,19 +54,6 @@ pub(crate) fn caveats(
     notes
 }
 
-/// "1,234,567".
-pub(crate) fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
 /// "60 s", "12 min", "1 h 05 min".
 fn span_words(secs: f64) -> String {
     let s = secs.round() as u64;
@@ -107,6 +95,8 @@ pub fn run_chart(r: &RunReport, periods: Option<&[Span]>, p: &Provenance) -> Lin
     let iv = &r.intervals;
     let paced = iv.iter().any(|i| i.settings.rate_iops > 0) || r.config.rate_iops > 0;
     let spans = periods.map_or_else(|| periods_of(iv), <[Span]>::to_vec);
+    // Past ten minutes the axis counts minutes: "1.5k s" is not how anyone says half an hour.
+    let minutes = iv.last().is_some_and(|i| i.t_s > 600.0);
     let marks = iv
         .iter()
         .filter(|i| i.left_out.stops > 0)
@@ -120,9 +110,15 @@ pub fn run_chart(r: &RunReport, periods: Option<&[Span]>, p: &Provenance) -> Lin
     LineChart {
         heading: run_heading(r, &spans, paced, p),
         x: XAxis {
-            label: "time into the run (s)".into(),
+            label: if minutes {
+                "time into the run (min)"
+            } else {
+                "time into the run (s)"
+            }
+            .into(),
             scale: Scale::Linear,
             ticks: None,
+            divide_by: if minutes { 60.0 } else { 1.0 },
         },
         panels: run_panels(iv, paced),
         spans: if spans.len() > 1 { spans } else { Vec::new() },

@@ -140,6 +140,9 @@ pub struct XAxis {
     pub scale: Scale,
     /// Ticks at these values with these labels (`None`: evenly spaced numbers).
     pub ticks: Option<Vec<(f64, String)>>,
+    /// Values are divided by this before they are drawn, so that the ticks fall on round
+    /// numbers of the axis' unit (60: seconds drawn on an axis of minutes); 1 otherwise.
+    pub divide_by: f64,
 }
 
 /// A stretch of the x axis run under one setting (a period).
@@ -289,6 +292,19 @@ pub fn tick_ns(ns: f64) -> String {
     } else {
         format!("{} {unit}", format!("{v:.2}").trim_end_matches('0'))
     }
+}
+
+/// "1,234,567".
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use diskscope::settings::{IoEngine, Settings};
 use diskscope::stats::{Counts, IntervalFigures, Latency, LeftOut, Log2Histogram};
 use diskscope::suite::{DirectionResult, SuiteName, SuiteReport, TestResult};
 use diskscope::sweep::{Dimension, latency_curve, saturation};
+use serde_json::json;
 
 pub fn settings(threads: usize, bs: u64) -> Settings {
     Settings {
@@ -442,4 +443,43 @@ pub fn fixture(name: &str) -> String {
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// fio's JSON of `jobs` local jobs, job k doing a little less than job k-1, job 7 a tenth.
+pub fn many_jobs(jobs: usize) -> String {
+    let job = |k: usize| {
+        let iops = if k == 7 {
+            100.0
+        } else {
+            1000.0 + (jobs - k) as f64
+        };
+        let ios = (iops * 60.0) as u64;
+        json!({"jobname": format!("job{k}"), "error": 0, "job_runtime": 60000,
+            "read": {"io_bytes": ios * 4096, "total_ios": ios, "runtime": 60000, "iops": iops,
+                     "bw_bytes": iops * 4096.0, "lat_ns": {"mean": 1e9 / iops}},
+            "write": {"io_bytes": 0, "total_ios": 0, "runtime": 0, "iops": 0.0, "bw_bytes": 0,
+                      "lat_ns": {"mean": 0.0}}})
+    };
+    json!({"fio version": "fio-3.33", "time": "Mon Nov 23 08:06:16 2026",
+        "global options": {"rw": "randread", "bs": "4096", "filename": "/dev/sdb"},
+        "jobs": (0..jobs).map(job).collect::<Vec<_>>()})
+    .to_string()
+}
+
+/// A one-hour run at one interval a second with a stall at 30 minutes.
+pub fn hour_run() -> diskscope::report::RunReport {
+    let s = settings(4, 4096);
+    let iv = (1..=3600)
+        .map(|t| {
+            let stall = t == 1800;
+            let iops = if stall {
+                300.0
+            } else {
+                20_000.0 + (t % 7) as f64 * 50.0
+            };
+            let lat = if stall { 900_000_000 } else { 1_600_000 };
+            interval(t as f64, 1.0, s, iops, lat)
+        })
+        .collect();
+    run(iv)
 }

@@ -6,7 +6,7 @@
 
 use super::lines::RIGHT_PX;
 use super::{WIDTH_PX, y_area_px, y_top};
-use crate::chart::spec::{LineChart, Panel, Scale};
+use crate::chart::spec::{LineChart, Panel, Scale, thousands};
 use crate::chart::style;
 use crate::chart::thin;
 
@@ -14,6 +14,7 @@ use crate::chart::thin;
 /// thinned series and the notes the drawing adds.
 pub(super) struct Layout {
     pub(super) scale: Scale,
+    divide_by: f64,
     pub(super) x_lo: f64,
     pub(super) x_hi: f64,
     pub(super) y_area: u32,
@@ -29,7 +30,7 @@ pub(super) struct Layout {
 
 impl Layout {
     pub(super) fn fx(&self, x: f64) -> f64 {
-        map_x(self.scale, x)
+        map_x(self.scale, x / self.divide_by)
     }
 
     /// `y` of panel `i` as drawn: its log10 on a log panel (no place for 0 or less: a gap).
@@ -52,6 +53,11 @@ impl Layout {
 
     pub(super) fn of(c: &LineChart) -> Layout {
         let scale = c.x.scale;
+        let divide_by = if c.x.divide_by > 0.0 {
+            c.x.divide_by
+        } else {
+            1.0
+        };
         let mut xs: Vec<f64> = c
             .panels
             .iter()
@@ -60,7 +66,7 @@ impl Layout {
             .chain(c.marks.iter().map(|m| m.x))
             .chain(c.x.ticks.iter().flatten().map(|t| t.0))
             .filter(|x| x.is_finite() && (scale == Scale::Linear || *x > 0.0))
-            .map(|x| map_x(scale, x))
+            .map(|x| map_x(scale, x / divide_by))
             .collect();
         xs.sort_by(f64::total_cmp);
         let (lo, hi) = (xs.first().copied(), xs.last().copied());
@@ -79,6 +85,7 @@ impl Layout {
             .collect();
         let mut l = Layout {
             scale,
+            divide_by,
             x_lo,
             x_hi,
             y_area,
@@ -116,7 +123,8 @@ impl Layout {
         }
         if most > 0 {
             self.notes.push(format!(
-                "{most} points per series are more than the {columns} pixel columns can show: each column draws its lowest and highest point, so spikes stay visible"
+                "{} points per series are more than the {columns} pixel columns can show: each column draws its lowest and highest point, so spikes stay visible",
+                thousands(most as u64)
             ));
         }
     }
