@@ -311,7 +311,7 @@ fn a_fleet_colours_its_outliers_and_draws_the_median() {
     let r = fleet();
     let svg = Svg::of(chart::fleet_svg(&r, &Provenance::default()).unwrap());
     assert_eq!(
-        svg.rects(&vermillion()).len(),
+        svg.rects(&orange()).len(),
         1 + 1,
         "one outlier, and the legend"
     );
