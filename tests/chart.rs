@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use chart_common::*;
 use diskscope::chart::{self, Provenance, style};
-use diskscope::settings::Settings;
 use diskscope::units::format_latency_ns;
 
 fn blue() -> String {
@@ -447,7 +446,28 @@ fn empty_results_draw_without_panicking() {
         svg.polylines(&vermillion()).is_empty(),
         "no latency without I/O"
     );
-    let _ = Settings::default();
+    // One interval: a dot, not an empty line.
+    let mut one = demo_run();
+    one.intervals.truncate(1);
+    let svg = Svg::of(chart::run_svg(&one, None, &p).unwrap());
+    let dots = svg
+        .doc()
+        .descendants()
+        .filter(|n| n.has_tag_name("circle") && n.attribute("fill") == Some(blue().as_str()))
+        .count();
+    assert_eq!(dots, 2, "IOPS and MB/s");
+    // Figures that are not numbers (a corrupt result) are left out, never drawn off the
+    // canvas or written as NaN.
+    let mut bad = fleet();
+    bad.hosts[0].total.as_mut().unwrap().iops = f64::NAN;
+    bad.aggregate.median_iops = f64::INFINITY;
+    Svg::of(chart::fleet_svg(&bad, &p).unwrap());
+    let mut bad = demo_run();
+    bad.intervals[3].iops = f64::NAN;
+    bad.intervals[4].bw_bytes_per_s = f64::INFINITY;
+    let svg = Svg::of(chart::run_svg(&bad, None, &p).unwrap());
+    let lens: Vec<usize> = svg.polylines(&blue()).iter().map(Vec::len).collect();
+    assert_eq!(lens, [3, 26, 4, 25], "a gap where each bad figure was");
 }
 
 /// Writes one SVG of each kind under $CHART_OUT, for looking at them.

@@ -163,7 +163,8 @@ pub fn fleet_chart(r: &FleetReport, p: &Provenance) -> BarChart {
                 },
                 label: match (h.state, h.total) {
                     (HostState::Failed, _) => "failed".into(),
-                    (_, Some(t)) => format_count_rate(t.iops),
+                    (_, Some(t)) if t.iops.is_finite() => format_count_rate(t.iops),
+                    (_, Some(_)) => "no figure".into(),
                     (_, None) => "no I/O".into(),
                 },
             }],
@@ -171,7 +172,7 @@ pub fn fleet_chart(r: &FleetReport, p: &Provenance) -> BarChart {
         .collect();
     let median = r.aggregate.median_iops;
     let mut lines = Vec::new();
-    if median > 0.0 {
+    if median.is_finite() && median > 0.0 {
         let m = format!("median {} IOPS", format_count_rate(median));
         lines.push((median, m, true));
         let t = format!("{pct:.0}% below the median: outlier");

@@ -180,7 +180,7 @@ fn draw_panel(area: &Area, root: &Area, p: &BarPanel, top: f64, y_area: u32) -> 
         }
         draw_name(&ch, root, &g.label, i as f64 + 0.5, how)?;
     }
-    for (y, _, dashed) in &p.lines {
+    for (y, _, dashed) in p.lines.iter().filter(|l| l.0.is_finite()) {
         let line = stroke(INK, 1, dashed.then_some(Dash::Long));
         ch.draw_series(LineSeries::new([(0.0, *y), (n, *y)], line))
             .map_err(failed)?;
@@ -193,7 +193,8 @@ fn draw_panel(area: &Area, root: &Area, p: &BarPanel, top: f64, y_area: u32) -> 
 /// it has none) at the base.
 fn draw_bar(ch: &mut Chart2d, b: &Bar, x0: f64, x1: f64, px: f64) -> Result<(), String> {
     let mid = (x0 + x1) / 2.0;
-    let Some(v) = b.value else {
+    // A value that is not a number (a corrupt result) has no bar, as one that did not run.
+    let Some(v) = b.value.filter(|v| v.is_finite()) else {
         let why = if b.label.is_empty() {
             "not run"
         } else {
@@ -212,7 +213,7 @@ fn draw_bar(ch: &mut Chart2d, b: &Bar, x0: f64, x1: f64, px: f64) -> Result<(), 
     )])
     .map_err(failed)?;
     let mut above = v;
-    if let Some((lo, hi)) = b.spread {
+    if let Some((lo, hi)) = b.spread.filter(|(lo, hi)| lo.is_finite() && hi.is_finite()) {
         let ink = INK.stroke_width(2);
         // A cap a fifth of the bar wide, at most 12 pixels a side.
         let cap = (x1 - x0) * (0.2_f64).min(12.0 / px.max(1.0));

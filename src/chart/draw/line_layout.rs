@@ -33,9 +33,11 @@ impl Layout {
         map_x(self.scale, x / self.divide_by)
     }
 
-    /// `y` of panel `i` as drawn: its log10 on a log panel (no place for 0 or less: a gap).
+    /// `y` of panel `i` as drawn: its log10 on a log panel (no place for 0 or less: a gap);
+    /// a value that is not a finite number (a corrupt result) is a gap too.
     pub(super) fn fy(&self, i: usize, y: f64) -> f64 {
         match self.log_y[i] {
+            _ if !y.is_finite() => f64::NAN,
             true if y > 0.0 => y.log10(),
             true => f64::NAN,
             false => y,
