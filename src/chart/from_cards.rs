@@ -13,8 +13,8 @@ use crate::report::text::describe_settings;
 use crate::suite::{DirectionResult, SuiteReport, TestResult};
 use crate::units::format_count_rate;
 
-/// "2,135" MB/s or "412.5": the card's figure as the text prints it.
-fn mb_words(mb: f64) -> String {
+/// "2135" MB/s or "41.3": the card's figure as the text prints it (one decimal below 100).
+pub(crate) fn mb_words(mb: f64) -> String {
     if mb >= 100.0 {
         format!("{mb:.0}")
     } else {

@@ -341,9 +341,11 @@ fn job_bars(finals: &[&FioEntry], f: &Facts, p: &Provenance) -> BarChart {
         },
         panels: vec![
             panel("IOPS", &|d| d.iops, &format_count_rate),
-            panel("MB/s (10⁶ bytes/s)", &|d| d.bw_bytes_per_s / 1e6, &|v| {
-                format!("{v:.0}")
-            }),
+            panel(
+                "MB/s (10⁶ bytes/s)",
+                &|d| d.bw_bytes_per_s / 1e6,
+                &super::from_cards::mb_words,
+            ),
         ],
         legend,
     }

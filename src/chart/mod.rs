@@ -2,21 +2,30 @@
 //! chart shows (`spec`), the look (`style`), thinning long series (`thin`), drawing them with
 //! plotters' SVG backend (`draw`), and adapters from the result types to descriptions.
 //!
-//! Self-contained: nothing outside calls in except through the functions below, and nothing
-//! here writes files or reads the clock. Each function takes a result and a `Provenance`
-//! (what the title says about when, where and by what) and returns the SVG text.
+//! Self-contained: callers use the functions below, and nothing here writes files, reads the
+//! clock or touches the engine. Each function takes a result and a `Provenance` (what the
+//! title says about when, where and by what: `Provenance::default()` knows only diskscope's
+//! version until results carry their `meta`) and returns the SVG text, or a one-line error
+//! (plotters refusing to draw, or text that holds no fio result). Paths inside the module are
+//! relative (`super::`), so it moves under `render/` with a `git mv` and a `mod` line; the
+//! result types come in through `use crate::report`, `crate::suite`, `crate::fleet` only.
+//!
+//! Layout: `spec` (descriptions, no plotters), `style` (palette, text widths, dashes),
+//! `thin`, `draw/` (one file per kind of plot), and the adapters `from_results` (run and
+//! latency), `from_sweep` (sweep and rate curve), `from_cards` (suite and fleet), `from_fio`
+//! and `from_fio_bins` (fio's JSON).
 
 pub mod draw;
-pub mod spec;
-pub mod style;
-pub mod thin;
-
-pub use spec::Provenance;
 pub mod from_cards;
 pub mod from_fio;
 pub mod from_fio_bins;
 pub mod from_results;
 pub mod from_sweep;
+pub mod spec;
+pub mod style;
+pub mod thin;
+
+pub use spec::Provenance;
 
 use crate::report::{RunReport, SweepReport};
 

@@ -7,9 +7,9 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
+use super::super::spec::{Bar, BarChart, BarPanel};
+use super::super::style::{self, Dash, GRID, INK, MUTED};
 use super::{Area, Frame, WIDTH_PX, failed, short_number, stroke, text, y_area_px, y_top};
-use crate::chart::spec::{Bar, BarChart, BarPanel};
-use crate::chart::style::{self, Dash, GRID, INK, MUTED};
 
 const PANEL_PX: i32 = 300;
 const LEGEND_PX: i32 = 26;

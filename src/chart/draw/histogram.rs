@@ -7,9 +7,9 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
+use super::super::spec::{HistogramChart, latency_ticks};
+use super::super::style::{self, Dash, GRID, INK, MUTED, Tone};
 use super::{Frame, WIDTH_PX, failed, stroke, text};
-use crate::chart::spec::{HistogramChart, latency_ticks};
-use crate::chart::style::{self, Dash, GRID, INK, MUTED, Tone};
 
 const PLOT_PX: i32 = 380;
 const X_AREA_PX: i32 = 48;

@@ -4,11 +4,11 @@
 //! labels shortened to their numbers where the name does not fit. The notes it adds (what
 //! was thinned, which periods are numbered) go into the chart's footnotes.
 
+use super::super::spec::{LineChart, Panel, Scale, thousands};
+use super::super::style;
+use super::super::thin;
 use super::lines::RIGHT_PX;
 use super::{WIDTH_PX, y_area_px, y_top};
-use crate::chart::spec::{LineChart, Panel, Scale, thousands};
-use crate::chart::style;
-use crate::chart::thin;
 
 /// What the drawing needs beyond the description: the x mapping, the panels' y tops, the
 /// thinned series and the notes the drawing adds.

@@ -6,10 +6,10 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
+use super::super::spec::{LineChart, MarkKind, Panel, Scale, Series};
+use super::super::style::{self, BOUNDARY, Dash, GRID, INK, MUTED, SHADE};
 use super::line_layout::Layout;
 use super::{Area, Frame, WIDTH_PX, failed, short_number, stroke, text};
-use crate::chart::spec::{LineChart, MarkKind, Panel, Scale, Series};
-use crate::chart::style::{self, BOUNDARY, Dash, GRID, INK, MUTED, SHADE};
 
 /// Height of one panel's plot; a chart of one panel gets more.
 const PANEL_PX: i32 = 210;
