@@ -106,17 +106,26 @@ fn periods_given_by_the_caller_replace_the_derived_ones() {
 #[test]
 fn a_stopped_interval_is_a_gap_and_the_stop_is_marked() {
     let mut r = demo_run();
+    r.writeback = Some(diskscope::report::WritebackReport {
+        target_pending_bytes: Some(48 << 20),
+        ..Default::default()
+    });
     let i = &mut r.intervals[5];
     i.elapsed_s = 0.0;
     i.counts = Default::default();
     i.latency_ns = Default::default();
     i.left_out.stops = 1;
     i.left_out.stopped = Duration::from_secs(8);
+    let stopped = i.left_out;
+    r.left_out.merge(&stopped);
     let svg = Svg::of(chart::run_svg(&r, None, &Provenance::default()).unwrap());
     // IOPS and MB/s each break in two around the stop: 5 points before, 24 after.
     let lens: Vec<usize> = svg.polylines(&blue()).iter().map(Vec::len).collect();
     assert_eq!(lens, [5, 24, 5, 24]);
     assert!(svg.has_text("stopped 8.0 s"));
+    // The text's own line about the stop is the footnote.
+    assert!(svg.has_text("stopped 1× for 8.0s in all (SIGSTOP or Ctrl-Z"));
+    assert!(svg.has_text("48 MiB written to the target were still in the page cache"));
     let stop = svg.lines(&ink()).into_iter().filter(|l| l.dashed).count();
     assert_eq!(stop, 3, "the stop's line crosses the three panels");
 }

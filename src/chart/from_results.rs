@@ -202,6 +202,17 @@ fn run_heading(r: &RunReport, spans: &[Span], paced: bool, p: &Provenance) -> He
     if !r.left_out.is_empty() {
         footnotes.push(left_out_line(&r.left_out));
     }
+    if let Some(pending) = r
+        .writeback
+        .as_ref()
+        .and_then(|w| w.target_pending_bytes)
+        .filter(|b| *b > 0)
+    {
+        footnotes.push(format!(
+            "{} written to the target were still in the page cache, not on the device, when the I/O ended",
+            format_bytes(pending)
+        ));
+    }
     if paced {
         footnotes.push("with a rate, latency counts from when each I/O was due on its thread's timetable (coordinated omission corrected); the dashed line is the service time from submission".into());
     }
