@@ -136,6 +136,20 @@ fn ten_thousand_fio_jobs_are_ranked_thinned_and_keep_their_outlier() {
     assert!(few.texts().iter().any(|t| t == "job7"));
 }
 
+/// A rate changed every second for an hour: 3,600 periods, more than can be shaded apart.
+#[test]
+fn thousands_of_periods_are_said_not_shaded() {
+    let mut r = hour_run();
+    for (k, i) in r.intervals.iter_mut().enumerate() {
+        i.settings.rate_iops = 1000 + k as u64;
+    }
+    let svg = Svg::of(chart::run_svg(&r, None, &Provenance::default()).unwrap());
+    assert!(svg.text.len() < 1 << 20, "{} bytes", svg.text.len());
+    assert!(svg.has_text("3,600 periods are more than the chart can show apart"));
+    assert!(svg.lines(&style::hex(style::BOUNDARY)).is_empty());
+    assert!(svg.rects(&style::hex(style::SHADE)).is_empty());
+}
+
 #[test]
 fn an_hour_of_intervals_is_thinned_under_a_megabyte_and_keeps_its_stall() {
     let r = hour_run();
@@ -190,6 +204,13 @@ fn bench_plot() {
     });
     time("fio JSON of 10,000 jobs (incl. parsing)", &|| {
         chart::fio_svg(&fio, &p).unwrap()
+    });
+    let mut paced = hour_run();
+    for (k, i) in paced.intervals.iter_mut().enumerate() {
+        i.settings.rate_iops = 1000 + k as u64;
+    }
+    time("run of 3,600 intervals, each its own period", &|| {
+        chart::run_svg(&paced, None, &p).unwrap()
     });
     println!(
         "fio JSON input: {:.1} MiB",

@@ -195,7 +195,7 @@ fn run_heading(r: &RunReport, spans: &[Span], paced: bool, p: &Provenance) -> He
     let end_s = r.intervals.last().map_or(r.total.elapsed_s, |i| i.t_s);
     let workload = match spans.len() {
         0 | 1 => describe_settings(&c.settings()),
-        n => format!("{n} periods of different settings, shaded alternately"),
+        n => format!("{} periods of different settings", thousands(n as u64)),
     };
     let t = &r.total.counts;
     let mut footnotes = caveats(c, t.errors, t.short_ios, r.interrupted_by.as_deref());

@@ -25,6 +25,9 @@ pub(super) struct Layout {
     pub(super) drawn: Vec<Vec<Vec<(f64, f64)>>>,
     /// What each period's strip label says ("" when even its number does not fit).
     pub(super) span_labels: Vec<String>,
+    /// Whether the periods are shaded and named: not when there are more than the width
+    /// can show apart (`MIN_SPAN_PX` each on average).
+    pub(super) spans_shown: bool,
     pub(super) notes: Vec<String>,
 }
 
@@ -95,6 +98,7 @@ impl Layout {
             log_y: c.panels.iter().map(|p| p.log_y).collect(),
             drawn: Vec::new(),
             span_labels: Vec::new(),
+            spans_shown: false,
             notes: Vec::new(),
         };
         l.thin(c);
@@ -137,6 +141,17 @@ impl Layout {
         if c.spans.len() < 2 {
             return;
         }
+        // Thousands of periods (a rate changed every second) would be thousands of shades
+        // and lines no one can tell apart, and megabytes of SVG: say so instead.
+        let fits = (self.plot_width() / MIN_SPAN_PX) as usize;
+        if c.spans.len() > fits {
+            self.notes.push(format!(
+                "{} periods are more than the chart can show apart ({fits} at most): they are not shaded; the JSON lists them",
+                thousands(c.spans.len() as u64)
+            ));
+            return;
+        }
+        self.spans_shown = true;
         let mut numbered = Vec::new();
         for (i, s) in c.spans.iter().enumerate() {
             let room = self.px(self.fx(s.end_s)) - self.px(self.fx(s.start_s)) - 8.0;
@@ -172,6 +187,9 @@ impl Layout {
         }
     }
 }
+
+/// The average width a period needs to be shaded and told apart from its neighbours.
+const MIN_SPAN_PX: f64 = 6.0;
 
 pub(super) fn map_x(scale: Scale, x: f64) -> f64 {
     match scale {

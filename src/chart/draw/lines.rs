@@ -32,7 +32,7 @@ type Chart2d<'a, 'b> = ChartContext<
 pub(super) fn draw(out: &mut String, c: &LineChart) -> Result<(), String> {
     let l = Layout::of(c);
     let frame = Frame::new(&c.heading, &l.notes);
-    let strip = if c.spans.len() > 1 { STRIP_PX } else { 0 };
+    let strip = if l.spans_shown { STRIP_PX } else { 0 };
     let captions: i32 = c.panels.iter().map(caption_px).sum();
     let panel_px = if c.panels.len() == 1 {
         ALONE_PX
@@ -185,7 +185,7 @@ fn shade_spans(
     l: &Layout,
     (bottom, top): (f64, f64),
 ) -> Result<(), String> {
-    if c.spans.len() < 2 {
+    if !l.spans_shown {
         return Ok(());
     }
     let shaded = c.spans.iter().enumerate().filter(|(k, _)| k % 2 == 1);
