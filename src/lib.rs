@@ -9,7 +9,6 @@
 #![deny(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
-pub mod chart;
 pub mod cli;
 pub mod diskstats;
 pub mod engine;

@@ -9,7 +9,7 @@ mod chart_common;
 use std::time::Duration;
 
 use chart_common::*;
-use diskscope::chart::{self, Provenance, style};
+use diskscope::render::chart::{self, Provenance, style};
 use diskscope::units::format_latency_ns;
 
 fn blue() -> String {
@@ -106,7 +106,7 @@ fn periods_given_by_the_caller_replace_the_derived_ones() {
 #[test]
 fn a_stopped_interval_is_a_gap_and_the_stop_is_marked() {
     let mut r = demo_run();
-    r.writeback = Some(diskscope::report::WritebackReport {
+    r.writeback = Some(diskscope::model::WritebackReport {
         target_pending_bytes: Some(48 << 20),
         ..Default::default()
     });
@@ -137,7 +137,7 @@ fn a_paced_run_draws_the_service_time_dashed_beside_the_due_time() {
         i.settings.rate_iops = 100;
         i.service_latency_ns.p99 /= 2;
     }
-    r.config.rate_iops = 100;
+    r.config.settings.rate_iops = 100;
     let svg = Svg::of(chart::run_svg(&r, None, &Provenance::default()).unwrap());
     let service: Vec<Line> = svg
         .lines(&blue())
@@ -385,7 +385,7 @@ fn the_latency_distribution_marks_its_percentiles() {
 #[test]
 fn long_titles_wrap_and_nothing_is_wider_than_the_canvas() {
     let mut r = demo_run();
-    r.config.target = format!("/mnt/{}/scratch.img", "very-long-directory-name/".repeat(8));
+    r.config.target.path = format!("/mnt/{}/scratch.img", "very-long-directory-name/".repeat(8));
     r.config.warnings = vec!["buffered I/O: the page cache is in play, so cached data is measured, not the disk; a very long warning that must wrap over more than one line of the footnote".into()];
     let svg = Svg::of(chart::run_svg(&r, None, &Provenance::default()).unwrap());
     let doc = svg.doc();
@@ -508,7 +508,7 @@ fn write_every_kind() {
     for (k, i) in busy.intervals.iter_mut().enumerate() {
         i.settings.rate_iops = 100 + 100 * (k as u64 / 3);
     }
-    busy.config.rate_iops = 100;
+    busy.config.settings.rate_iops = 100;
     busy.intervals[12].left_out.stops = 1;
     busy.intervals[12].left_out.stopped = std::time::Duration::from_millis(4200);
     put("busy.svg", chart::run_svg(&busy, None, &p).unwrap());

@@ -9,8 +9,8 @@ mod chart_common;
 use std::time::Instant;
 
 use chart_common::*;
-use diskscope::chart::{self, Provenance, style};
-use diskscope::report::fio_json;
+use diskscope::fio::json as fio_json;
+use diskscope::render::chart::{self, Provenance, style};
 
 fn blue() -> String {
     style::Tone::Primary.hex()

@@ -16,9 +16,16 @@ use diskscope::target::sysfs::BlockDir;
 use serde_json::Value;
 
 fn tree(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/sysfs")
-        .join(name)
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sysfs");
+    static EMPTY_DIRS: std::sync::Once = std::sync::Once::new();
+    // git keeps no empty directory: make.py lists the trees' empty ones, made here once.
+    EMPTY_DIRS.call_once(|| {
+        let list = std::fs::read_to_string(base.join("empty-dirs.txt")).expect("empty-dirs.txt");
+        for dir in list.lines().filter(|l| !l.is_empty()) {
+            std::fs::create_dir_all(base.join(dir)).expect("an empty fixture directory");
+        }
+    });
+    base.join(name)
 }
 
 /// `diskscope args…` with `SYSFS_PATH` set to the fixture `name`.

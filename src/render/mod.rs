@@ -8,6 +8,7 @@
 
 pub mod baseline;
 pub mod card;
+pub mod chart;
 pub mod compare;
 pub mod csv;
 pub mod export;

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use diskscope::fleet::results::{self, Figures, HostResult, HostState};
 use diskscope::fleet::{FleetConfig, FleetReport};
-use diskscope::report::{
+use diskscope::model::{
     ConfigReport, RunReport, SweepReport, TargetFacts, TargetKind, TotalReport,
 };
 use diskscope::settings::{IoEngine, Settings};
@@ -468,7 +468,7 @@ pub fn many_jobs(jobs: usize) -> String {
 }
 
 /// A one-hour run at one interval a second with a stall at 30 minutes.
-pub fn hour_run() -> diskscope::report::RunReport {
+pub fn hour_run() -> diskscope::model::RunReport {
     let s = settings(4, 4096);
     let iv = (1..=3600)
         .map(|t| {

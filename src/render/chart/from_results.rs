@@ -11,25 +11,30 @@ use super::spec::{
     latency_unit, thousands,
 };
 use super::style::Tone;
-use crate::report::text::{describe_settings, left_out_line};
-use crate::report::{ConfigReport, RunReport};
+use crate::model::{ConfigReport, RunReport};
+use crate::render::text::{describe_settings, left_out_line};
 use crate::stats::IntervalFigures;
 use crate::units::format_bytes;
 
 /// How the target was driven: "io_uring, O_DIRECT, span 1 GiB of 1 TiB".
 pub(crate) fn how(c: &ConfigReport) -> String {
-    let mode = if c.direct {
+    let mode = if c.target.direct {
         "O_DIRECT"
     } else {
         "buffered (page cache)"
     };
-    let span = match c.device_bytes.or(Some(c.size_bytes)).filter(|b| *b > 0) {
-        Some(all) if all != c.span_bytes => format!(
+    let span = match c
+        .target
+        .device_bytes
+        .or(Some(c.target.size_bytes))
+        .filter(|b| *b > 0)
+    {
+        Some(all) if all != c.target.span_bytes => format!(
             ", span {} of {}",
-            format_bytes(c.span_bytes),
+            format_bytes(c.target.span_bytes),
             format_bytes(all)
         ),
-        _ if c.span_bytes > 0 => format!(", span {}", format_bytes(c.span_bytes)),
+        _ if c.target.span_bytes > 0 => format!(", span {}", format_bytes(c.target.span_bytes)),
         _ => String::new(),
     };
     format!("{}, {mode}{span}", c.ioengine.name())
@@ -93,7 +98,7 @@ pub fn periods_of(intervals: &[IntervalFigures]) -> Vec<Span> {
 /// (`periods`, or those the intervals show) shaded, the stops marked.
 pub fn run_chart(r: &RunReport, periods: Option<&[Span]>, p: &Provenance) -> LineChart {
     let iv = &r.intervals;
-    let paced = iv.iter().any(|i| i.settings.rate_iops > 0) || r.config.rate_iops > 0;
+    let paced = iv.iter().any(|i| i.settings.rate_iops > 0) || r.config.settings.rate_iops > 0;
     let spans = periods.map_or_else(|| periods_of(iv), <[Span]>::to_vec);
     // Past ten minutes the axis counts minutes: "1.5k s" is not how anyone says half an hour.
     let minutes = iv.last().is_some_and(|i| i.t_s > 600.0);
@@ -194,7 +199,7 @@ fn run_heading(r: &RunReport, spans: &[Span], paced: bool, p: &Provenance) -> He
     let c = &r.config;
     let end_s = r.intervals.last().map_or(r.total.elapsed_s, |i| i.t_s);
     let workload = match spans.len() {
-        0 | 1 => describe_settings(&c.settings()),
+        0 | 1 => describe_settings(&c.settings),
         n => format!("{} periods of different settings", thousands(n as u64)),
     };
     let t = &r.total.counts;
@@ -223,7 +228,7 @@ fn run_heading(r: &RunReport, spans: &[Span], paced: bool, p: &Provenance) -> He
     Heading {
         title: format!(
             "{}: IOPS, MB/s and p99 latency over {}",
-            c.target,
+            c.target.path,
             span_words(end_s)
         ),
         subtitle: format!("{workload} · {} · {}", how(c), p.describe()),
@@ -288,7 +293,7 @@ pub fn run_latency_chart(
         ));
     }
     footnotes.push("the percentiles come from the full-precision histogram (3 significant digits), not from the bars".into());
-    let paced = r.config.rate_iops > 0 || r.final_settings.rate_iops > 0;
+    let paced = r.config.settings.rate_iops > 0 || r.final_settings.rate_iops > 0;
     let basis = if paced {
         "from the due time (coordinated omission corrected)"
     } else {
@@ -297,12 +302,12 @@ pub fn run_latency_chart(
     let heading = Heading {
         title: format!(
             "{}: latency of all {} I/Os, {basis}",
-            c.target,
+            c.target.path,
             thousands(l.count)
         ),
         subtitle: format!(
             "{} · {} · {}",
-            describe_settings(&c.settings()),
+            describe_settings(&c.settings),
             how(c),
             p.describe()
         ),

@@ -9,7 +9,7 @@ use super::spec::{Bar, BarChart, BarGroup, BarPanel, Heading, Provenance};
 use super::style::Tone;
 use crate::fleet::FleetReport;
 use crate::fleet::results::HostState;
-use crate::report::text::describe_settings;
+use crate::render::text::describe_settings;
 use crate::suite::{DirectionResult, SuiteReport, TestResult};
 use crate::units::format_count_rate;
 
@@ -121,7 +121,7 @@ fn suite_heading(r: &SuiteReport, p: &Provenance) -> Heading {
     Heading {
         title: format!(
             "{}: suite {}, median of {} passes of {:.0} s",
-            r.config.target,
+            r.config.target.path,
             r.suite.name(),
             r.passes,
             r.pass_time_s

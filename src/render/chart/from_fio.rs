@@ -20,10 +20,10 @@ use super::spec::{
     XAxis, latency_unit, thousands,
 };
 use super::style::Tone;
+use crate::fio::json::{self as fio_json, FioEntry, FioOutput};
 use crate::fleet::hosts::{DEFAULT_PORT, Host};
 use crate::fleet::results::{self, HostResult};
 use crate::fleet::{FleetConfig, FleetReport};
-use crate::report::fio_json::{self, FioEntry, FioOutput};
 use crate::units::format_count_rate;
 
 /// More jobs than this get a ranked line instead of a named bar each.
@@ -301,7 +301,7 @@ fn job_bars(finals: &[&FioEntry], f: &Facts, p: &Provenance) -> BarChart {
     let reads = finals.iter().any(|e| e.read.ios > 0);
     let writes = finals.iter().any(|e| e.write.ios > 0);
     let panel = |y_label: &str,
-                 of: &dyn Fn(&crate::report::fio_json::DirStats) -> f64,
+                 of: &dyn Fn(&crate::fio::json::DirStats) -> f64,
                  fmt: &dyn Fn(f64) -> String| BarPanel {
         y_label: y_label.into(),
         groups: finals

@@ -8,8 +8,8 @@ use super::spec::{
     Heading, LineChart, Mark, MarkKind, Panel, Provenance, Scale, Series, XAxis, latency_unit,
 };
 use super::style::Tone;
-use crate::report::SweepReport;
-use crate::report::text::describe_settings;
+use crate::model::SweepReport;
+use crate::render::text::describe_settings;
 use crate::stats::IntervalFigures;
 use crate::sweep::curve::FLAT_FACTOR;
 use crate::sweep::{Dimension, LatencyCurve, Verdict};
@@ -149,12 +149,12 @@ fn sweep_heading(r: &SweepReport, metric: &str, p: &Provenance) -> Heading {
     Heading {
         title: format!(
             "{}: {metric_word} and latency against {}",
-            c.target,
+            c.target.path,
             d.name()
         ),
         subtitle: format!(
             "{} as the base, {} swept{} · {} · {}",
-            describe_settings(&c.settings()),
+            describe_settings(&c.settings),
             d.name(),
             swept_range(r),
             how(c),
@@ -270,10 +270,13 @@ fn curve_heading(r: &SweepReport, curve: &LatencyCurve, p: &Provenance) -> Headi
     ));
     let unpaced = crate::settings::Settings {
         rate_iops: 0,
-        ..r.config.settings()
+        ..r.config.settings
     };
     Heading {
-        title: format!("{}: p99 latency against the load achieved", r.config.target),
+        title: format!(
+            "{}: p99 latency against the load achieved",
+            r.config.target.path
+        ),
         subtitle: format!(
             "{} at rising rates · {} · {}",
             describe_settings(&unpaced),

@@ -9,7 +9,7 @@ use super::from_fio::facts;
 use super::from_results::histogram_chart;
 use super::spec::thousands;
 use super::spec::{Heading, HistogramChart, Provenance};
-use crate::report::fio_json;
+use crate::fio::json as fio_json;
 use crate::stats::{LatencySummary, Log2Histogram};
 
 /// The latency bins of json+ output, every job of the last document merged (total latency

@@ -27,7 +27,7 @@ pub mod thin;
 
 pub use spec::Provenance;
 
-use crate::report::{RunReport, SweepReport};
+use crate::model::{RunReport, SweepReport};
 
 /// A run as three stacked panels over time — IOPS, MB/s, p99 — with its periods shaded
 /// (`periods`; `None`: derived from consecutive intervals with equal settings) and its stops
