@@ -173,6 +173,8 @@ mod tests {
             (vec!["--read", "50"], "--allow-write"),
             (vec!["-T", "soon"], "'soon'"),
             (vec!["-T", "0s"], "'0s'"),
+            (vec!["-T", "1ms"], "at least 100ms"),
+            (vec!["--suite", "--pause", "20ms"], "0 for none"),
             (vec!["--size", "1Q"], "'1Q'"),
             (vec!["-Q", "0"], "--iodepth '0'"),
             (vec!["-Q", "257"], "1 to 256"),

@@ -45,7 +45,8 @@ pub struct WorkloadArgs {
     #[arg(long, default_value = "100", value_name = "PCT", value_parser = values::percentage)]
     pub random: u8,
 
-    /// How long to run: 10s, 2m, 1h [default: 10s without the TUI]
+    /// How long to run: 10s, 2m, 1h; at least 100ms, one tick of the sampler [default: 10s
+    /// without the TUI]
     #[arg(short = 'T', long, value_name = "DUR", value_parser = values::duration)]
     pub time: Option<Duration>,
 
@@ -154,7 +155,8 @@ pub struct SeriesArgs {
     #[arg(long, value_name = "N", value_parser = values::passes)]
     pub passes: Option<usize>,
 
-    /// With --suite: how long the engine rests between two passes (0 for none) [1s]
+    /// With --suite: how long the engine rests between two passes (0 for none, else at least
+    /// 100ms) [1s]
     #[arg(long, value_name = "DUR", value_parser = values::pause)]
     pub pause: Option<Duration>,
 }

@@ -62,11 +62,20 @@ pub fn size(text: &str) -> Result<u64, String> {
     }
 }
 
-/// `--time`: a duration longer than 0.
+/// The shortest time diskscope can measure: one tick of the sampler. A run, a sweep's step
+/// or a suite's pass ends at a snapshot, so anything shorter would silently run a whole tick
+/// (`-T 1ms` ran 100 ms).
+pub const SHORTEST: Duration = crate::engine::DEFAULT_TICK;
+
+/// `--time`: a duration of at least one tick (`SHORTEST`).
 pub fn duration(text: &str) -> Result<Duration, String> {
     let d = parse_duration(text)?;
-    if d.is_zero() {
-        return Err(format!("'{text}': must be longer than 0"));
+    if d < SHORTEST {
+        return Err(format!(
+            "'{text}': shorter than one tick of the sampler, which times every run, step \
+             and pass; give at least {}ms",
+            SHORTEST.as_millis()
+        ));
     }
     Ok(d)
 }
@@ -125,11 +134,19 @@ pub fn passes(text: &str) -> Result<usize, String> {
     }
 }
 
-/// `--pause`: a duration, 0 allowed (no rest between passes), at most an hour.
+/// `--pause`: 0 (no rest between passes), or from one tick (`SHORTEST`: a rest is counted in
+/// the sampler's ticks) to an hour.
 pub fn pause(text: &str) -> Result<Duration, String> {
     let d = parse_duration(text)?;
     if d > Duration::from_secs(3600) {
         return Err(format!("'{text}': at most 1h"));
+    }
+    if !d.is_zero() && d < SHORTEST {
+        return Err(format!(
+            "'{text}': a rest is counted in ticks of the sampler; give 0 for none or at \
+             least {}ms",
+            SHORTEST.as_millis()
+        ));
     }
     Ok(d)
 }
