@@ -154,10 +154,10 @@ mod tests {
             config(&["--allow-write", "--read", "70"])
                 .unwrap()
                 .allow_write,
-            Some(String::new())
+            Some(Default::default())
         );
         let c = config(&["/dev/sdb", "--allow-write=/dev/sdb", "--read", "0"]).unwrap();
-        assert_eq!(c.allow_write.as_deref(), Some("/dev/sdb"));
+        assert_eq!(c.allow_write.as_deref(), Some("/dev/sdb".as_ref()));
         assert_eq!(c.settings.read_pct, 0);
     }
 

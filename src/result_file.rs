@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 use nix::unistd::{AccessFlags, access};
 
+use crate::target::shell::quote_path;
+
 /// The largest result file read back: an hour of per-second rows is about 2 MiB of JSON.
 pub const MAX_RESULT_BYTES: u64 = 64 << 20;
 
@@ -43,7 +45,7 @@ impl Kind {
 /// kind. The message names the path, what is wrong and what to do.
 pub fn check_output(kind: Kind, path: &Path) -> Result<PathBuf, String> {
     let flag = kind.flag();
-    let shown = path.display();
+    let shown = quote_path(path);
     let elsewhere = format!("save to a new file with {flag}=FILE");
     match std::fs::symlink_metadata(path) {
         Err(_) => {
@@ -54,7 +56,7 @@ pub fn check_output(kind: Kind, path: &Path) -> Result<PathBuf, String> {
             if !dir.is_dir() {
                 return Err(format!(
                     "{flag} {shown}: the directory {} does not exist; create it or {elsewhere}",
-                    dir.display()
+                    quote_path(dir)
                 ));
             }
             writable(flag, path, dir)?;
@@ -80,9 +82,32 @@ pub fn check_output(kind: Kind, path: &Path) -> Result<PathBuf, String> {
     Ok(path.to_path_buf())
 }
 
+/// Whether `a` and `b` name one file: the same device and inode when both exist (a hard
+/// link, a symbolic link, `x` and `./x`), else the same name in the same real directory
+/// (`sub/../x` and `x`, before either is created).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => (x.dev(), x.ino()) == (y.dev(), y.ino()),
+        (Err(_), Err(_)) => real_name(a).is_some_and(|x| Some(x) == real_name(b)),
+        _ => false,
+    }
+}
+
+/// The real path of `path`'s directory joined with its name; `None` for a path without a
+/// name (`..`) or in a directory that cannot be resolved.
+fn real_name(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Some(std::fs::canonicalize(dir).ok()?.join(name))
+}
+
 /// Reads a result file whole, accepting only a regular file of at most `MAX_RESULT_BYTES`.
 pub fn read_bounded(flag: &str, path: &Path) -> Result<String, String> {
-    let shown = path.display();
+    let shown = quote_path(path);
     // O_NONBLOCK: opening a named pipe must not wait for a writer (it is refused below).
     let file = std::fs::OpenOptions::new()
         .read(true)
@@ -128,10 +153,10 @@ pub fn read_bounded(flag: &str, path: &Path) -> Result<String, String> {
 /// renamed over it, so no link is followed and a failed write leaves the old file whole.
 pub fn write_result(kind: Kind, path: &Path, text: &str) -> Result<(), String> {
     check_output(kind, path)?;
-    let name = path
-        .file_name()
-        .map_or_else(|| "result".into(), |n| n.to_string_lossy().into_owned());
-    let temp = path.with_file_name(format!(".{name}.diskscope-{}", std::process::id()));
+    let mut temp = std::ffi::OsString::from(".");
+    temp.push(path.file_name().unwrap_or("result".as_ref()));
+    temp.push(format!(".diskscope-{}", std::process::id()));
+    let temp = path.with_file_name(temp);
     let written = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -143,7 +168,7 @@ pub fn write_result(kind: Kind, path: &Path, text: &str) -> Result<(), String> {
         format!(
             "{} {}: cannot save the result: {e}",
             kind.flag(),
-            path.display()
+            quote_path(path)
         )
     })
 }
@@ -175,7 +200,7 @@ fn writable(flag: &str, path: &Path, target: &Path) -> Result<(), String> {
         };
         format!(
             "{flag} {}: cannot be written ({why}); save it elsewhere with {flag}=FILE",
-            path.display()
+            quote_path(path)
         )
     })
 }
@@ -221,5 +246,22 @@ mod tests {
         assert!(holds(Kind::Csv, &format!("{}\n", csv::step_header())));
         assert!(!holds(Kind::Csv, "host,rack,serial\na,1,2\n"));
         assert!(!holds(Kind::Csv, ""));
+    }
+
+    #[test]
+    fn one_file_is_found_by_any_of_its_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let a = d.join("a");
+        std::fs::write(&a, "x").unwrap();
+        std::fs::hard_link(&a, d.join("h")).unwrap();
+        std::os::unix::fs::symlink("a", d.join("s")).unwrap();
+        assert!(same_file(&a, &d.join("h")) && same_file(&d.join("s"), &a));
+        // Not made yet: by the real directory and the name.
+        std::fs::create_dir(d.join("sub")).unwrap();
+        assert!(same_file(&d.join("n"), &d.join("sub/../n")));
+        assert!(!same_file(&a, &d.join("n")));
+        assert!(!same_file(&d.join("n"), &d.join("sub/n")));
+        assert!(!same_file(&d.join("gone/.."), &d.join("gone/..")));
     }
 }

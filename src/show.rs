@@ -15,7 +15,7 @@ use crate::result_file;
 
 /// The text `--show` prints for `path`.
 pub fn show(path: &Path) -> Result<String, String> {
-    let shown = path.display();
+    let shown = crate::target::shell::quote_path(path);
     let text = result_file::read_bounded("--show", path)?;
     let (docs, cut) = fio_json::scan(&text);
     if docs.iter().any(fio_json::is_fio) {

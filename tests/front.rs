@@ -5,9 +5,29 @@
 
 mod common;
 
-use std::process::Output;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStringExt;
+use std::process::{Command, Output, Stdio};
 
-use common::{diskscope, stderr, workdir};
+use common::{diskscope, make_file, stderr, workdir};
+
+/// Runs the binary in `dir` with arguments that may not be UTF-8.
+fn diskscope_os(dir: &std::path::Path, args: &[&OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_diskscope"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the diskscope binary runs")
+}
+
+/// `prefix`, the byte 0xff (never valid UTF-8), then `suffix`.
+fn with_ff(prefix: &str, suffix: &str) -> OsString {
+    let mut b = prefix.as_bytes().to_vec();
+    b.push(0xff);
+    b.extend_from_slice(suffix.as_bytes());
+    OsString::from_vec(b)
+}
 
 /// Asserts a refusal before anything ran: exit 2, one stderr line holding every needle,
 /// nothing on stdout, no scratch file laid out.
@@ -55,6 +75,119 @@ fn durations_shorter_than_one_tick_are_refused_naming_the_shortest() {
         &[
             "--size", "8M", "-T", "0.3s", "--suite", "real", "--pause", "0", "--passes", "1",
             "--json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn paths_that_are_not_utf8_work_everywhere_and_are_shown_losslessly() {
+    let dir = workdir();
+    let d = dir.path();
+    let (json, csv) = (with_ff("r", ".json"), with_ff("r", ".csv"));
+    let mut flag_json = OsString::from("--json=");
+    flag_json.push(&json);
+    let mut flag_csv = OsString::from("--csv=");
+    flag_csv.push(&csv);
+    let run = |extra: &[&OsStr]| {
+        let mut args: Vec<&OsStr> = ["--size", "8M", "-T", "0.3s", "-q"]
+            .iter()
+            .map(OsStr::new)
+            .collect();
+        args.extend_from_slice(extra);
+        diskscope_os(d, &args)
+    };
+    let out = run(&[&flag_json, &flag_csv]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join(&json)).unwrap()).unwrap();
+    assert!(saved["total"]["ops"].as_u64().unwrap() > 0);
+    assert!(
+        std::fs::read_to_string(d.join(&csv))
+            .unwrap()
+            .starts_with("t_s,")
+    );
+    // Said so that it can be pasted back into a shell: bash's $'...' with the byte escaped.
+    let err = stderr(&out);
+    assert!(err.contains(r"saved $'r\xff.json'"), "{err}");
+    assert!(!err.contains('\u{fffd}'), "a lossy path: {err}");
+    // The saved run reads back as a baseline and shows, by that name.
+    let out = run(&[OsStr::new("--baseline"), &json]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = diskscope_os(d, &[OsStr::new("--show"), &json]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A bare --allow-write is not a path, and one that names a device may be any bytes.
+    let mut allow = OsString::from("--allow-write=");
+    allow.push(with_ff("/dev/disk/by-label/", ""));
+    let out = run(&[&allow, OsStr::new("--read"), OsStr::new("70")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A refusal names the path losslessly too.
+    let mut missing = OsString::from("--json=");
+    missing.push(with_ff("gone", "/r.json"));
+    let out = run(&[&missing]);
+    refused_before_the_run(d, &out, &[r"$'gone\xff'", "does not exist"]);
+}
+
+#[test]
+fn result_paths_that_are_the_same_file_are_refused_before_the_run() {
+    let dir = workdir();
+    let d = dir.path();
+    // A saved run, a hard link to it, a symbolic link to it, and a file target.
+    let out = diskscope(d, &["--size", "8M", "-T", "0.2s", "-q", "--json=a.json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::hard_link(d.join("a.json"), d.join("hard.json")).unwrap();
+    std::os::unix::fs::symlink("a.json", d.join("soft.json")).unwrap();
+    make_file(&d.join("data.img"), 8 << 20);
+    std::fs::hard_link(d.join("data.img"), d.join("other.img")).unwrap();
+    std::fs::create_dir(d.join("sub")).unwrap();
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["--json=x", "--csv=x"],
+            &["--csv x", "--json x", "same file"],
+        ),
+        (&["--json=x", "--csv=./x"], &["--csv ./x", "same file"]),
+        (&["--json=sub/../y", "--csv=y"], &["--csv y", "same file"]),
+        (
+            &["--json=a.json", "--baseline", "a.json"],
+            &["--json a.json", "--baseline"],
+        ),
+        (
+            &["--json=hard.json", "--baseline", "a.json"],
+            &["hard.json", "--baseline a.json"],
+        ),
+        (
+            &["--csv=soft.json", "--baseline", "a.json"],
+            &["soft.json", "--baseline a.json"],
+        ),
+        (
+            &["data.img", "--json=data.img"],
+            &["--json data.img", "the target"],
+        ),
+        (
+            &["data.img", "--csv=other.img"],
+            &["--csv other.img", "the target"],
+        ),
+        (&["sub", "--json=sub/diskscope.scratch"], &["scratch file"]),
+        (&["--csv=diskscope.scratch"], &["scratch file"]),
+    ];
+    for (args, needles) in cases {
+        let mut all = vec!["--size", "8M", "-T", "0.2s", "-q"];
+        all.extend_from_slice(args);
+        let out = diskscope(d, &all);
+        refused_before_the_run(d, &out, needles);
+        assert!(!d.join("sub/diskscope.scratch").exists(), "{args:?}");
+    }
+    // Two different files, and the same name in two directories, are fine.
+    let out = diskscope(
+        d,
+        &[
+            "--size",
+            "8M",
+            "-T",
+            "0.2s",
+            "-q",
+            "--json=x",
+            "--csv=sub/x",
         ],
     );
     assert!(out.status.success(), "{}", stderr(&out));

@@ -4,6 +4,7 @@
 //! field's doc comment is its `--help` line. Values are typed by the parsers in `values`, so
 //! a refused value is said in clap's words; checks across flags are `config`'s.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -95,12 +96,12 @@ pub struct OutputArgs {
     /// Print one JSON document (config, totals, threads, intervals; or a sweep's steps)
     /// instead of text, or with FILE save it there (--json=FILE when TARGET follows)
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
-    pub json: Option<String>,
+    pub json: Option<PathBuf>,
 
     /// Print the one-second intervals (or a sweep's steps) as CSV with a header, or with FILE
     /// save them there
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
-    pub csv: Option<String>,
+    pub csv: Option<PathBuf>,
 
     /// Compare with a saved result: a run, sweep, suite card or fleet (--json FILE), or fio's
     /// own JSON output (--output-format=json or json+, local or client/server)
@@ -123,7 +124,7 @@ pub struct OutputArgs {
 pub struct SafetyArgs {
     /// Allow writes (destroys data on TARGET). On a block device name it: --allow-write=/dev/sdX
     #[arg(long, value_name = "DEVICE", num_args = 0..=1, require_equals = true, default_missing_value = "")]
-    pub allow_write: Option<String>,
+    pub allow_write: Option<OsString>,
 
     /// Keep the scratch file on exit (it is reused by the next run)
     #[arg(long)]

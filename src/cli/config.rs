@@ -4,11 +4,12 @@
 //! typed and says what would work. The front door hands plain parts of it downward
 //! (`target_request`, `files`, `describe`); nothing below `run` and `tui` sees a `Config`.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::Args;
-use super::args::{FleetArgs, OutputArgs, SeriesArgs, WorkloadArgs};
+use super::args::{FleetArgs, SeriesArgs, WorkloadArgs};
 use crate::fleet::hosts::Host;
 use crate::model::{ConfigReport, Durability};
 use crate::render::ResultFiles;
@@ -38,8 +39,9 @@ pub struct Config {
     pub duration: Option<Duration>,
     /// O_DIRECT (true) or through the page cache.
     pub direct: bool,
-    /// `None`: read-only. `Some("")`: --allow-write without a device name.
-    pub allow_write: Option<String>,
+    /// `None`: read-only. `Some("")`: --allow-write without a device name. Bytes, as a path
+    /// is: the device may have a name that is not UTF-8.
+    pub allow_write: Option<OsString>,
     /// Span of the target to use, or the scratch file's size.
     pub size: Option<u64>,
     pub keep: bool,
@@ -105,7 +107,7 @@ impl Args {
     /// Checks every value; the error quotes what was typed and what would work.
     pub fn validate(self) -> Result<Config, String> {
         check_writes(&self.workload, &self.safety.allow_write)?;
-        let (output, files) = output(&self.output, self.target.as_deref())?;
+        let (output, files) = output(&self)?;
         let settings = workload(&self.workload, self.rate.rate)?;
         check_buffers(settings, self.series.sweep.as_ref())?;
         check_fleet(&self)?;
@@ -147,7 +149,7 @@ impl Args {
 }
 
 /// Writes only when allowed.
-fn check_writes(w: &WorkloadArgs, allow_write: &Option<String>) -> Result<(), String> {
+fn check_writes(w: &WorkloadArgs, allow_write: &Option<OsString>) -> Result<(), String> {
     if w.read < 100 && allow_write.is_none() {
         return Err(format!(
             "--read {} writes to the target, which destroys its data; \
@@ -192,10 +194,13 @@ fn check_buffers(settings: Settings, sweep: Option<&SweepSpec>) -> Result<(), St
     Ok(())
 }
 
-/// What goes to stdout, and the files to save: one of `--json` and `--csv` may print, and a
-/// file must be one that may receive a result (`result_file::check_output`), not the target.
-fn output(o: &OutputArgs, target: Option<&Path>) -> Result<(Output, ResultFiles), String> {
-    let to_stdout = |o: &Option<String>| o.as_deref() == Some("-");
+/// What goes to stdout, and the files to save: one of `--json` and `--csv` may print, each
+/// file must be apart from every other file the run reads or writes (`check_apart`), and
+/// must be one that may receive a result (`result_file::check_output`).
+fn output(a: &Args) -> Result<(Output, ResultFiles), String> {
+    let o = &a.output;
+    let stdout = Path::new("-");
+    let to_stdout = |p: &Option<PathBuf>| p.as_deref() == Some(stdout);
     if to_stdout(&o.json) && to_stdout(&o.csv) {
         return Err(
             "--json and --csv cannot both print to stdout; save one to a file: --csv=FILE".into(),
@@ -210,25 +215,58 @@ fn output(o: &OutputArgs, target: Option<&Path>) -> Result<(Output, ResultFiles)
     } else {
         Output::Text
     };
-    let file = |arg: &Option<String>, kind: Kind| match arg.as_deref() {
-        None | Some("-") => Ok(None),
-        Some(f) => result_file::check_output(kind, Path::new(f)).map(Some),
-    };
+    let named = |p: &Option<PathBuf>| p.clone().filter(|p| p != stdout);
+    let (json, csv) = (named(&o.json), named(&o.csv));
+    check_apart(a, &[("--json", json.as_deref()), ("--csv", csv.as_deref())])?;
+    let check =
+        |p: Option<PathBuf>, kind| p.map(|p| result_file::check_output(kind, &p)).transpose();
     let files = ResultFiles {
-        json: file(&o.json, Kind::Json)?,
-        csv: file(&o.csv, Kind::Csv)?,
+        json: check(json, Kind::Json)?,
+        csv: check(csv, Kind::Csv)?,
     };
-    for (flag, file) in [("--json", &files.json), ("--csv", &files.csv)] {
-        if let (Some(f), Some(t)) = (file, target)
-            && f == t
-        {
-            return Err(format!(
-                "{flag} {}: that is the target; save the result elsewhere",
-                f.display()
-            ));
+    Ok((output, files))
+}
+
+/// Refuses a result file that is a file the run already uses — the target, the scratch file,
+/// the baseline (read before the run, then replaced) — or another result file, by name
+/// (`x` and `./x`) or by device and inode (a hard or symbolic link): found after the run,
+/// one of the two results was lost.
+fn check_apart(a: &Args, outputs: &[(&str, Option<&Path>)]) -> Result<(), String> {
+    let shown = |p: &Path| crate::target::shell::quote_path(p);
+    // What each file already in the list is, and what to do when an output is the same.
+    let mut taken: Vec<(String, PathBuf, &str)> = Vec::new();
+    if a.fleet.fleet.is_none() {
+        match crate::target::prepare::scratch_dir(a.target.as_deref()) {
+            Some(dir) => taken.push((
+                "where the scratch file is laid out".into(),
+                dir.join(super::SCRATCH_NAME),
+                "save the result elsewhere",
+            )),
+            None => {
+                if let Some(t) = &a.target {
+                    let what = format!("the same file as the target {}", shown(t));
+                    taken.push((what, t.clone(), "save the result elsewhere"));
+                }
+            }
         }
     }
-    Ok((output, files))
+    if let Some(b) = &a.output.baseline {
+        let what = format!("the same file as --baseline {}", shown(b));
+        let fix = "the result would replace the baseline; save it to another file";
+        taken.push((what, b.clone(), fix));
+    }
+    for &(flag, path) in outputs {
+        let Some(path) = path else { continue };
+        if let Some((what, _, fix)) = taken
+            .iter()
+            .find(|(_, other, _)| result_file::same_file(path, other))
+        {
+            return Err(format!("{flag} {}: {what}; {fix}", shown(path)));
+        }
+        let what = format!("the same file as {flag} {}", shown(path));
+        taken.push((what, path.to_path_buf(), "give each result its own file"));
+    }
+    Ok(())
 }
 
 /// A fleet runs one test over each host's whole existing target: the flags it cannot honour
@@ -266,7 +304,7 @@ fn check_fleet(a: &Args) -> Result<(), String> {
     if let Some(show) = &a.output.show {
         return Err(format!(
             "--show {} prints a saved result and runs nothing; drop --fleet or --show",
-            show.display()
+            crate::target::shell::quote_path(show)
         ));
     }
     Ok(())

@@ -10,6 +10,7 @@ use crate::model::{RunReport, SweepReport};
 use crate::model::{fleet::FleetReport, suite::SuiteReport};
 use crate::render::csv;
 use crate::result_file::{Kind, write_result};
+use crate::target::shell::quote_path;
 
 /// Where a result is saved: `--json FILE` and `--csv FILE`, each optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -47,11 +48,11 @@ fn save<T: serde::Serialize>(
     if let Some(path) = &files.json {
         let text = serde_json::to_string_pretty(result)? + "\n";
         write_result(Kind::Json, path, &text).map_err(anyhow::Error::msg)?;
-        eprintln!("diskscope: saved {}", path.display());
+        eprintln!("diskscope: saved {}", quote_path(path));
     }
     if let Some(path) = &files.csv {
         write_result(Kind::Csv, path, &csv_text()).map_err(anyhow::Error::msg)?;
-        eprintln!("diskscope: saved {}", path.display());
+        eprintln!("diskscope: saved {}", quote_path(path));
     }
     Ok(())
 }

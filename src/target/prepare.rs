@@ -37,7 +37,7 @@ pub struct TargetRequest {
     /// O_DIRECT (true) or through the page cache.
     pub direct: bool,
     /// `None`: read-only. `Some("")`: writes allowed without naming a device.
-    pub allow_write: Option<String>,
+    pub allow_write: Option<std::ffi::OsString>,
 }
 
 /// A target ready to benchmark, with the scratch file (if any) that must outlive the run.
@@ -86,7 +86,7 @@ pub fn prepare(config: &TargetRequest, progress: &mut dyn FnMut(u64, u64)) -> Re
         .unwrap_or(false);
     if write && is_device {
         // Before any open for writing: named, and not mounted or held (O_EXCL checks again).
-        safety::check_device_write(path, config.allow_write.as_deref().unwrap_or(""))?;
+        safety::check_device_write(path, config.allow_write.as_deref().unwrap_or_default())?;
     }
     let mut target = Target::open(path, spec(config.size))?;
     let claim = claim(&mut target, write)?;

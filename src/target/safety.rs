@@ -10,27 +10,28 @@
 //! O_EXCL open in `open` is the second, independent guard for the target device itself; it
 //! cannot see another loop device on the same file, which is why the walk goes beside.
 
+use std::ffi::OsStr;
 use std::path::Path;
 
 use anyhow::{Result, bail};
 
 use super::discover::Roots;
 use super::overlap::ByteRange;
-use super::shell::quote;
+use super::shell::quote_path;
 use super::stack::{Node, Stack, claimed_elsewhere};
 
 /// Whether `named` (typed by the user) names `path`: the same path, or one that resolves to
 /// the same file (`/dev/disk/by-id/...` for `/dev/sdb`).
-pub fn names_device(named: &str, path: &Path) -> bool {
+pub fn names_device(named: &OsStr, path: &Path) -> bool {
     Path::new(named) == path
         || matches!((std::fs::canonicalize(named), std::fs::canonicalize(path)), (Ok(a), Ok(b)) if a == b)
 }
 
 /// Checks that the user named the block device at `path` in `named` (`--allow-write=...`);
 /// whether it is in use is checked by `check_not_in_use` when it is opened for writing.
-pub fn check_device_write(path: &Path, named: &str) -> Result<()> {
+pub fn check_device_write(path: &Path, named: &OsStr) -> Result<()> {
     let shown = path.display();
-    let quoted = quote(&shown.to_string());
+    let quoted = quote_path(path);
     if named.is_empty() {
         bail!(
             "{shown}: writing to a block device destroys its data; confirm by naming it: --allow-write={quoted}"
@@ -38,7 +39,8 @@ pub fn check_device_write(path: &Path, named: &str) -> Result<()> {
     }
     if !names_device(named, path) {
         bail!(
-            "{shown}: --allow-write names {named}, not this device; use --allow-write={quoted} to write here"
+            "{shown}: --allow-write names {}, not this device; use --allow-write={quoted} to write here",
+            quote_path(Path::new(named))
         );
     }
     Ok(())

@@ -66,7 +66,7 @@ impl Session {
     /// A session that will send its background events (progress, snapshots) on `events`.
     pub fn new(config: Config, events: Sender<Event>) -> Session {
         Session {
-            bare_write: config.allow_write.as_deref() == Some(""),
+            bare_write: config.allow_write.as_ref().is_some_and(|a| a.is_empty()),
             asked_settings: config.settings,
             confirmed: None,
             config,

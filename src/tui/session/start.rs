@@ -73,7 +73,7 @@ impl Session {
         }
         if self.bare_write {
             // A device declined or confirmed earlier does not carry over to this target.
-            self.config.allow_write = Some(String::new());
+            self.config.allow_write = Some(Default::default());
             self.config.settings = self.asked_settings;
         }
         self.begin(app, target);
@@ -85,7 +85,7 @@ impl Session {
         let Screen::Confirm(c) = &mut app.screen else {
             return;
         };
-        if typed.is_empty() || !safety::names_device(&typed, &c.device) {
+        if typed.is_empty() || !safety::names_device(typed.as_ref(), &c.device) {
             c.message = Some(format!(
                 "'{typed}' is not {}: type its path exactly, or Esc to run read-only",
                 c.device.display()
@@ -94,7 +94,7 @@ impl Session {
             return;
         }
         let device = c.device.clone();
-        self.config.allow_write = Some(typed);
+        self.config.allow_write = Some(typed.into());
         self.config.settings = self.asked_settings;
         self.confirmed = Some(device.clone());
         self.begin(app, Some(device));
