@@ -121,6 +121,25 @@ fn paths_that_are_not_utf8_work_everywhere_and_are_shown_losslessly() {
     allow.push(with_ff("/dev/disk/by-label/", ""));
     let out = run(&[&allow, OsStr::new("--read"), OsStr::new("70")]);
     assert!(out.status.success(), "{}", stderr(&out));
+    // A file of hosts for --fleet too: read (the refusal that follows is about --size), and
+    // an empty one is named as it is.
+    std::fs::write(d.join(with_ff("hosts", ".list")), "localhost\n").unwrap();
+    std::fs::write(d.join(with_ff("empty", ".list")), "").unwrap();
+    let fleet = |list: &OsStr| {
+        diskscope_os(
+            d,
+            &[
+                OsStr::new("--fleet"),
+                list,
+                OsStr::new("/x"),
+                OsStr::new("--size=1M"),
+            ],
+        )
+    };
+    let out = fleet(&with_ff("hosts", ".list"));
+    refused_before_the_run(d, &out, &["--size 1048576: a fleet covers"]);
+    let out = fleet(&with_ff("empty", ".list"));
+    refused_before_the_run(d, &out, &[r"--fleet $'empty\xff.list': no hosts"]);
     // A refusal names the path losslessly too.
     let mut missing = OsString::from("--json=");
     missing.push(with_ff("gone", "/r.json"));

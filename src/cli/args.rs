@@ -183,7 +183,7 @@ pub struct FleetArgs {
     /// hosts.list). TARGET is the path on every host and must exist there. Read-only on
     /// block devices; writes (--read below 100, with --allow-write) only to regular files.
     /// Exit status 3 when some hosts failed, 1 when all did
-    #[arg(long, value_name = "HOSTS", value_parser = values::fleet_hosts)]
+    #[arg(long, value_name = "HOSTS", value_parser = values::fleet_hosts())]
     pub fleet: Option<HostList>,
 
     /// With --fleet: flag hosts whose IOPS is more than PCT % below the fleet's median

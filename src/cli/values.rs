@@ -6,10 +6,14 @@
 //! `describe` renders a refused value as "--flag 'value': reason", the line tests and users
 //! rely on.
 
+use std::path::Path;
 use std::time::Duration;
+
+use clap::builder::{OsStringValueParser, TypedValueParser};
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
+use crate::fleet::hosts::{self, HostList};
 use crate::settings::{IoEngine, MAX_BS, MAX_IODEPTH, MAX_THREADS};
 use crate::suite::{MAX_PASSES, SuiteName};
 use crate::sweep::SweepSpec;
@@ -88,11 +92,24 @@ pub fn percentage(text: &str) -> Result<u8, String> {
     }
 }
 
-/// `--fleet`: a file of hosts or a comma list (`fleet::hosts::parse`).
-pub fn fleet_hosts(text: &str) -> Result<crate::fleet::hosts::HostList, String> {
-    crate::fleet::hosts::parse(text)
-        .map(crate::fleet::hosts::HostList)
-        .map_err(|e| e.strip_prefix("--fleet ").map_or(e.clone(), str::to_string))
+/// `--fleet`: a file of hosts or a comma list (`fleet::hosts::parse`). Taken as bytes: a
+/// file of hosts may have a name that is not UTF-8 (a comma list of host names is text).
+pub fn fleet_hosts() -> impl TypedValueParser<Value = HostList> {
+    OsStringValueParser::new().try_map(|arg| {
+        let Some(text) = arg.to_str() else {
+            let path = Path::new(&arg);
+            let shown = crate::target::shell::quote_path(path);
+            let text = crate::result_file::read_bounded("--fleet", path)
+                .map_err(|e| e.strip_prefix("--fleet ").map_or(e.clone(), str::to_string))?;
+            return hosts::parse_file(&text)
+                .and_then(hosts::check)
+                .map(HostList)
+                .map_err(|e| format!("{shown}: {e}"));
+        };
+        hosts::parse(text)
+            .map(HostList)
+            .map_err(|e| e.strip_prefix("--fleet ").map_or(e.clone(), str::to_string))
+    })
 }
 
 /// `--outlier-pct`: a share from 0 (exclusive) to 100 (exclusive).

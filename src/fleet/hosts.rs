@@ -106,7 +106,7 @@ fn host(name: &str, port: Option<&str>) -> Result<Host, String> {
     })
 }
 
-fn check(hosts: Vec<Host>) -> Result<Vec<Host>, String> {
+pub(crate) fn check(hosts: Vec<Host>) -> Result<Vec<Host>, String> {
     if hosts.is_empty() {
         return Err("no hosts in it; give host[,port] per line, or a comma list a,b,c".into());
     }
