@@ -211,3 +211,44 @@ fn result_paths_that_are_the_same_file_are_refused_before_the_run() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+/// A suite stopped after one pass: the card's table, its line to paste and `--show` of the
+/// saved card all say the test ran 1 of 3 passes (the line said "median of 3x1.0s").
+#[test]
+fn a_suite_stopped_early_says_each_tests_pass_count_everywhere() {
+    use std::io::{BufRead, BufReader, Read};
+    let dir = workdir();
+    let d = dir.path();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_diskscope"))
+        .args([
+            "--size", "16M", "--suite", "real", "-T", "1s", "--pause", "0",
+        ])
+        .arg("--json=card.json")
+        .current_dir(d)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut text = String::new();
+    while !text.contains("pass 1/3") {
+        assert!(
+            out.read_line(&mut text).unwrap() > 0,
+            "ended early:\n{text}"
+        );
+    }
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    out.read_to_string(&mut text).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130), "{text}");
+    let line = text.lines().last().unwrap();
+    assert!(
+        line.contains("SEQ1M Q1T1") && line.contains("MB/s (1 of 3 passes)"),
+        "{text}"
+    );
+    assert!(text.contains("SEQ1M Q1T1 read: 1 of 3 passes"), "{text}");
+    let shown = diskscope(d, &["--show", "card.json"]);
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.contains("(1 of 3 passes)"), "{shown}");
+}

@@ -271,3 +271,24 @@ fn the_suite_view_draws_at_any_size_and_help_lists_c() {
     let screen = draw_lines(&app, 80, 24);
     assert!(screen.contains("run the standard suite"), "{screen}");
 }
+
+/// A row that ran fewer passes than planned says how many where the spread would be, as
+/// the printed card and its line say it ("1 of 3").
+#[test]
+fn a_short_row_says_how_many_passes_it_ran() {
+    let (mut app, mut engine) = started();
+    while run(&app).suite.as_ref().unwrap().runner.passes_done() < 1 {
+        engine.tick(&mut app);
+    }
+    let screen = draw_lines(&app, 80, 24);
+    let row = screen
+        .lines()
+        .find(|l| l.contains("SEQ1M Q8T1"))
+        .expect("the first row");
+    assert!(row.contains("1 of 3"), "{screen}");
+    let a = app.on_key(key(KeyCode::Esc));
+    engine.act(&mut app, a);
+    app.on_key(key(KeyCode::Char('v')));
+    let screen = draw_lines(&app, 80, 24);
+    assert!(screen.contains("1 of 3"), "{screen}");
+}

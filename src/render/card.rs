@@ -96,6 +96,27 @@ fn shown_name(t: &TestResult) -> String {
     }
 }
 
+/// "read: 1 of 3 passes" (or without the direction's name: "1 of 3 passes") for a test
+/// whose directions ran fewer passes than the `planned`; `None` when each that ran ran them
+/// all. The table's footnote and the line to paste both say it this way.
+pub fn passes_note(t: &TestResult, planned: usize, name_direction: bool) -> Option<String> {
+    let short: Vec<String> = [Direction::Read, Direction::Write]
+        .into_iter()
+        .filter_map(|d| {
+            let ran = t.direction(d).ok()?.passes.len();
+            (ran < planned).then(|| {
+                let of = format!("{ran} of {planned} passes");
+                if name_direction {
+                    format!("{}: {of}", d.name())
+                } else {
+                    of
+                }
+            })
+        })
+        .collect();
+    (!short.is_empty()).then(|| short.join(", "))
+}
+
 /// The card: header, notes, the table, footnotes and the line to paste.
 pub fn card(r: &SuiteReport) -> String {
     let mut out = String::new();
@@ -134,14 +155,22 @@ pub fn card(r: &SuiteReport) -> String {
          pass, the figure CrystalDiskMark keeps); latency from submission to completion over \
          every I/O of every pass"
     );
-    let short = r.tests.iter().any(|t| {
-        [&t.read, &t.write]
-            .into_iter()
-            .flatten()
-            .any(|d| d.passes.len() < r.passes)
-    });
-    if short {
-        let _ = writeln!(out, "* fewer passes than planned: the suite was stopped");
+    let short: Vec<String> = r
+        .tests
+        .iter()
+        .zip(&names)
+        .filter_map(|(t, name)| passes_note(t, r.passes, true).map(|n| format!("{name} {n}")))
+        .collect();
+    if !short.is_empty() {
+        let why = match &r.interrupted_by {
+            Some(by) => format!("stopped early by {by}"),
+            None => "the suite had not finished".into(),
+        };
+        let _ = writeln!(
+            out,
+            "* fewer passes than planned ({why}): {}",
+            short.join("; ")
+        );
     }
     for n in r
         .tests
@@ -186,7 +215,10 @@ pub fn summary_line(r: &SuiteReport) -> String {
             } else {
                 figure(t, Direction::Read)
             };
-            format!("{} {fig} {unit}", shown_name(t))
+            let passes = passes_note(t, r.passes, writes)
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default();
+            format!("{} {fig} {unit}{passes}", shown_name(t))
         })
         .collect();
     format!(
@@ -241,5 +273,45 @@ mod tests {
             line.contains("reads only") && line.contains("SEQ1M Q8T1 (Q1) - MB/s"),
             "{line}"
         );
+    }
+
+    /// A test that ran fewer passes than planned says how many, in the table and in the
+    /// line to paste alike; a test that ran them all says nothing more.
+    #[test]
+    fn the_line_and_the_table_give_a_short_test_the_same_pass_count() {
+        let plan = Plan::new(
+            SuiteName::Peak,
+            Timing::default(),
+            Some("not run: add --allow-write".into()),
+            IoEngine::IoUring,
+        );
+        let mut f = crate::stats::Window::default().figures();
+        (f.bw_bytes_per_s, f.iops) = (1.5e9, 1430.0);
+        // Three passes of the first test, one of the second.
+        let results = vec![f; 4];
+        let lats = vec![crate::stats::Latency::default(); 4];
+        let r = SuiteReport {
+            suite: SuiteName::Peak,
+            config: ConfigReport::example(),
+            passes: 3,
+            pass_time_s: 5.0,
+            ramp_s: 0.5,
+            pause_s: 1.0,
+            notes: vec![],
+            tests: card::rows(&plan, &results, &lats, "not run: stopped"),
+            errors: vec![],
+            interrupted_by: Some("SIGTERM".into()),
+        };
+        let line = summary_line(&r);
+        let second = line.split(" · ").nth(1).expect("two tests");
+        assert!(second.ends_with("IOPS (1 of 3 passes)"), "{line}");
+        assert!(
+            line.split(" · ").next().unwrap().ends_with("1500 MB/s"),
+            "{line}"
+        );
+        let text = card(&r);
+        assert!(text.contains("RND4K Q32T1 read: 1 of 3 passes"), "{text}");
+        assert!(!text.contains("SEQ1M Q8T1 read:"), "{text}");
+        assert!(text.contains("stopped early by SIGTERM"), "{text}");
     }
 }

@@ -131,9 +131,18 @@ pub fn suite(v: &Value) -> String {
                 continue;
             }
             let mb = |k: &str| d["mb_per_s"][k].as_f64().unwrap_or(0.0);
+            // A test stopped short says how many passes it has, as the printed card does.
+            let (ran, planned) = (
+                d["passes"].as_array().map_or(0, Vec::len),
+                v["passes"].as_u64(),
+            );
+            let short = match planned {
+                Some(p) if (ran as u64) < p => format!("  ({ran} of {p} passes)"),
+                _ => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "{name:<14} {dir:<5} {:>9.1} {:>19} {:>9.0} {:>10}",
+                "{name:<14} {dir:<5} {:>9.1} {:>19} {:>9.0} {:>10}{short}",
                 mb("median"),
                 format!("{:.1}–{:.1}", mb("min"), mb("max")),
                 d["iops"]["median"].as_f64().unwrap_or(0.0),

@@ -100,6 +100,7 @@ fn card_lines(suite: &SuiteRun, theme: Theme, width: usize) -> Vec<Line<'static>
         theme.dim(),
     )];
     let current = suite.runner.current().filter(|_| suite.running());
+    let planned = suite.runner.plan().timing.passes;
     for (i, t) in suite.card().iter().enumerate() {
         let name = if t.iodepth_run != t.iodepth {
             format!("{} Q1", t.name)
@@ -109,7 +110,7 @@ fn card_lines(suite: &SuiteRun, theme: Theme, width: usize) -> Vec<Line<'static>
         let mut spans = vec![Span::raw(format!("{name:<14}"))];
         for d in [Direction::Read, Direction::Write] {
             let under_way = current.is_some_and(|p| p.test == i && p.direction == d);
-            let text = cell(t, d, under_way);
+            let text = cell(t, d, planned, under_way);
             let style = if under_way {
                 theme.accent()
             } else if t.direction(d).is_err() {
@@ -134,15 +135,20 @@ fn card_lines(suite: &SuiteRun, theme: Theme, width: usize) -> Vec<Line<'static>
 }
 
 /// One direction's cell: median MB/s, IOPS, p99 (all passes' I/Os) and the passes' spread
-/// as (max − min) / median of their MB/s; or why there are none.
-fn cell(t: &TestResult, d: Direction, under_way: bool) -> String {
+/// as (max − min) / median of their MB/s — or, while fewer than the `planned` passes ran,
+/// how many ("1 of 3", as the printed card says it); or why there are none.
+fn cell(t: &TestResult, d: Direction, planned: usize, under_way: bool) -> String {
     match t.direction(d) {
         Ok(f) => format!(
             "{:>8}{:>7}{:>9}{:>7}",
             mb(f.mb_per_s.median),
             format_count_rate(f.iops.median),
             format_latency_ns(f.latency_ns.p99 as f64),
-            format!("{:.0}%", f.mb_per_s.width_pct())
+            if f.passes.len() < planned {
+                format!("{} of {planned}", f.passes.len())
+            } else {
+                format!("{:.0}%", f.mb_per_s.width_pct())
+            }
         ),
         Err(_) if under_way => format!("{:>CELL$}", "running…"),
         // Writing is decided when the TUI starts: the card's "add --allow-write=/dev/X",
