@@ -26,8 +26,15 @@ Reads use O_DIRECT unless --buffered, so the page cache is not measured. Nothing
 written unless --allow-write is given; on a block device it must name the device:
 --allow-write=/dev/sdX.
 
-Exit status: 0 success; 1 the run could not start or failed; 2 bad arguments;
-3 the run completed but some I/Os failed or came back short.
+Exit status: 0 success (also leaving the TUI with q, Esc or Ctrl-C, which say what they
+stopped); 1 the run could not start or failed; 2 bad arguments; 3 the run completed but some
+I/Os failed or came back short; 128+N ended by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP
+or the terminal going away, 141 a closed stdout), with what ran printed and saved.
+
+Files: when the terminal goes away during a run (SIGHUP, a dropped ssh connection) and no
+--json FILE saved the result, it is kept in $XDG_STATE_HOME/diskscope/ (else
+~/.local/state/diskscope/, mode 0700), the newest 10; the next start in a terminal says so
+once, and `diskscope --show last` prints the newest.
 
 Examples:
   diskscope --list                      every disk with size, block sizes, mounts

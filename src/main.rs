@@ -2,6 +2,7 @@
 //! stderr and an exit status. All the work is in the library.
 #![deny(clippy::unwrap_used)]
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -18,22 +19,28 @@ fn main() -> ExitCode {
             return ExitStatus::Success.into();
         }
         Err(e) => {
-            eprintln!("diskscope: {}", diskscope::cli::values::describe(&e));
+            say(&diskscope::cli::values::describe(&e));
             return ExitStatus::BadArguments.into();
         }
     };
     let config = match args.validate() {
         Ok(c) => c,
         Err(msg) => {
-            eprintln!("diskscope: {msg}");
+            say(&msg);
             return ExitStatus::BadArguments.into();
         }
     };
     match diskscope::run::run(config) {
         Ok(status) => status.unless_stdout_closed().into(),
         Err(e) => {
-            eprintln!("diskscope: {e:#}");
+            say(&format!("{e:#}"));
             ExitStatus::Failure.into()
         }
     }
+}
+
+/// "diskscope: `line`" on stderr; a stderr that is gone (a hung-up terminal) is ignored, where
+/// `eprintln!` would panic.
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "diskscope: {line}");
 }

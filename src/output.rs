@@ -1,14 +1,83 @@
-//! Standard output for results. When the reader goes away (`diskscope --no-tui | head -3`),
-//! a write fails with EPIPE (Rust ignores SIGPIPE, so the process is not killed). Rather than
-//! panic in `println!` after the whole run, a closed pipe is treated like the SIGPIPE a C tool
-//! would get: the run stops at once, result files asked for are still saved, the scratch file
-//! is removed, and the exit status is 141 (128 + SIGPIPE) like `yes | head`'s.
+//! Standard output for results, and what is known about where it goes. When the reader goes
+//! away (`diskscope --no-tui | head -3`), a write fails with EPIPE (Rust ignores SIGPIPE, so
+//! the process is not killed). Rather than panic in `println!` after the whole run, a closed
+//! pipe is treated like the SIGPIPE a C tool would get: the run stops at once, result files
+//! asked for are still saved, the scratch file is removed, and the exit status is 141
+//! (128 + SIGPIPE) like `yes | head`'s.
+//!
+//! A terminal that hangs up (a dropped ssh connection) fails writes with EIO instead, and
+//! the TUI's input ends. Either way the output is `lost`: whatever is printed from then on
+//! reaches no one, so the front door keeps the result in the state directory instead. `say`
+//! writes a line to stderr without `eprintln!`'s panic when stderr is gone too.
 
 use std::io::{self, StdoutLock, Write};
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::signals;
 
-/// Standard output, locked, turning EPIPE into a stop request.
+/// Why the output was lost, once it was (0: it was not).
+static LOST: AtomicU8 = AtomicU8::new(0);
+
+/// How the output went away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lost {
+    /// A write failed with EIO: the terminal hung up.
+    TerminalGone = 1,
+    /// A write failed with EPIPE: the reader of a pipe went away.
+    PipeClosed = 2,
+    /// The TUI's input ended: the terminal went away.
+    InputClosed = 3,
+}
+
+impl Lost {
+    /// What happened, for a message: "its terminal hung up (EIO)".
+    pub fn describe(self) -> &'static str {
+        match self {
+            Lost::TerminalGone => "its terminal stopped taking output (EIO)",
+            Lost::PipeClosed => "the reader of its output went away (EPIPE)",
+            Lost::InputClosed => "its terminal's input closed",
+        }
+    }
+}
+
+/// Records that the output went away (the first cause is kept).
+pub fn note_lost(how: Lost) {
+    let _ = LOST.compare_exchange(0, how as u8, Ordering::SeqCst, Ordering::SeqCst);
+}
+
+/// How the output went away, if it did.
+pub fn lost() -> Option<Lost> {
+    match LOST.load(Ordering::SeqCst) {
+        1 => Some(Lost::TerminalGone),
+        2 => Some(Lost::PipeClosed),
+        3 => Some(Lost::InputClosed),
+        _ => None,
+    }
+}
+
+/// How the other end went away, if `e` says it did: EIO from a hung-up terminal, EPIPE from
+/// a closed pipe.
+pub fn gone(e: &io::Error) -> Option<Lost> {
+    match e.raw_os_error().map(nix::errno::Errno::from_raw) {
+        Some(nix::errno::Errno::EIO) => Some(Lost::TerminalGone),
+        _ if e.kind() == io::ErrorKind::BrokenPipe => Some(Lost::PipeClosed),
+        _ => None,
+    }
+}
+
+/// Records `e` when it says the output is gone (`gone`); a closed pipe also stops the run
+/// as SIGPIPE would.
+pub fn watch_error(e: &io::Error) {
+    let Some(how) = gone(e) else {
+        return;
+    };
+    if how == Lost::PipeClosed {
+        signals::note(nix::sys::signal::Signal::SIGPIPE);
+    }
+    note_lost(how);
+}
+
+/// Standard output, locked, turning EPIPE into a stop request and EIO into `lost`.
 pub struct Stdout(StdoutLock<'static>);
 
 /// Locks standard output for results.
@@ -18,10 +87,8 @@ pub fn stdout() -> Stdout {
 
 impl Stdout {
     fn watch<T>(r: io::Result<T>) -> io::Result<T> {
-        if let Err(e) = &r
-            && e.kind() == io::ErrorKind::BrokenPipe
-        {
-            signals::note(nix::sys::signal::Signal::SIGPIPE);
+        if let Err(e) = &r {
+            watch_error(e);
         }
         r
     }
@@ -40,4 +107,10 @@ impl Write for Stdout {
 pub fn print(text: &str) {
     let mut out = stdout();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+/// "diskscope: `line`" on stderr; a stderr that is gone is ignored (`eprintln!` panics).
+pub fn say(line: &str) {
+    let mut err = io::stderr().lock();
+    let _ = writeln!(err, "diskscope: {line}").and_then(|()| err.flush());
 }

@@ -149,10 +149,32 @@ pub fn read_bounded(flag: &str, path: &Path) -> Result<String, String> {
 }
 
 /// Saves `text` as a result of `kind` at `path`: checked again now (the file may have been
-/// replaced, or made a symbolic link, during the run), written to a new file beside it and
-/// renamed over it, so no link is followed and a failed write leaves the old file whole.
+/// replaced, or made a symbolic link, during the run), then put in place by `place`.
 pub fn write_result(kind: Kind, path: &Path, text: &str) -> Result<(), String> {
     check_output(kind, path)?;
+    place(path, text, Place::Replace).map_err(|e| {
+        format!(
+            "{} {}: cannot save the result: {e}",
+            kind.flag(),
+            quote_path(path)
+        )
+    })
+}
+
+/// Whether `place` may replace a file already at the path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// Rename over it (a symbolic link there is replaced, never followed).
+    Replace,
+    /// Fail with `AlreadyExists` instead (a hard link of the new file, which the kernel
+    /// makes only where no name is).
+    New,
+}
+
+/// The one way diskscope writes a file: `text` to a new file beside `path` (created
+/// exclusively, so no link is followed), then moved to `path` in one step, so a failed
+/// write leaves whatever was there whole and no reader sees half a file.
+pub fn place(path: &Path, text: &str, how: Place) -> std::io::Result<()> {
     let mut temp = std::ffi::OsString::from(".");
     temp.push(path.file_name().unwrap_or("result".as_ref()));
     temp.push(format!(".diskscope-{}", std::process::id()));
@@ -162,15 +184,15 @@ pub fn write_result(kind: Kind, path: &Path, text: &str) -> Result<(), String> {
         .create_new(true)
         .open(&temp)
         .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
-        .and_then(|()| std::fs::rename(&temp, path));
-    written.map_err(|e| {
+        .and_then(|()| match how {
+            Place::Replace => std::fs::rename(&temp, path),
+            Place::New => std::fs::hard_link(&temp, path),
+        });
+    // After a rename the temporary name is gone already; after a link it is a second name.
+    if written.is_err() || how == Place::New {
         let _ = std::fs::remove_file(&temp);
-        format!(
-            "{} {}: cannot save the result: {e}",
-            kind.flag(),
-            quote_path(path)
-        )
-    })
+    }
+    written
 }
 
 /// Whether `text` is a diskscope result of `kind`.

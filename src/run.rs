@@ -5,16 +5,19 @@
 //! Returns how the process should exit.
 
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
 use crate::cli::{Config, Output};
 use crate::exit::ExitStatus;
 use crate::output;
+use crate::render::state_dir;
 use crate::suite::SuiteName;
 use crate::sweep::SweepSpec;
 use crate::target::discover::{Roots, discover, visible};
 use crate::target::list;
+use crate::target::shell::quote_path;
 
 mod fio;
 mod fleet;
@@ -117,6 +120,7 @@ fn terminal_state() -> Result<(), &'static str> {
 /// Runs diskscope as configured.
 pub fn run(config: Config) -> Result<ExitStatus> {
     let mode = Mode::decide(&config)?;
+    let notice = start_notice(&mode);
     if matches!(
         mode,
         Mode::Tui | Mode::Run | Mode::Sweep(_) | Mode::Suite(_)
@@ -136,15 +140,36 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         Mode::Man => print_and_exit(&crate::cli::docs::man_page()),
         Mode::List => list_devices(&config),
         Mode::Fio => fio::print_fio(&config),
-        Mode::Tui => crate::tui::run(config),
+        Mode::Tui => crate::tui::run(config, notice),
         Mode::Run | Mode::Sweep(_) | Mode::Suite(_) => local::run(&config, &mode),
         Mode::Fleet { tui } => fleet::run(&config, tui),
-        Mode::Show => {
-            let path = config.show.clone().unwrap_or_default();
-            let text = crate::show::show(&path).map_err(anyhow::Error::msg)?;
-            print_and_exit(&text)
-        }
+        Mode::Show => show(config.show.clone().unwrap_or_default()),
     }
+}
+
+/// `--show FILE`, or `--show last`: the newest result kept in the state directory.
+fn show(path: PathBuf) -> Result<ExitStatus> {
+    let path = if path == Path::new("last") {
+        let newest = state_dir::newest().map_err(anyhow::Error::msg)?;
+        output::say(&format!("the newest result kept: {}", quote_path(&newest)));
+        newest
+    } else {
+        path
+    };
+    let text = crate::show::show(&path).map_err(anyhow::Error::msg)?;
+    print_and_exit(&text)
+}
+
+/// Said once at a start in a terminal after a result was kept because the last run lost its
+/// terminal: the line (on stderr, and given to the TUI to show).
+fn start_notice(mode: &Mode) -> Option<String> {
+    let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if matches!(mode, Mode::Completions(_) | Mode::Man | Mode::Show) || !terminal {
+        return None;
+    }
+    let line = state_dir::take_notice()?;
+    output::say(&line);
+    Some(line)
 }
 
 /// Picks the engine (`--ioengine`, or io_uring when the kernel allows it) and records it in

@@ -12,7 +12,9 @@ extern "C" fn on_signal(sig: nix::libc::c_int) {
     RECEIVED.store(sig, Ordering::SeqCst);
 }
 
-/// Installs the handlers. Safe to call more than once.
+/// Installs the handlers. Safe to call more than once. A SIGHUP ignored when diskscope
+/// started (`nohup diskscope …`, a shell's `trap '' HUP`) stays ignored: whoever started it
+/// asked for the run to outlive the terminal.
 pub fn install() {
     let action = SigAction::new(
         SigHandler::Handler(on_signal),
@@ -21,7 +23,14 @@ pub fn install() {
     );
     for sig in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
         // SAFETY: the handler only performs an atomic store, which is async-signal-safe.
-        let _ = unsafe { sigaction(sig, &action) };
+        let old = unsafe { sigaction(sig, &action) };
+        if sig == Signal::SIGHUP
+            && let Ok(old) = old
+            && matches!(old.handler(), SigHandler::SigIgn)
+        {
+            // SAFETY: puts back the disposition found (ignore), which runs no code.
+            let _ = unsafe { sigaction(sig, &old) };
+        }
     }
 }
 

@@ -993,6 +993,40 @@ fn e_exports_the_run_or_the_last_sweep_as_json() {
     assert!(matches!(app.run().unwrap().export(), Some(Export::Run(_))));
 }
 
+/// A sweep is kept when it is cut short: `e` while it runs saves the steps so far, and a
+/// quit (the session marks it stopped by what quit) prints and saves them marked.
+#[test]
+fn a_sweep_cut_short_or_saved_mid_way_keeps_its_steps() {
+    let mut run = Run::new(info(false), settings(), Some("sdb".into()));
+    run.step_time = Duration::from_secs(1);
+    let Action::Apply(mut current) = run.start_sweep(SweepSpec::parse("threads=1..64").unwrap())
+    else {
+        panic!("a sweep starts by applying its first step");
+    };
+    let mut total = Counts::default();
+    for seq in 0.. {
+        if run.sweep.as_ref().unwrap().results().len() == 2 {
+            break;
+        }
+        let (iops, p99) = thread_curve(current.threads as u64);
+        let s = step_snapshot(seq, current, iops, p99, &mut total);
+        run.push(s.clone());
+        if let Action::Apply(next) = run.advance_sweep(&s) {
+            (run.settings, current) = (next, next);
+        }
+    }
+    let Some(Export::Sweep(mid)) = run.export() else {
+        panic!("e mid-sweep does not save the sweep");
+    };
+    assert_eq!((mid.steps.len(), mid.interrupted_by.clone()), (2, None));
+    run.stop_series("SIGTERM");
+    let cut = run.sweep_at_quit().expect("the sweep so far");
+    assert_eq!(cut.steps.len(), 2);
+    assert_eq!(cut.interrupted_by.as_deref(), Some("SIGTERM"));
+    let text = diskscope::render::sweep::sweep_summary(&cut);
+    assert!(text.contains("SIGTERM"), "{text}");
+}
+
 #[test]
 fn f_shows_the_fio_job_for_the_current_settings() {
     let mut app = run_app();

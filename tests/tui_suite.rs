@@ -203,9 +203,19 @@ fn the_card_fills_in_row_by_row_and_is_saved_when_done() {
     );
     assert_eq!(screen.matches("not run: needs --allow-write").count(), 4);
     assert!(screen.lines().last().unwrap().contains("Esc cancels"));
-    // Keys other than Esc, q and ? do nothing while it runs.
+    // Keys other than Esc, e, f, q and ? do nothing while it runs; `e` saves the card as
+    // it stands: the first test's three passes, the others not run yet, not stopped.
     assert_eq!(app.on_key(key(KeyCode::Char(' '))), Action::None);
-    assert_eq!(app.on_key(key(KeyCode::Char('e'))), Action::None);
+    assert_eq!(app.on_key(key(KeyCode::Char('e'))), Action::Export);
+    let Some(Export::Suite(mid)) = run(&app).export() else {
+        panic!("e mid-suite does not save the card")
+    };
+    assert_eq!(mid.tests[0].read.as_ref().unwrap().passes.len(), 3);
+    assert_eq!(
+        mid.tests[3].read_not_run.as_deref(),
+        Some("not run yet: saved while the suite ran")
+    );
+    assert_eq!(mid.interrupted_by, None);
     // To the end: the earlier settings come back, paused.
     let mut last = Action::None;
     for _ in 0..1000 {
@@ -291,4 +301,35 @@ fn a_short_row_says_how_many_passes_it_ran() {
     app.on_key(key(KeyCode::Char('v')));
     let screen = draw_lines(&app, 80, 24);
     assert!(screen.contains("1 of 3"), "{screen}");
+}
+
+/// Quitting mid-suite (the session marks the series stopped by what quit) keeps the rows
+/// already measured: the card printed and saved at the end is the card so far, marked.
+#[test]
+fn a_quit_mid_suite_keeps_the_finished_rows_marked_as_stopped() {
+    let (mut app, mut engine) = started();
+    while run(&app).suite.as_ref().unwrap().runner.passes_done() < 4 {
+        engine.tick(&mut app);
+    }
+    let Screen::Run(r) = &mut app.screen else {
+        panic!("the run screen")
+    };
+    r.stop_series("the q key");
+    let card = r.suite_at_quit().expect("the card so far");
+    assert_eq!(card.interrupted_by.as_deref(), Some("the q key"));
+    assert_eq!(card.tests[0].read.as_ref().unwrap().passes.len(), 3);
+    assert_eq!(card.tests[1].read.as_ref().unwrap().passes.len(), 1);
+    assert_eq!(
+        card.tests[2].read_not_run.as_deref(),
+        Some("not run: the suite was stopped by the q key")
+    );
+    let text = diskscope::render::card::card(&card);
+    assert!(text.contains("(stopped early by the q key)"), "{text}");
+    assert!(text.contains("SEQ1M Q1T1 read: 1 of 3 passes"), "{text}");
+    // A suite cancelled with Esc is not printed at the end: the run went on after it.
+    let (mut app, mut engine) = started();
+    engine.tick(&mut app);
+    app.on_key(key(KeyCode::Esc));
+    assert!(run(&app).suite_at_quit().is_none());
+    assert!(matches!(run(&app).export(), Some(Export::Run(_))));
 }

@@ -191,8 +191,9 @@ fn tui_sigterm_sighup_and_sigint_restore_the_terminal_and_print_the_summary() {
         let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
         let bin = env!("CARGO_BIN_EXE_diskscope");
         // A directory as TARGET skips the picker and lays out the scratch file inside it.
+        // The state directory under the test's own: SIGHUP keeps the run there.
         let shell = format!(
-            "'{bin}' '{}' --size 32M -t 4; echo diskscope-exit=$?; sleep 60",
+            "XDG_STATE_HOME='{0}/state' '{bin}' '{0}' --size 32M -t 4; echo diskscope-exit=$?; sleep 60",
             dir.path().display()
         );
         let tmux = Tmux::start(
@@ -231,6 +232,12 @@ fn tui_sigterm_sighup_and_sigint_restore_the_terminal_and_print_the_summary() {
             !dir.path().join("diskscope.scratch").exists(),
             "{sig}: the scratch file is removed"
         );
+        // A hang-up is the terminal going away: the run is kept (nothing else saved it).
+        let kept = std::fs::read_dir(dir.path().join("state/diskscope"))
+            .map(|d| d.filter_map(Result::ok).count())
+            .unwrap_or(0);
+        let want = if sig == Signal::SIGHUP { 2 } else { 0 }; // the result and the notice
+        assert_eq!(kept, want, "{sig}");
     }
 }
 

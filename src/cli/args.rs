@@ -109,7 +109,8 @@ pub struct OutputArgs {
     pub baseline: Option<PathBuf>,
 
     /// Print a saved result in diskscope's summary form and exit: a run, sweep or fleet
-    /// (--json FILE), or fio's JSON output (per host when it has hosts)
+    /// (--json FILE), or fio's JSON output (per host when it has hosts); `last`: the newest
+    /// result kept when a terminal went away (see Files below)
     #[arg(long, value_name = "FILE")]
     pub show: Option<PathBuf>,
 

@@ -26,17 +26,37 @@ write target is not in use always reads /sys, so the variable cannot hide a hold
 .TP
 \fBNO_COLOR\fR
 When set and not empty, the TUI draws without colour.
+.TP
+\fBXDG_STATE_HOME\fR, \fBHOME\fR
+Where a result is kept when the terminal goes away (see FILES); a relative path is
+ignored, as the XDG base directory specification says.
 "#;
 
-/// The man page, as roff, with an ENVIRONMENT section before VERSION.
+/// The FILES section of the man page (roff): what diskscope writes besides its results.
+const FILES: &str = r#".SH FILES
+.TP
+\fI$XDG_STATE_HOME/diskscope/\fR (else \fI~/.local/state/diskscope/\fR)
+When the terminal goes away during a run, a sweep or a suite (SIGHUP, a dropped ssh
+connection, a terminal that fails every write) and no \-\-json FILE saved the result, it is
+kept here as diskscope\-YYYYmmdd\-HHMMSS.json (UTC), in the form \-\-json writes. The
+directory is created with mode 0700 and must belong to the user; each result is a new file,
+never one written over, and only the newest 10 are kept. The next start in a terminal says
+so once; \fBdiskscope \-\-show last\fR prints the newest.
+.TP
+\fIdiskscope.scratch\fR
+The scratch file laid out in the current directory (or TARGET when it is a directory), and
+removed on exit unless \-\-keep.
+"#;
+
+/// The man page, as roff, with ENVIRONMENT and FILES sections before VERSION.
 pub fn man_page() -> String {
     let mut out = Vec::new();
     // Rendering into a Vec cannot fail.
     let _ = clap_mangen::Man::new(Args::command()).render(&mut out);
     let page = String::from_utf8_lossy(&out).into_owned();
     match page.find(".SH VERSION") {
-        Some(at) => format!("{}{ENVIRONMENT}{}", &page[..at], &page[at..]),
-        None => page + ENVIRONMENT,
+        Some(at) => format!("{}{ENVIRONMENT}{FILES}{}", &page[..at], &page[at..]),
+        None => page + ENVIRONMENT + FILES,
     }
 }
 
@@ -54,5 +74,9 @@ mod tests {
         assert!(env < version);
         assert!(page[env..version].contains("SYSFS_PATH"));
         assert!(page[env..version].contains("NO_COLOR"));
+        let files = page.find(".SH FILES").expect("a FILES section");
+        assert!(env < files && files < version);
+        assert!(page[files..version].contains("state/diskscope"));
+        assert!(page[files..version].contains("\\-\\-show last"));
     }
 }

@@ -3,8 +3,8 @@
 //! baseline and the comparisons with it (`baseline`, `compare`), the fleet's lines and host
 //! table (`fleet`, `hosts`, over the shared row table `table` the TUI draws too), fio's own
 //! results (`fio`), a saved result as `--show` prints it (`saved`), what is printed after the
-//! TUI (`final_text`), and the files results are saved in (`save`, `export`). Nothing here
-//! runs I/O on the target or reads a clock.
+//! TUI (`final_text`), and the files results are saved in (`save`, `export`, and `state_dir`
+//! when the terminal went away). Nothing here runs I/O on the target or reads a clock.
 
 pub mod baseline;
 pub mod card;
@@ -19,6 +19,7 @@ pub mod hosts;
 pub mod rate;
 pub mod save;
 pub mod saved;
+pub mod state_dir;
 pub mod sweep;
 pub mod table;
 pub mod text;

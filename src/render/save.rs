@@ -1,14 +1,17 @@
 //! Results to the files named by `--json FILE` and `--csv FILE`, after a headless run or the
 //! TUI alike; each saved file is announced on stderr. It takes the files' paths
-//! (`ResultFiles`), nothing of the command line.
+//! (`ResultFiles`), nothing of the command line. Each file is tried whatever became of the
+//! other, and the caller learns whether the JSON holds the result (`Saved`): when it does,
+//! nothing else needs keeping if the terminal went away.
 
 use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::model::{RunReport, SweepReport};
-use crate::model::{fleet::FleetReport, suite::SuiteReport};
+use crate::model::fleet::FleetReport;
+use crate::output::say;
 use crate::render::csv;
+use crate::render::export::Export;
 use crate::result_file::{Kind, write_result};
 use crate::target::shell::quote_path;
 
@@ -19,24 +22,38 @@ pub struct ResultFiles {
     pub csv: Option<PathBuf>,
 }
 
-/// Writes a run to the JSON and CSV files, if any.
-pub fn save_run(files: &ResultFiles, report: &RunReport) -> Result<()> {
-    save(files, report, || csv::intervals(&report.intervals))
+/// What saving did.
+#[derive(Debug, Default)]
+pub struct Saved {
+    /// The `--json FILE` holds the result now.
+    pub json: bool,
+    /// Why a file could not be saved, a line each.
+    pub failed: Vec<String>,
 }
 
-/// Writes a sweep to the JSON and CSV files, if any.
-pub fn save_sweep(files: &ResultFiles, report: &SweepReport) -> Result<()> {
-    save(files, report, || csv::steps(&report.steps))
+impl Saved {
+    /// An error naming every file that could not be saved.
+    pub fn into_result(self) -> Result<()> {
+        match self.failed.is_empty() {
+            true => Ok(()),
+            false => Err(anyhow::Error::msg(self.failed.join("; "))),
+        }
+    }
 }
 
-/// Writes a suite's card to the JSON and CSV files, if any.
-pub fn save_suite(files: &ResultFiles, report: &SuiteReport) -> Result<()> {
-    save(files, report, || csv::suite(report))
+/// Writes a run, a sweep or a suite's card (what `e` saves too) to the JSON and CSV files,
+/// if any: the CSV of a run is its intervals, of a sweep its steps, of a card its rows.
+pub fn save_export(files: &ResultFiles, result: &Export) -> Saved {
+    save(files, result, || match result {
+        Export::Run(r) => csv::intervals(&r.intervals),
+        Export::Sweep(s) => csv::steps(&s.steps),
+        Export::Suite(c) => csv::suite(c),
+    })
 }
 
 /// Writes a fleet to the JSON file, if any (a fleet has no CSV).
 pub fn save_fleet(files: &ResultFiles, report: &FleetReport) -> Result<()> {
-    save(files, report, String::new)
+    save(files, report, String::new).into_result()
 }
 
 /// Writes the result to the JSON and CSV files, if any; `csv_text` is the whole CSV.
@@ -44,15 +61,25 @@ fn save<T: serde::Serialize>(
     files: &ResultFiles,
     result: &T,
     csv_text: impl FnOnce() -> String,
-) -> Result<()> {
+) -> Saved {
+    let mut saved = Saved::default();
     if let Some(path) = &files.json {
-        let text = serde_json::to_string_pretty(result)? + "\n";
-        write_result(Kind::Json, path, &text).map_err(anyhow::Error::msg)?;
-        eprintln!("diskscope: saved {}", quote_path(path));
+        let written = serde_json::to_string_pretty(result)
+            .map_err(|e| e.to_string())
+            .and_then(|text| write_result(Kind::Json, path, &(text + "\n")));
+        match written {
+            Ok(()) => {
+                saved.json = true;
+                say(&format!("saved {}", quote_path(path)));
+            }
+            Err(e) => saved.failed.push(e),
+        }
     }
     if let Some(path) = &files.csv {
-        write_result(Kind::Csv, path, &csv_text()).map_err(anyhow::Error::msg)?;
-        eprintln!("diskscope: saved {}", quote_path(path));
+        match write_result(Kind::Csv, path, &csv_text()) {
+            Ok(()) => say(&format!("saved {}", quote_path(path))),
+            Err(e) => saved.failed.push(e),
+        }
     }
-    Ok(())
+    saved
 }

@@ -2,6 +2,9 @@
 //! the engine started, the result printed as text, JSON or CSV, compared with the baseline
 //! and saved.
 
+use std::io::IsTerminal;
+use std::time::SystemTime;
+
 use anyhow::{Result, anyhow};
 
 use super::{DEFAULT_HEADLESS_TIME, Mode};
@@ -9,7 +12,9 @@ use crate::cli::{Config, Output};
 use crate::engine::{DEFAULT_TICK, Engine, Options};
 use crate::exit::ExitStatus;
 use crate::render::baseline::Baseline;
-use crate::render::save::{save_run, save_sweep};
+use crate::render::export::Export;
+use crate::render::save::save_export;
+use crate::render::state_dir;
 use crate::settings::Settings;
 use crate::sweep::{DEFAULT_STEP_TIME, SweepRunner, SweepSpec};
 use crate::target::cache;
@@ -19,13 +24,15 @@ use crate::{headless, output, render, signals};
 /// A run, a sweep or a suite without the TUI: prepare the target, run, print, save.
 pub fn run(config: &Config, mode: &Mode) -> Result<ExitStatus> {
     signals::install();
+    // Known now: a terminal that hangs up during the run no longer says it is one.
+    let on_terminal = std::io::stdout().is_terminal();
     // Read the baseline before laying anything out, so a wrong path fails at once.
     let baseline = config.baseline.as_deref().map(Baseline::load).transpose()?;
     let prepared = match prepare(&config.target_request(), &mut stderr_progress()) {
         Ok(p) => p,
         // Interrupted while laying out the scratch file: the partial file is gone already.
         Err(_) if signals::received().is_some() => {
-            eprintln!("diskscope: interrupted; the partial scratch file was removed");
+            output::say("interrupted; the partial scratch file was removed");
             return Ok(ExitStatus::left());
         }
         Err(e) => return Err(e),
@@ -42,9 +49,12 @@ pub fn run(config: &Config, mode: &Mode) -> Result<ExitStatus> {
         return Ok(ExitStatus::Signal(sig));
     }
     let had_io_errors = match mode {
-        Mode::Sweep(spec) => sweep(config, spec, &prepared, baseline.as_ref())?,
-        Mode::Suite(name) => super::suite::run(config, *name, &prepared, baseline.as_ref())?,
-        _ => single_run(config, &prepared, baseline.as_ref())?,
+        Mode::Sweep(spec) => sweep(config, spec, &prepared, baseline.as_ref(), on_terminal)?,
+        Mode::Suite(name) => {
+            let b = baseline.as_ref();
+            super::suite::run(config, *name, &prepared, b, on_terminal)?
+        }
+        _ => single_run(config, &prepared, baseline.as_ref(), on_terminal)?,
     };
     drop(prepared);
     Ok(ExitStatus::after_run(had_io_errors))
@@ -62,12 +72,22 @@ pub fn start_engine(config: &Config, prepared: &Prepared, settings: Settings) ->
         .map_err(|e| anyhow!("{}: {e}", target.path.display()))
 }
 
+/// Saves `result` to the files asked for, and keeps it in the state directory when its
+/// output reached no one (the terminal hung up, `on_terminal` being whether stdout was one)
+/// and no `--json FILE` holds it.
+pub(super) fn save_and_keep(config: &Config, on_terminal: bool, result: Export) -> Result<()> {
+    let saved = save_export(&config.files, &result);
+    state_dir::keep_if_lost(on_terminal, saved.json, SystemTime::now(), || result);
+    saved.into_result()
+}
+
 /// A headless sweep; returns whether any step had I/O errors.
 fn sweep(
     config: &Config,
     spec: &SweepSpec,
     prepared: &Prepared,
     baseline: Option<&Baseline>,
+    on_terminal: bool,
 ) -> Result<bool> {
     let target = &prepared.target;
     spec.check_steps(config.settings, &target.geometry())
@@ -83,15 +103,21 @@ fn sweep(
         Output::Csv => {}
         Output::Text | Output::Quiet => output::print(&render::sweep::sweep_summary(&report)),
     }
-    save_sweep(&config.files, &report)?;
-    Ok(report
+    let errors = report
         .steps
         .iter()
-        .any(|s| s.counts.errors + s.counts.short_ios > 0))
+        .any(|s| s.counts.errors + s.counts.short_ios > 0);
+    save_and_keep(config, on_terminal, Export::Sweep(Box::new(report)))?;
+    Ok(errors)
 }
 
 /// A headless run; returns whether it had I/O errors.
-fn single_run(config: &Config, prepared: &Prepared, baseline: Option<&Baseline>) -> Result<bool> {
+fn single_run(
+    config: &Config,
+    prepared: &Prepared,
+    baseline: Option<&Baseline>,
+    on_terminal: bool,
+) -> Result<bool> {
     let duration = config.duration.unwrap_or(DEFAULT_HEADLESS_TIME);
     let mut info = config.describe(prepared);
     info.duration_s = Some(duration.as_secs_f64());
@@ -106,6 +132,7 @@ fn single_run(config: &Config, prepared: &Prepared, baseline: Option<&Baseline>)
     if let (Some(b), Output::Text | Output::Quiet) = (baseline, config.output) {
         output::print(&(render::compare::compare_run(b, &report) + "\n"));
     }
-    save_run(&config.files, &report)?;
-    Ok(report.had_io_errors())
+    let errors = report.had_io_errors();
+    save_and_keep(config, on_terminal, Export::Run(Box::new(report)))?;
+    Ok(errors)
 }

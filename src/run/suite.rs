@@ -12,7 +12,7 @@ use crate::engine::memory::ram_bytes;
 use crate::model::ConfigReport;
 use crate::render::baseline::Baseline;
 use crate::render::compare::compare_suite;
-use crate::render::save::save_suite;
+use crate::render::export::Export;
 use crate::render::{card, csv};
 use crate::suite::{Plan, SuiteName, SuiteRunner, notes, write_refusal};
 use crate::target::prepare::Prepared;
@@ -41,6 +41,7 @@ pub fn run(
     name: SuiteName,
     prepared: &Prepared,
     baseline: Option<&Baseline>,
+    on_terminal: bool,
 ) -> Result<bool> {
     let info = config.describe(prepared);
     let plan = plan(config, name, &info);
@@ -61,6 +62,7 @@ pub fn run(
     if let (Some(b), Output::Text | Output::Quiet) = (baseline, config.output) {
         output::print(&compare_suite(b, &report));
     }
-    save_suite(&config.files, &report)?;
-    Ok(report.had_io_errors())
+    let errors = report.had_io_errors();
+    super::local::save_and_keep(config, on_terminal, Export::Suite(Box::new(report)))?;
+    Ok(errors)
 }

@@ -30,9 +30,8 @@ pub(crate) mod widgets;
 pub use event::Event;
 pub use session::{Outcome, Session};
 
-use std::io::Write;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use anyhow::{Result, anyhow};
 use ratatui::Terminal;
@@ -41,8 +40,11 @@ use ratatui::backend::{Backend, ClearType};
 use crate::cli::Config;
 use crate::exit::ExitStatus;
 use crate::render::baseline::Baseline;
+use crate::render::export::Export;
 use crate::render::final_text::final_text;
-use crate::signals;
+use crate::render::save::save_export;
+use crate::render::state_dir;
+use crate::{output, signals};
 use event::spawn_input;
 use state::App;
 
@@ -50,7 +52,8 @@ use state::App;
 const SIGNAL_POLL: Duration = Duration::from_millis(250);
 
 /// Runs the TUI until the user quits; prints the summary on the normal screen afterwards.
-pub fn run(config: Config) -> Result<ExitStatus> {
+/// `notice` is said on the first screen (a result kept when the last run lost its terminal).
+pub fn run(config: Config, notice: Option<String>) -> Result<ExitStatus> {
     signals::install();
     // Before the screen is taken, so a wrong path fails as a plain message.
     let baseline = config.baseline.as_deref().map(Baseline::load).transpose()?;
@@ -61,42 +64,59 @@ pub fn run(config: Config) -> Result<ExitStatus> {
     let mut session = Session::new(config.clone(), tx);
     let mut app = session.first_screen(color);
     app.baseline = baseline.clone();
+    session.show_notice(&mut app, notice);
     let outcome = event_loop(&mut term, &mut app, &rx, &mut session, &mut || {
         terminal::suspend().map_err(anyhow::Error::from)
     });
     drop(guard);
+    if output::lost().is_some() {
+        // Its drop would print "Failed to show the cursor" with eprintln!, which panics
+        // when stderr went with the terminal.
+        std::mem::forget(term);
+    }
     let code = match outcome? {
-        Outcome::Left(code) => code,
+        Outcome::Left(code, line) => {
+            output::say(&line);
+            code
+        }
         Outcome::Finished {
             report,
             sweep,
             suite,
-        } => {
-            // Not println!: stdout may be gone (SIGHUP), and that must not panic.
-            let mut out = std::io::stdout().lock();
-            let _ = write!(
-                out,
-                "{}",
-                final_text(&report, sweep.as_deref(), baseline.as_ref())
-            );
-            let _ = out.flush();
-            if let Some(card) = &suite {
-                let _ = write!(out, "{}", crate::render::card::card(card));
-                let _ = out.flush();
-            }
-            let saved = match (&suite, &sweep) {
-                (Some(c), _) => crate::render::save::save_suite(&config.files, c),
-                (None, Some(s)) => crate::render::save::save_sweep(&config.files, s),
-                (None, None) => crate::render::save::save_run(&config.files, &report),
-            };
-            if let Err(e) = saved {
-                let _ = writeln!(std::io::stderr(), "diskscope: {e:#}");
-            }
-            ExitStatus::after_run(report.had_io_errors())
-        }
+        } => finish(&config, baseline.as_ref(), report, sweep, suite),
     };
     drop(session);
     Ok(code)
+}
+
+/// After a run: the summary (the sweep's, the card) on the normal screen, the result saved
+/// to `--json FILE` / `--csv FILE`, and kept in the state directory when the terminal went
+/// away and no JSON file holds it.
+fn finish(
+    config: &Config,
+    baseline: Option<&Baseline>,
+    report: Box<crate::model::RunReport>,
+    sweep: Option<Box<crate::model::SweepReport>>,
+    suite: Option<Box<crate::suite::SuiteReport>>,
+) -> ExitStatus {
+    let mut text = final_text(&report, sweep.as_deref(), baseline);
+    if let Some(card) = &suite {
+        text.push_str(&crate::render::card::card(card));
+    }
+    // Not println!: stdout may be gone (SIGHUP), and that must not panic.
+    output::print(&text);
+    let status = ExitStatus::after_run(report.had_io_errors());
+    let result = match (suite, sweep) {
+        (Some(card), _) => Export::Suite(card),
+        (None, Some(sweep)) => Export::Sweep(sweep),
+        (None, None) => Export::Run(report),
+    };
+    let saved = save_export(&config.files, &result);
+    state_dir::keep_if_lost(true, saved.json, SystemTime::now(), || result);
+    if let Err(e) = saved.into_result() {
+        output::say(&format!("{e:#}"));
+    }
+    status
 }
 
 /// Waits for events and redraws after each batch until the session has an outcome.
@@ -111,7 +131,7 @@ pub fn event_loop<B: Backend>(
 where
     B::Error: Send + Sync + 'static,
 {
-    terminal.draw(|f| f.render_widget(&*app, f.area()))?;
+    draw(terminal, app, session, false)?;
     let mut signalled = false;
     loop {
         let first = match events.recv_timeout(SIGNAL_POLL) {
@@ -121,7 +141,7 @@ where
         };
         if !signalled && signals::received().is_some() {
             signalled = true;
-            session.quit(app);
+            session.quit(app, None);
         }
         let mut full_redraw = false;
         let woke_by_event = first.is_some();
@@ -141,13 +161,44 @@ where
         if !woke_by_event && !signalled {
             continue;
         }
-        if full_redraw {
-            // Not `Terminal::clear`: it asks the terminal for the cursor position, which waits
-            // on the input thread's reader. Clearing the screen and dropping both buffers
-            // forces the same full redraw without a query.
+        draw(terminal, app, session, full_redraw)?;
+    }
+}
+
+/// Draws the screen (all of it when `full`); a terminal that went away (EIO) ends the
+/// session as a hang-up does, and nothing is drawn from then on.
+fn draw<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    session: &mut Session,
+    full: bool,
+) -> Result<()>
+where
+    B::Error: Send + Sync + 'static,
+{
+    if output::lost().is_some() {
+        return Ok(());
+    }
+    let drawn = (|| {
+        if full {
+            // Not `Terminal::clear`: it asks the terminal for the cursor position, which
+            // waits on the input thread's reader. Clearing the screen and dropping both
+            // buffers forces the same full redraw without a query.
             terminal.backend_mut().clear_region(ClearType::All)?;
             terminal.swap_buffers();
         }
         terminal.draw(|f| f.render_widget(&*app, f.area()))?;
+        Ok::<(), B::Error>(())
+    })();
+    let Err(e) = drawn else {
+        return Ok(());
+    };
+    let e = anyhow::Error::from(e);
+    match e.downcast_ref::<std::io::Error>().and_then(output::gone) {
+        Some(how) => {
+            session.terminal_gone(app, how);
+            Ok(())
+        }
+        None => Err(e),
     }
 }

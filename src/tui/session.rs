@@ -8,28 +8,29 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
 use std::time::{Duration, SystemTime};
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 
 use super::action::Action;
 use super::event::Event;
 use super::kernel::KernelSampler;
-use super::state::{App, Picker, Run, Screen};
+use super::state::{App, Picker, Screen};
 use crate::cli::Config;
 use crate::engine::Engine;
 use crate::exit::ExitStatus;
 use crate::model::{ConfigReport, RunReport, SweepReport};
 use crate::render::export::{Export, write_export};
-use crate::signals;
 use crate::stats::Snapshot;
 use crate::suite::SuiteReport;
 use crate::target::prepare::Prepared;
 
+mod leave;
 mod start;
 
 /// How a session ended.
 pub enum Outcome {
-    /// Left from the picker (or before a run started): nothing to print.
-    Left(ExitStatus),
+    /// Left before a run started (the picker, the write confirmation, the layout): how the
+    /// process ends, and the one line that says what happened.
+    Left(ExitStatus, String),
     /// A run ended: print its summary (the sweep's, when a sweep ran last; the card, when
     /// a suite finished).
     Finished {
@@ -52,6 +53,12 @@ pub struct Session {
     last: Option<Snapshot>,
     /// Quit was asked for while the target was being prepared.
     cancelled: bool,
+    /// The key that quit ("the q key", "Ctrl-C"), when a key did (not a signal).
+    quit_key: Option<String>,
+    /// What is being prepared: the scratch file's path or the target's.
+    preparing: Option<PathBuf>,
+    /// A notice for the run screen when it comes (the picker shows it already).
+    notice: Option<String>,
     pub(super) outcome: Option<Result<Outcome>>,
     /// `--allow-write` was given without naming a device: a device needs confirming.
     bare_write: bool,
@@ -78,37 +85,26 @@ impl Session {
             kernel: None,
             last: None,
             cancelled: false,
+            quit_key: None,
+            preparing: None,
+            notice: None,
             outcome: None,
         }
     }
 
-    /// Begins leaving: stops the engine (the loop then waits for its last snapshot), cancels
-    /// a layout, or leaves the picker at once.
-    pub(super) fn quit(&mut self, app: &mut App) {
+    /// Shows `notice` on the first screen: the picker's line, or the run screen's status
+    /// line once the run starts.
+    pub fn show_notice(&mut self, app: &mut App, notice: Option<String>) {
         match &mut app.screen {
-            Screen::Picker(_) => self.outcome = Some(Ok(Outcome::Left(ExitStatus::Success))),
-            Screen::Preparing(_) => {
-                if !self.cancelled {
-                    self.cancelled = true;
-                    // The layout polls the signal flag to stop early and remove its partial
-                    // file; Ctrl-C in raw mode is a key, so raise the signal it would have been.
-                    let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGINT);
-                }
-            }
-            Screen::Confirm(_) => self.outcome = Some(Ok(Outcome::Left(ExitStatus::Success))),
-            Screen::Run(run) => {
-                run.stopping = true;
-                if let Some(engine) = &self.engine {
-                    engine.request_stop();
-                }
-            }
+            Screen::Picker(p) => p.notice = notice,
+            _ => self.notice = notice,
         }
     }
 
     fn act(&mut self, app: &mut App, action: Action) {
         match action {
             Action::None | Action::Suspend => {}
-            Action::Quit => self.quit(app),
+            Action::Quit => self.quit(app, None),
             Action::Start(target) => self.start(app, target),
             Action::Apply(settings) => {
                 if let Some(engine) = &mut self.engine {
@@ -185,36 +181,8 @@ impl Session {
         self.last = Some(s);
         self.act(app, next);
         if out_of_time && app.run().is_some_and(|r| !r.stopping) {
-            self.quit(app);
+            self.quit(app, None);
         }
-    }
-
-    fn engine_done(&mut self, app: &App) {
-        if let Some(engine) = self.engine.take() {
-            engine.join();
-        }
-        let run_report = app.run().and_then(Run::run_report);
-        let (Some(config), Some(last)) = (self.report.clone(), self.last.as_ref()) else {
-            self.outcome = Some(Err(anyhow!("the engine stopped before its first snapshot")));
-            return;
-        };
-        let interrupted_by = signals::received().map(|s| s.as_str().to_string());
-        let mut report = run_report.unwrap_or_else(|| RunReport::new(config, last, vec![]));
-        report.interrupted_by.clone_from(&interrupted_by);
-        let sweep = app
-            .run()
-            .filter(|r| r.last_sweep().is_some())
-            .and_then(Run::sweep_report)
-            .map(|mut s| {
-                s.interrupted_by = interrupted_by;
-                Box::new(s)
-            });
-        let suite = app.run().and_then(Run::suite_report).map(Box::new);
-        self.outcome = Some(Ok(Outcome::Finished {
-            report: Box::new(report),
-            sweep,
-            suite,
-        }));
     }
 
     /// Handles one event.
@@ -227,6 +195,7 @@ impl Session {
         let mut full_redraw = false;
         match event {
             Event::Key(k) => match app.on_key(k) {
+                Action::Quit => self.quit(app, Some(leave::key_name(&k))),
                 Action::Suspend => {
                     // A suspended run is a paused one: no I/O waits out the stop and comes
                     // back as a latency of seconds. It resumes on `fg` unless paused before.
@@ -246,7 +215,7 @@ impl Session {
                 action => self.act(app, action),
             },
             Event::Resize => {}
-            Event::InputClosed => self.quit(app),
+            Event::InputClosed => self.terminal_gone(app, crate::output::Lost::InputClosed),
             Event::Snapshot(s) => self.on_snapshot(app, *s),
             Event::EngineDone => self.engine_done(app),
             Event::Progress(done, total) => {

@@ -140,7 +140,7 @@ const LIVE: &[Binding<Cmd, Run>] = &[
     ),
     Binding::always(
         &[(Key::Char('e'), Cmd::Export)],
-        "save the run, or the last sweep, as diskscope-*.json",
+        "save the run, or the sweep or card running or last, as diskscope-*.json",
     ),
     FIO,
     HELP,
@@ -191,10 +191,9 @@ const SUITE_VIEW: &[Binding<Cmd, Run>] = &[
         SUITE_DONE,
         "pause / resume",
     ),
-    Binding::when(
+    Binding::always(
         &[(Key::Char('e'), Cmd::Export)],
-        SUITE_DONE,
-        "save the card",
+        "save the card (as it stands while it runs)",
     ),
     Binding::always(
         &[(Key::Char('f'), Cmd::Fio)],
@@ -312,7 +311,7 @@ fn apply(run: &mut Run, cmd: Cmd, help: &mut bool, fio: &mut Option<FioOverlay>)
         }
         Cmd::Heatmap => run.show_heatmap = !run.show_heatmap,
         Cmd::Sweep(d) => return start_sweep(run, d),
-        Cmd::CancelSweep => run.cancel_sweep("cancelled"),
+        Cmd::CancelSweep => run.cancel_sweep("cancelled", "Esc"),
         Cmd::CancelSuite => return run.cancel_suite(),
         Cmd::Suite => return run.start_suite(SuiteName::Standard, run.suite_timing, run.ram_bytes),
         Cmd::ShowLast => show_last(run),

@@ -8,10 +8,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, anyhow};
 
-use super::{Outcome, Session};
+use super::Session;
 use crate::diskstats::devmap;
 use crate::engine::{DEFAULT_TICK, Engine};
-use crate::exit::ExitStatus;
 use crate::signals;
 use crate::sweep::DEFAULT_STEP_TIME;
 use crate::target::discover::{Roots, discover, visible};
@@ -116,11 +115,13 @@ impl Session {
 
     /// Prepares `target` on a background thread (laying out the scratch file if needed).
     fn begin(&mut self, app: &mut App, target: Option<PathBuf>) {
-        let label = match &target {
-            None => format!("./{SCRATCH_NAME}"),
-            Some(p) if p.is_dir() => p.join(SCRATCH_NAME).display().to_string(),
-            Some(p) => p.display().to_string(),
+        let path = match &target {
+            None => Path::new(".").join(SCRATCH_NAME),
+            Some(p) if p.is_dir() => p.join(SCRATCH_NAME),
+            Some(p) => p.clone(),
         };
+        let label = path.display().to_string();
+        self.preparing = Some(path);
         app.screen = Screen::Preparing(Preparing {
             label,
             done: 0,
@@ -170,9 +171,7 @@ impl Session {
                 p.message = Some(format!("{error:#}"));
                 app.screen = Screen::Picker(p);
             }
-            _ if self.cancelled || signals::received().is_some() => {
-                self.outcome = Some(Ok(Outcome::Left(ExitStatus::left())));
-            }
+            _ if self.cancelled || signals::received().is_some() => self.leave_prepared(app),
             _ => self.outcome = Some(Err(error)),
         }
     }
@@ -181,9 +180,10 @@ impl Session {
     pub(super) fn prepared(&mut self, app: &mut App, result: Result<Prepared>) {
         let prepared = match result {
             Ok(p) if !self.cancelled && signals::received().is_none() => p,
-            Ok(_) => {
-                self.outcome = Some(Ok(Outcome::Left(ExitStatus::left())));
-                return;
+            Ok(p) => {
+                // Dropped first: a scratch file laid out for this run goes with it.
+                drop(p);
+                return self.leave_prepared(app);
             }
             Err(e) => return self.fail(app, e),
         };
@@ -229,6 +229,7 @@ impl Session {
             }
             first = run.start_sweep(spec);
         }
+        run.notice = self.notice.take();
         app.screen = Screen::Run(Box::new(run));
         self.report = Some(report);
         self.engine = Some(engine);

@@ -87,7 +87,7 @@ impl App {
             match result {
                 Ok(()) => run.message = None,
                 Err(e) if run.sweeping() => {
-                    run.cancel_sweep("stopped");
+                    run.cancel_sweep("stopped", "a refused setting");
                     if let Some(m) = &mut run.message {
                         m.push_str(&format!(": {e}"));
                     }
@@ -96,6 +96,7 @@ impl App {
                     // The engine is left as the refusal left it; the card stops here.
                     if let Some(suite) = &mut run.suite {
                         suite.state = SweepState::Cancelled;
+                        suite.stopped_by = Some("a refused setting".into());
                     }
                     run.message = Some(format!("suite stopped: {e}"));
                 }

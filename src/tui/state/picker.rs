@@ -23,6 +23,8 @@ pub struct Picker {
     pub input: Option<String>,
     /// Why the last choice could not start, or a discovery problem.
     pub message: Option<String>,
+    /// A notice that is no problem (a result kept when the last run lost its terminal).
+    pub notice: Option<String>,
 }
 
 impl Picker {
@@ -38,6 +40,7 @@ impl Picker {
             selected: 0,
             input: None,
             message: None,
+            notice: None,
         }
     }
 }

@@ -24,6 +24,8 @@ pub struct SuiteRun {
     pub base: Settings,
     /// What the card must say beyond its figures (page cache, a small span, Q1 on psync).
     pub notes: Vec<String>,
+    /// What stopped it before its last pass ("Esc", "the q key", "SIGTERM"), if anything.
+    pub stopped_by: Option<String>,
 }
 
 series!(SuiteRun);
@@ -52,6 +54,7 @@ impl Run {
             runner,
             state: SweepState::Running,
             base: self.settings,
+            stopped_by: None,
         });
         self.paused = false;
         self.view = View::Suite;
@@ -86,6 +89,7 @@ impl Run {
             return Action::None;
         };
         suite.cancel();
+        suite.stopped_by = Some("Esc".into());
         self.view = View::Live;
         self.paused = false;
         // A notice: the message line is cleared when the engine takes the earlier settings.
@@ -103,13 +107,20 @@ impl Run {
         self.suite.as_ref().is_some_and(SuiteRun::running)
     }
 
-    /// The finished card as `--suite --json` reports it.
+    /// The card as `--suite --json` reports it: finished, stopped early (its rows not run
+    /// say by what, and so does `interrupted_by`), or as it stands while it runs (what `e`
+    /// saves mid-suite).
     pub fn suite_report(&self) -> Option<SuiteReport> {
-        let suite = self
-            .suite
-            .as_ref()
-            .filter(|w| w.state == SweepState::Done)?;
+        let suite = self.suite.as_ref()?;
         let plan = suite.runner.plan();
+        let (pending, interrupted_by) = match (suite.state, &suite.stopped_by) {
+            (SweepState::Done, _) => ("not run".to_string(), None),
+            (_, Some(by)) => (
+                format!("not run: the suite was stopped by {by}"),
+                Some(by.clone()),
+            ),
+            (_, None) => ("not run yet: saved while the suite ran".to_string(), None),
+        };
         Some(SuiteReport {
             suite: plan.suite,
             config: self.suite_config(),
@@ -118,10 +129,19 @@ impl Run {
             ramp_s: RAMP.as_secs_f64(),
             pause_s: plan.timing.pause.as_secs_f64(),
             notes: suite.notes.clone(),
-            tests: suite.card(),
+            tests: suite.runner.card(&pending),
             errors: self.first_errors(),
-            interrupted_by: None,
+            interrupted_by,
         })
+    }
+
+    /// The card printed and saved when the session ends: a finished one, or one still
+    /// running (then stopped by the quit). One cancelled with Esc is not: the run went on.
+    pub fn suite_at_quit(&self) -> Option<SuiteReport> {
+        self.suite
+            .as_ref()
+            .filter(|s| s.state != SweepState::Cancelled)
+            .and(self.suite_report())
     }
 
     /// The run's description as the suite ran it: its first pass's settings, `-T` per pass.

@@ -38,6 +38,8 @@ pub struct SweepRun {
     /// Set when a manual setting change came after the sweep: it is then no longer the last
     /// thing that ran, and `e` and the summary are about the run.
     pub superseded: bool,
+    /// What stopped it before its last step ("Esc", "the q key", "SIGTERM"), if anything.
+    pub stopped_by: Option<String>,
 }
 
 series!(SweepRun);
@@ -66,6 +68,7 @@ impl Run {
             saturation: None,
             curve: None,
             superseded: false,
+            stopped_by: None,
         });
         self.sweep_prompt = false;
         self.view = View::Live;
@@ -90,10 +93,12 @@ impl Run {
         }
     }
 
-    /// Stops a running sweep; the run goes on with the settings in force.
-    pub fn cancel_sweep(&mut self, why: &str) {
+    /// Stops a running sweep (`why`: "cancelled", "stopped"; `by`: what did, for its
+    /// report); the run goes on with the settings in force.
+    pub fn cancel_sweep(&mut self, why: &str, by: &str) {
         if let Some(sweep) = self.sweep.as_mut().filter(|w| w.running()) {
             sweep.cancel();
+            sweep.stopped_by = Some(by.to_string());
             self.message = Some(format!(
                 "sweep {why} after {} of {} steps; the run goes on",
                 sweep.results().len(),
@@ -114,40 +119,64 @@ impl Run {
             .filter(|w| w.state == SweepState::Done && !w.superseded)
     }
 
-    /// The last finished sweep as `--json --sweep` reports it.
+    /// The sweep as `--json --sweep` reports it: finished; stopped early (the step it cut
+    /// short apart, and `interrupted_by` saying by what); or as it stands while it runs
+    /// (what `e` saves mid-sweep). Unfinished, its finding is of the steps measured.
     pub fn sweep_report(&self) -> Option<SweepReport> {
-        let sweep = self
-            .sweep
-            .as_ref()
-            .filter(|w| w.state == SweepState::Done)?;
+        let sweep = self.sweep.as_ref()?;
+        let (saturation, latency_curve) = match sweep.state {
+            SweepState::Done => (sweep.saturation.clone(), sweep.curve.clone()),
+            _ => findings(sweep.dimension(), sweep.results()),
+        };
         let b = sweep.base;
         let config = ConfigReport {
             duration_s: Some(sweep.step_time.as_secs_f64()),
             ..self.info.clone()
         }
         .with_settings(b);
+        let stopped = sweep.state != SweepState::Done && sweep.stopped_by.is_some();
         Some(SweepReport {
             config,
             dimension: sweep.dimension(),
             step_time_s: sweep.step_time.as_secs_f64(),
             steps: sweep.results().to_vec(),
-            saturation: sweep.saturation.clone(),
-            latency_curve: sweep.curve.clone(),
-            partial_step: None,
+            saturation,
+            latency_curve,
+            partial_step: sweep.runner.partial().filter(|_| stopped),
             errors: self.first_errors(),
-            interrupted_by: None,
+            interrupted_by: sweep.stopped_by.clone().filter(|_| stopped),
         })
     }
 
-    /// What `e` saves: the card when it is showing and done, the sweep when it is showing
-    /// or ran last, else the run.
+    /// The sweep printed and saved when the session ends: the last finished one, or one
+    /// still running (then stopped by the quit). One cancelled with Esc is not: the run
+    /// went on.
+    pub fn sweep_at_quit(&self) -> Option<SweepReport> {
+        self.sweep
+            .as_ref()
+            .filter(|w| w.running() || self.last_sweep().is_some())
+            .and(self.sweep_report())
+    }
+
+    /// Marks the series running as stopped by `by` (a quit): its report says so.
+    pub fn stop_series(&mut self, by: &str) {
+        if let Some(w) = self.sweep.as_mut().filter(|w| w.running()) {
+            w.stopped_by = Some(by.to_string());
+        }
+        if let Some(s) = self.suite.as_mut().filter(|s| s.running()) {
+            s.stopped_by = Some(by.to_string());
+        }
+    }
+
+    /// What `e` saves: the card when it is showing or running (as it stands), the sweep
+    /// when it is showing, running (as it stands) or ran last, else the run.
     pub fn export(&self) -> Option<Export> {
-        if self.view == View::Suite
+        if (self.view == View::Suite || self.suite_running())
             && let Some(r) = self.suite_report()
         {
             return Some(Export::Suite(Box::new(r)));
         }
-        if (self.view == View::Sweep || self.last_sweep().is_some())
+        if (self.view == View::Sweep || self.sweeping() || self.last_sweep().is_some())
             && let Some(r) = self.sweep_report()
         {
             return Some(Export::Sweep(Box::new(r)));

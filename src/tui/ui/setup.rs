@@ -62,6 +62,8 @@ pub(super) fn draw_picker(p: &Picker, theme: Theme, area: Rect, buf: &mut Buffer
     PickerTable { picker: p, theme }.render(body, buf);
     if let Some(m) = &p.message {
         Line::styled(m.as_str(), theme.error()).render(message, buf);
+    } else if let Some(n) = &p.notice {
+        Line::styled(n.as_str(), theme.accent()).render(message, buf);
     } else {
         Line::styled("reads only unless started with --allow-write", theme.dim())
             .render(message, buf);

@@ -1,0 +1,332 @@
+//! End to end in a real terminal (tmux), issue 19: what the admin loses or misreads at the
+//! front door of the TUI. Leaving a setup screen says what happened; quitting a suite or a
+//! sweep midway prints and saves what was measured; a terminal that goes away (the tmux
+//! server killed, as a dropped ssh connection) keeps the result in the state directory and
+//! the next start says so once. `DISKSCOPE_BIN` runs another build (see `tmux_common`).
+
+mod common;
+mod tmux_common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use nix::sys::signal::Signal;
+use tmux_common::{Tmux, bin, tmux_installed, wait_gone};
+
+/// The screen and its scrollback, for a summary longer than the pane.
+fn history(tmux: &Tmux) -> String {
+    let out = tmux.run(&["capture-pane", "-p", "-J", "-S", "-", "-t", "e2e"]);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs `args` in a pane of `dir`, then echoes the exit status, with the state directory in
+/// `dir/state`.
+fn pane(name: &str, dir: &Path, args: &str) -> Tmux {
+    let shell = format!(
+        "cd '{}' && XDG_STATE_HOME='{}/state' '{}' {args}; echo diskscope-exit=$?; sleep 60",
+        dir.display(),
+        dir.display(),
+        bin()
+    );
+    Tmux::start(name, (160, 50), &shell)
+}
+
+fn exit_line(tmux: &Tmux) -> String {
+    tmux.wait_for("the exit", Duration::from_secs(30), |s| {
+        s.contains("diskscope-exit=")
+    });
+    history(tmux)
+}
+
+fn kill(tmux: &Tmux, sig: Signal) {
+    let pid = tmux.process("diskscope").expect("the diskscope process");
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), sig).expect("kill");
+}
+
+/// The results kept in the state directory under `dir`.
+fn kept(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir.join("state/diskscope"))
+        .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    found.retain(|p| p.extension().is_some_and(|e| e == "json"));
+    found.sort();
+    found
+}
+
+#[test]
+fn leaving_the_setup_screens_says_what_happened() {
+    if !tmux_installed() {
+        return;
+    }
+    let dir = common::workdir();
+    let d = dir.path();
+    let tmux = pane("front-picker", d, "");
+    tmux.wait_for("the picker", Duration::from_secs(15), |s| {
+        s.contains("scratch file here")
+    });
+    tmux.keys(&["q"]);
+    let end = exit_line(&tmux);
+    assert!(
+        end.contains("diskscope: quit in the picker; nothing was run"),
+        "{end}"
+    );
+    assert!(end.contains("diskscope-exit=0"), "{end}");
+    drop(tmux);
+
+    // A layout stopped by a key or a signal: what it was doing, and that its file is gone.
+    for (how, said, code) in [
+        ("Escape", "cancelled", 0),
+        ("C-c", "cancelled", 0),
+        ("SIGTERM", "SIGTERM", 143),
+    ] {
+        let tmux = pane(&format!("front-layout-{how}"), d, "--size 8G");
+        tmux.wait_for("the picker", Duration::from_secs(15), |s| {
+            s.contains("scratch file here")
+        });
+        tmux.keys(&["Enter"]);
+        tmux.wait_for("the layout", Duration::from_secs(15), |s| {
+            s.contains(" of 8 GiB")
+        });
+        if how == "SIGTERM" {
+            kill(&tmux, Signal::SIGTERM);
+        } else {
+            tmux.keys(&[how]);
+        }
+        let end = exit_line(&tmux);
+        let line = format!("diskscope: {said} while laying out ./diskscope.scratch (");
+        assert!(end.contains(&line), "{how}: {end}");
+        assert!(
+            end.contains("the partial file was removed; nothing was run"),
+            "{end}"
+        );
+        assert!(
+            end.contains(&format!("diskscope-exit={code}")),
+            "{how}: {end}"
+        );
+        assert!(!d.join("diskscope.scratch").exists(), "{how}");
+    }
+}
+
+#[test]
+#[ignore = "needs root: a loop device for the write confirmation"]
+fn ctrl_c_at_the_write_confirmation_says_so() {
+    if !tmux_installed() {
+        return;
+    }
+    let dir = common::workdir();
+    let dev = common::LoopDev::on_new_file(dir.path(), 16 << 20, &[]);
+    let tmux = pane(
+        "front-confirm",
+        dir.path(),
+        &format!("{} --allow-write", dev.path),
+    );
+    tmux.wait_for("the confirmation", Duration::from_secs(15), |s| {
+        s.contains("allow writes to")
+    });
+    tmux.keys(&["C-c"]);
+    let end = exit_line(&tmux);
+    let line = format!(
+        "quit at the write confirmation for {}; nothing was run",
+        dev.path
+    );
+    assert!(end.contains(&line), "{end}");
+    assert!(end.contains("diskscope-exit=0"), "{end}");
+}
+
+/// Quitting while the standard suite runs (its first test measured once): the card so far
+/// is printed on the normal screen and saved to --json FILE, marked as stopped early by
+/// what quit, its first test saying it ran 1 of 3 passes.
+#[test]
+fn quitting_mid_suite_prints_and_saves_the_card_so_far() {
+    if !tmux_installed() {
+        return;
+    }
+    for (how, by, code) in [
+        ("q", "the q key", 0),
+        ("C-c", "Ctrl-C", 0),
+        ("SIGTERM", "SIGTERM", 143),
+        ("SIGHUP", "SIGHUP", 129),
+    ] {
+        let dir = common::workdir();
+        let d = dir.path();
+        let tmux = pane(
+            &format!("front-suite-{how}"),
+            d,
+            ". --size 32M --json=card.json",
+        );
+        tmux.wait_for("the run screen", Duration::from_secs(60), |s| {
+            s.contains("IOPS now")
+        });
+        tmux.keys(&["c"]);
+        tmux.wait_for("the second pass", Duration::from_secs(30), |s| {
+            s.contains("pass 2/3")
+        });
+        match how {
+            "SIGTERM" => kill(&tmux, Signal::SIGTERM),
+            "SIGHUP" => kill(&tmux, Signal::SIGHUP),
+            key => tmux.keys(&[key]),
+        }
+        let end = exit_line(&tmux);
+        assert!(
+            end.contains(&format!("diskscope-exit={code}")),
+            "{how}: {end}"
+        );
+        assert!(
+            end.contains(&format!("(stopped early by {by})")),
+            "{how}: {end}"
+        );
+        assert!(
+            end.contains("SEQ1M Q8T1 read: 1 of 3 passes"),
+            "{how}: {end}"
+        );
+        assert!(
+            end.contains("SEQ1M Q8T1") && end.contains("MB/s (1 of 3 passes)"),
+            "{end}"
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join("card.json")).unwrap()).unwrap();
+        assert_eq!(v["suite"], "standard", "{how}");
+        assert_eq!(v["interrupted_by"], by, "{how}");
+        assert_eq!(v["tests"][0]["read"]["passes"].as_array().unwrap().len(), 1);
+        // --json FILE holds it: nothing is kept in the state directory, SIGHUP or not.
+        assert!(kept(d).is_empty(), "{how}: {:?}", kept(d));
+    }
+}
+
+/// Quitting while a sweep runs: the steps measured are printed and saved, marked.
+#[test]
+fn quitting_mid_sweep_prints_and_saves_the_steps_so_far() {
+    if !tmux_installed() {
+        return;
+    }
+    let dir = common::workdir();
+    let d = dir.path();
+    let args = ". --size 32M --sweep threads=1..8 -T 1s --json=sweep.json";
+    let tmux = pane("front-sweep", d, args);
+    tmux.wait_for("the third step", Duration::from_secs(60), |s| {
+        s.contains("step 3/4")
+    });
+    tmux.keys(&["q"]);
+    let end = exit_line(&tmux);
+    assert!(end.contains("diskscope-exit=0"), "{end}");
+    assert!(end.contains("(stopped early by the q key after 2"), "{end}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("sweep.json")).unwrap()).unwrap();
+    assert_eq!(v["steps"].as_array().unwrap().len(), 2, "{v}");
+    assert_eq!(v["interrupted_by"], "the q key");
+}
+
+/// Starts `command` in an interactive shell (job control, as over ssh), waits for `ready`
+/// on the screen, kills the tmux server and waits for diskscope to end.
+fn drop_connection(dir: &Path, command: &str, ready: &str) {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let name = format!(
+        "front-drop-{}",
+        N.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+    );
+    let tmux = Tmux::start(&name, (120, 40), "bash --norc --noprofile -i");
+    let state = dir.join("state");
+    tmux.keys(&[
+        &format!(
+            "cd '{}' && export XDG_STATE_HOME='{}' && '{}' {command}",
+            dir.display(),
+            state.display(),
+            bin()
+        ),
+        "Enter",
+    ]);
+    tmux.wait_for(ready, Duration::from_secs(60), |s| s.contains(ready));
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = tmux.process("diskscope").expect("the diskscope process");
+    tmux.hang_up();
+    wait_gone(pid, Duration::from_secs(20));
+}
+
+/// The same, with diskscope run by a shell that survives the hang-up and writes its exit
+/// status, and SIGHUP ignored (as `nohup` leaves it): diskscope gets no signal, only a
+/// terminal that fails every write (EIO) and whose input ends.
+fn lose_terminal(dir: &Path, command: &str, ready: &str) -> i32 {
+    let shell = format!(
+        "bash -c \"trap '' HUP; cd '{d}' && XDG_STATE_HOME='{d}/state' '{b}' {command}; echo \\$? > '{d}/exit'\"",
+        d = dir.display(),
+        b = bin()
+    );
+    let _ = std::fs::remove_file(dir.join("exit"));
+    let name = format!("front-lose-{}", command.len());
+    let tmux = Tmux::start(&name, (120, 40), &shell);
+    tmux.wait_for(ready, Duration::from_secs(60), |s| s.contains(ready));
+    std::thread::sleep(Duration::from_millis(500));
+    tmux.hang_up();
+    let exit = dir.join("exit");
+    for _ in 0..200 {
+        if let Ok(text) = std::fs::read_to_string(&exit)
+            && let Ok(code) = text.trim().parse()
+        {
+            return code;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("no exit status in {}", exit.display());
+}
+
+#[test]
+fn a_dropped_terminal_keeps_the_result_and_the_next_start_says_so() {
+    if !tmux_installed() {
+        return;
+    }
+    let dir = common::workdir();
+    let d = dir.path();
+    // The TUI, sent SIGHUP by the interactive shell as the connection drops.
+    drop_connection(d, ". --size 16M", "IOPS now");
+    let first = kept(d);
+    assert_eq!(first.len(), 1, "{first:?}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&first[0]).unwrap()).unwrap();
+    assert!(v["total"]["ops"].as_u64().unwrap() > 0, "a run: {v}");
+    assert_eq!(v["interrupted_by"], "SIGHUP");
+    let mode = std::fs::metadata(d.join("state/diskscope"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o700);
+    assert!(!d.join("diskscope.scratch").exists());
+    // With --json FILE the result is there, and nothing is kept besides. (This start in a
+    // terminal says the notice of the first.)
+    drop_connection(d, ". --size 16M --json=run.json", "IOPS now");
+    assert_eq!(kept(d).len(), 1);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("run.json")).unwrap()).unwrap();
+    assert!(v["total"].is_object());
+    // The TUI whose terminal fails under it (no signal): ends as a hang-up, 129, kept.
+    assert_eq!(lose_terminal(d, ". --size 16M", "IOPS now"), 129);
+    assert_eq!(kept(d).len(), 2);
+    // Headless, on a terminal: the same, SIGHUP or not.
+    drop_connection(d, ". --size 16M --no-tui -T 60s", "laying out");
+    assert_eq!(kept(d).len(), 3);
+    assert_eq!(lose_terminal(d, ". --size 16M --no-tui -T 3s", "IOPS"), 0);
+    assert_eq!(kept(d).len(), 4);
+
+    // The next start in a terminal says so, once; --show last opens the newest.
+    let twice = format!(
+        "--size 8M -T 0.2s -q --no-tui; XDG_STATE_HOME='{}/state' '{}' --size 8M -T 0.2s -q --no-tui",
+        d.display(),
+        bin()
+    );
+    let tmux = pane("front-notice", d, &twice);
+    let end = exit_line(&tmux);
+    let said = "the last run ended with the connection (";
+    assert_eq!(end.matches(said).count(), 1, "{end}");
+    assert!(end.contains("diskscope --show last"), "{end}");
+    let out = std::process::Command::new(bin())
+        .args(["--show", "last"])
+        .env("XDG_STATE_HOME", d.join("state"))
+        .current_dir(d)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(text.contains("total over"), "{text}");
+    assert!(common::stderr(&out).contains(&kept(d)[3].display().to_string()));
+}
