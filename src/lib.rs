@@ -17,6 +17,7 @@ pub mod findings;
 pub mod fio;
 pub mod fleet;
 pub(crate) mod headless;
+pub mod locale;
 pub mod model;
 pub(crate) mod output;
 pub mod render;

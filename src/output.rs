@@ -9,14 +9,35 @@
 //! the TUI's input ends. Either way the output is `lost`: whatever is printed from then on
 //! reaches no one, so the front door keeps the result in the state directory instead. `say`
 //! writes a line to stderr without `eprintln!`'s panic when stderr is gone too.
+//!
+//! On a terminal whose locale is not UTF-8 (`LC_ALL=C`), text goes out in ASCII
+//! (`use_ascii`, set by the front door for text output only).
 
 use std::io::{self, StdoutLock, Write};
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use crate::signals;
 
 /// Why the output was lost, once it was (0: it was not).
 static LOST: AtomicU8 = AtomicU8::new(0);
+
+/// Text goes out in ASCII (`locale::ascii`): it is read on a terminal whose locale is not
+/// UTF-8. Never set for JSON, CSV or a fio job, which must reach their reader byte for byte.
+static ASCII: AtomicBool = AtomicBool::new(false);
+
+/// From now on, text printed here and said on stderr is turned into ASCII.
+pub fn use_ascii() {
+    ASCII.store(true, Ordering::SeqCst);
+}
+
+/// `text` as it should reach the terminal: as it is, or in ASCII (`use_ascii`).
+fn for_terminal(text: &str) -> std::borrow::Cow<'_, str> {
+    if ASCII.load(Ordering::SeqCst) && !text.is_ascii() {
+        crate::locale::to_ascii(text).into()
+    } else {
+        text.into()
+    }
+}
 
 /// How the output went away.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,7 +117,24 @@ impl Stdout {
 
 impl Write for Stdout {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        Self::watch(self.0.write(buf))
+        if !ASCII.load(Ordering::SeqCst) || buf.is_ascii() {
+            return Self::watch(self.0.write(buf));
+        }
+        // The whole characters at the front, in ASCII; a character cut by a short write
+        // of the caller's comes whole with the next call, and bytes that are no text go
+        // out as they are.
+        let whole = match std::str::from_utf8(buf) {
+            Ok(text) => text.len(),
+            Err(e) => e.valid_up_to(),
+        };
+        let Ok(text) = std::str::from_utf8(&buf[..whole]) else {
+            return Self::watch(self.0.write(buf));
+        };
+        if whole == 0 {
+            return Self::watch(self.0.write(buf));
+        }
+        Self::watch(self.0.write_all(for_terminal(text).as_bytes()))?;
+        Ok(whole)
     }
     fn flush(&mut self) -> io::Result<()> {
         Self::watch(self.0.flush())
@@ -109,8 +147,18 @@ pub fn print(text: &str) {
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
+/// `text` on stderr as it is (no name before it, no newline after it); a stderr that is
+/// gone is ignored.
+pub fn to_stderr(text: &str) {
+    let mut err = io::stderr().lock();
+    let _ = err
+        .write_all(for_terminal(text).as_bytes())
+        .and_then(|()| err.flush());
+}
+
 /// "diskscope: `line`" on stderr; a stderr that is gone is ignored (`eprintln!` panics).
 pub fn say(line: &str) {
     let mut err = io::stderr().lock();
+    let line = for_terminal(line);
     let _ = writeln!(err, "diskscope: {line}").and_then(|()| err.flush());
 }

@@ -120,6 +120,12 @@ fn terminal_state() -> Result<(), &'static str> {
 /// Runs diskscope as configured.
 pub fn run(config: Config) -> Result<ExitStatus> {
     let mode = Mode::decide(&config)?;
+    if prints_text(&mode, config.output)
+        && std::io::stdout().is_terminal()
+        && !crate::locale::utf8()
+    {
+        output::use_ascii();
+    }
     let notice = start_notice(&mode);
     if matches!(
         mode,
@@ -144,6 +150,18 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         Mode::Run | Mode::Sweep(_) | Mode::Suite(_) => local::run(&config, &mode),
         Mode::Fleet { tui } => fleet::run(&config, tui),
         Mode::Show => show(config.show.clone().unwrap_or_default()),
+    }
+}
+
+/// Whether `mode` prints text for people (a run's lines and summary, a card, a table): what
+/// may be turned into ASCII for a terminal. JSON, CSV, a fio job, completions and the man
+/// page must reach their reader byte for byte.
+fn prints_text(mode: &Mode, output: Output) -> bool {
+    let text = matches!(output, Output::Text | Output::Quiet);
+    match mode {
+        Mode::Tui | Mode::Show | Mode::Fleet { tui: true } => true,
+        Mode::Run | Mode::Sweep(_) | Mode::Suite(_) | Mode::List | Mode::Fleet { .. } => text,
+        Mode::Completions(_) | Mode::Man | Mode::Fio => false,
     }
 }
 

@@ -330,3 +330,66 @@ fn a_dropped_terminal_keeps_the_result_and_the_next_start_says_so() {
     assert!(text.contains("total over"), "{text}");
     assert!(common::stderr(&out).contains(&kept(d)[3].display().to_string()));
 }
+
+/// A terminal whose locale is not UTF-8 — `LC_ALL=C`, no locale at all, or `LC_CTYPE=POSIX`
+/// over a UTF-8 `LANG` (setlocale's order) — gets the screen, the help and the summary after
+/// it in ASCII; a UTF-8 one still gets box drawing.
+#[test]
+fn a_terminal_without_utf8_gets_ascii_throughout() {
+    if !tmux_installed() {
+        return;
+    }
+    for (env, ascii) in [
+        ("LC_ALL=C", true),
+        ("-u LC_ALL -u LC_CTYPE -u LANG", true),
+        ("-u LC_ALL LC_CTYPE=POSIX LANG=C.UTF-8", true),
+        ("-u LC_ALL -u LC_CTYPE LANG=C.UTF-8", false),
+    ] {
+        let dir = common::workdir();
+        let shell = format!(
+            "cd '{}' && env {env} '{}' . --size 16M; echo diskscope-exit=$?; sleep 60",
+            dir.path().display(),
+            bin()
+        );
+        let tmux = Tmux::start(&format!("front-ascii-{}", env.len()), (80, 24), &shell);
+        let screen = tmux.wait_for("the run screen", Duration::from_secs(60), |s| {
+            s.contains("IOPS now")
+        });
+        tmux.keys(&["?"]);
+        let help = tmux.wait_for("the help", Duration::from_secs(10), |s| {
+            s.contains("PgUp PgDn scroll")
+        });
+        tmux.keys(&["Escape", "q"]);
+        let end = exit_line(&tmux);
+        assert!(end.contains("diskscope-exit=0"), "{env}: {end}");
+        for (what, text) in [("screen", &screen), ("help", &help), ("summary", &end)] {
+            assert_eq!(text.is_ascii(), ascii, "{env}: the {what}:\n{text}");
+        }
+        if ascii {
+            assert!(
+                screen.contains("+ controls: Tab/^v select"),
+                "{env}: {screen}"
+            );
+            assert!(end.contains(" us "), "{env}: {end}");
+        } else {
+            assert!(
+                screen.contains("┌ controls: Tab/↑↓ select"),
+                "{env}: {screen}"
+            );
+        }
+    }
+    // Text without the TUI on such a terminal too.
+    let dir = common::workdir();
+    let shell = format!(
+        "cd '{}' && LC_ALL=C '{}' . --size 8M -T 0.5s --no-tui; echo diskscope-exit=$?; sleep 60",
+        dir.path().display(),
+        bin()
+    );
+    let tmux = Tmux::start("front-ascii-text", (120, 40), &shell);
+    let end = exit_line(&tmux);
+    assert!(
+        end.contains("diskscope-exit=0") && end.contains("total over"),
+        "{end}"
+    );
+    assert!(end.is_ascii() && end.contains(" us "), "{end}");
+}

@@ -1339,3 +1339,127 @@ fn heatmap_shows_periodic_stalls_without_colour() {
     app.on_key(key(KeyCode::Char('d')));
     assert!(!app.run().unwrap().show_heatmap);
 }
+
+/// Every cell of `buf` in ASCII, or the first that is not.
+fn first_non_ascii(buf: &Buffer) -> Option<(u16, u16, String)> {
+    let w = buf.area.width;
+    buf.content
+        .iter()
+        .enumerate()
+        .find(|(_, c)| !c.symbol().is_ascii())
+        .map(|(i, c)| (i as u16 % w, i as u16 / w, c.symbol().to_string()))
+}
+
+/// Where the locale is not UTF-8 (`LC_ALL=C`), every screen is drawn in ASCII at 80x24 —
+/// borders, the sliders' bars, the sparklines, the histogram, the heatmap's shades, the
+/// arrows and µs — with the same layout as in UTF-8.
+#[test]
+fn a_locale_without_utf8_gets_every_screen_in_ascii() {
+    let mut heat = run_app();
+    heat.on_key(key(KeyCode::Char('d')));
+    let mut help = run_app();
+    help.on_key(key(KeyCode::Char('?')));
+    let mut fio = run_app();
+    fio.on_key(key(KeyCode::Char('f')));
+    let screens = [
+        ("run_ascii_80x24", run_app()),
+        ("picker_ascii_80x24", picker_app()),
+        ("sweep_ascii_80x24", thread_sweep_app()),
+        ("heatmap_ascii_80x24", heat),
+        ("help_ascii_80x24", help),
+        ("fio_ascii_80x24", fio),
+        ("confirm_ascii_80x24", confirm_app()),
+    ];
+    for (name, mut app) in screens {
+        let unicode = lines(&draw(&app, 80, 24));
+        app.ascii = true;
+        let buf = draw(&app, 80, 24);
+        assert_eq!(
+            first_non_ascii(&buf),
+            None,
+            "{name}:\n{}",
+            screen_text(&buf)
+        );
+        // One cell for one: every line as long as in UTF-8.
+        let ascii = lines(&buf);
+        for (a, u) in ascii.iter().zip(&unicode) {
+            assert_eq!(a.len(), u.chars().count(), "{name}: {a}");
+        }
+        assert_snapshot(name, &buf);
+    }
+    let run = screen_text(&draw(
+        &{
+            let mut a = run_app();
+            a.ascii = true;
+            a
+        },
+        80,
+        24,
+    ));
+    assert!(
+        run.contains("+ controls: Tab/^v select, <> +- change+"),
+        "{run}"
+    );
+    assert!(run.contains("|> threads     #"), "{run}");
+    assert!(run.contains(" us"), "{run}");
+}
+
+/// The help is wrapped to the terminal and scrolls (↑ ↓ PgUp PgDn, said in its title), so
+/// at 80x24 every key of every screen can be read: scrolling to the end shows each line of
+/// it once, none cut at the edge.
+#[test]
+fn the_help_scrolls_so_every_key_is_readable_at_80x24() {
+    for mut app in [run_app(), picker_app(), thread_sweep_app(), confirm_app()] {
+        // The write confirmation types `?` into its field: the help is opened directly.
+        app.help = true;
+        let mut seen: Vec<String> = Vec::new();
+        let mut last_top = None;
+        for _ in 0..100 {
+            let buf = draw(&app, 80, 24);
+            let screen = lines(&buf);
+            let inside: Vec<String> = screen
+                .iter()
+                .filter(|l| l.starts_with("  │") || l.starts_with("│"))
+                .map(|l| l.trim_matches(|c| c == ' ' || c == '│').to_string())
+                .collect();
+            assert!(
+                screen.iter().any(|l| l.contains("↑ ↓ PgUp PgDn scroll")),
+                "{screen:?}"
+            );
+            if last_top.as_ref() == Some(&inside) {
+                break;
+            }
+            for l in &inside {
+                if !seen.contains(l) {
+                    seen.push(l.clone());
+                }
+            }
+            last_top = Some(inside);
+            app.on_key(key(KeyCode::Down));
+            assert!(app.help, "↓ scrolls, it does not close the help");
+        }
+        let all = seen.join(" ");
+        // Every screen's keys, ending with the overlays' own, are there whole.
+        for needle in [
+            "picker:",
+            "write confirm:",
+            "laying out:",
+            "help or fio shown: q Ctrl-C quit",
+            "scroll it",
+            "suspend (fg resumes)",
+        ] {
+            assert!(
+                all.contains(needle),
+                "{needle:?} not reached:\n{}",
+                seen.join("\n")
+            );
+        }
+        // PgUp goes back to the top; another key closes.
+        for _ in 0..10 {
+            app.on_key(key(KeyCode::PageUp));
+        }
+        assert_eq!(app.overlay_scroll, 0);
+        app.on_key(key(KeyCode::Char('x')));
+        assert!(!app.help);
+    }
+}

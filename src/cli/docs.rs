@@ -27,6 +27,10 @@ write target is not in use always reads /sys, so the variable cannot hide a hold
 \fBNO_COLOR\fR
 When set and not empty, the TUI draws without colour.
 .TP
+\fBLC_ALL\fR, \fBLC_CTYPE\fR, \fBLANG\fR
+The first one set decides, as setlocale(3) reads them: when its character set is not
+UTF-8 (C, POSIX, none at all), the TUI and text printed to a terminal are drawn in ASCII.
+.TP
 \fBXDG_STATE_HOME\fR, \fBHOME\fR
 Where a result is kept when the terminal goes away (see FILES); a relative path is
 ignored, as the XDG base directory specification says.

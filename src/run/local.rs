@@ -18,7 +18,7 @@ use crate::render::state_dir;
 use crate::settings::Settings;
 use crate::sweep::{DEFAULT_STEP_TIME, SweepRunner, SweepSpec};
 use crate::target::cache;
-use crate::target::prepare::{Prepared, prepare, stderr_progress};
+use crate::target::prepare::{Prepared, prepare};
 use crate::{headless, output, render, signals};
 
 /// A run, a sweep or a suite without the TUI: prepare the target, run, print, save.
@@ -28,7 +28,7 @@ pub fn run(config: &Config, mode: &Mode) -> Result<ExitStatus> {
     let on_terminal = std::io::stdout().is_terminal();
     // Read the baseline before laying anything out, so a wrong path fails at once.
     let baseline = config.baseline.as_deref().map(Baseline::load).transpose()?;
-    let prepared = match prepare(&config.target_request(), &mut stderr_progress()) {
+    let prepared = match prepare(&config.target_request(), &mut layout_progress()) {
         Ok(p) => p,
         // Interrupted while laying out the scratch file: the partial file is gone already.
         Err(_) if signals::received().is_some() => {
@@ -58,6 +58,32 @@ pub fn run(config: &Config, mode: &Mode) -> Result<ExitStatus> {
     };
     drop(prepared);
     Ok(ExitStatus::after_run(had_io_errors))
+}
+
+/// Progress of a scratch-file layout on stderr: one line, updated in place on a terminal
+/// (through `output`: in ASCII where the locale wants it, and no panic when the terminal
+/// hangs up during the layout).
+fn layout_progress() -> impl FnMut(u64, u64) {
+    let tty = std::io::stderr().is_terminal();
+    let mut last_step = None;
+    move |done: u64, total: u64| {
+        if last_step.is_none() {
+            let size = crate::units::format_bytes(total);
+            output::to_stderr(&format!(
+                "laying out the scratch file ({size} of random data)…\n"
+            ));
+        }
+        let step = done * 20 / total.max(1);
+        if tty && last_step != Some(step) {
+            let (done_b, total_b) = (
+                crate::units::format_bytes(done),
+                crate::units::format_bytes(total),
+            );
+            let end = if done == total { "\n" } else { "" };
+            output::to_stderr(&format!("\r  {done_b} of {total_b}{end}"));
+        }
+        last_step = Some(step);
+    }
 }
 
 /// Starts the engine on the prepared target with `settings`.

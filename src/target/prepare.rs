@@ -4,7 +4,6 @@
 //! describe it for the reports. It takes plain values (`TargetRequest`), never the command
 //! line's config.
 
-use std::io::IsTerminal;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -129,28 +128,6 @@ fn claim(target: &mut Target, write: bool) -> Result<Option<std::fs::File>> {
             Ok(None)
         }
         Err(std::fs::TryLockError::Error(_)) => Ok(None),
-    }
-}
-
-/// Progress of a scratch-file layout on stderr: one line, updated in place on a terminal.
-pub fn stderr_progress() -> impl FnMut(u64, u64) {
-    let tty = std::io::stderr().is_terminal();
-    let mut last_step = None;
-    move |done: u64, total: u64| {
-        if last_step.is_none() {
-            eprintln!(
-                "laying out the scratch file ({} of random data)…",
-                format_bytes(total)
-            );
-        }
-        let step = done * 20 / total;
-        if tty && last_step != Some(step) {
-            eprint!("\r  {} of {}", format_bytes(done), format_bytes(total));
-            if done == total {
-                eprintln!();
-            }
-        }
-        last_step = Some(step);
     }
 }
 

@@ -24,6 +24,7 @@ pub fn run(spec: &FleetSpec, _baseline: Option<&Baseline>) -> Result<FleetReport
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let header = crate::render::fleet::short_header(&spec.fleet_config());
     let mut screen = FleetScreen::new(header, Board::new(&spec.hosts), color);
+    screen.ascii = !crate::locale::utf8();
     let (keys_tx, keys) = mpsc::channel();
     let (mut term, guard) = terminal::init()?;
     spawn_input(keys_tx)?;

@@ -33,6 +33,9 @@ const GLOBAL: &[Binding<Global, ()>] = &[
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Overlay {
     Quit,
+    /// Scroll by this many lines (a page: the lines shown).
+    Scroll(isize),
+    Page(isize),
     Close,
 }
 
@@ -43,6 +46,15 @@ const OVERLAY: &[Binding<Overlay, ()>] = &[
             (Key::Ctrl('c'), Overlay::Quit),
         ],
         "quit",
+    ),
+    Binding::always(
+        &[
+            (Key::Code(KeyCode::Up), Overlay::Scroll(-1)),
+            (Key::Code(KeyCode::Down), Overlay::Scroll(1)),
+            (Key::Code(KeyCode::PageUp), Overlay::Page(-1)),
+            (Key::Code(KeyCode::PageDown), Overlay::Page(1)),
+        ],
+        "scroll it",
     ),
     Binding::always(&[(Key::Any, Overlay::Close)], "close it"),
 ];
@@ -141,14 +153,19 @@ impl App {
             None => {}
         }
         if self.help || self.fio.is_some() {
-            return match lookup(OVERLAY, &key, None, &()) {
-                Some(Overlay::Quit) => Action::Quit,
+            let (max, page) = super::ui::overlay_scroll_range(self);
+            let scroll = |by: isize| self.overlay_scroll.saturating_add_signed(by).min(max);
+            match lookup(OVERLAY, &key, None, &()) {
+                Some(Overlay::Quit) => return Action::Quit,
+                Some(Overlay::Scroll(by)) => self.overlay_scroll = scroll(by),
+                Some(Overlay::Page(by)) => self.overlay_scroll = scroll(by * page as isize),
                 _ => {
                     self.help = false;
                     self.fio = None;
-                    Action::None
+                    self.overlay_scroll = 0;
                 }
-            };
+            }
+            return Action::None;
         }
         match &mut self.screen {
             Screen::Picker(p) => picker_key(p, key, &mut self.help),

@@ -64,6 +64,7 @@ pub fn run(config: Config, notice: Option<String>) -> Result<ExitStatus> {
     let mut session = Session::new(config.clone(), tx);
     let mut app = session.first_screen(color);
     app.baseline = baseline.clone();
+    app.ascii = !crate::locale::utf8();
     session.show_notice(&mut app, notice);
     let outcome = event_loop(&mut term, &mut app, &rx, &mut session, &mut || {
         terminal::suspend().map_err(anyhow::Error::from)
@@ -103,7 +104,9 @@ fn finish(
     if let Some(card) = &suite {
         text.push_str(&crate::render::card::card(card));
     }
-    // Not println!: stdout may be gone (SIGHUP), and that must not panic.
+    // Not println!: stdout may be gone (SIGHUP), and that must not panic. In ASCII where
+    // the screen was (the front door told `output` so).
+
     output::print(&text);
     let status = ExitStatus::after_run(report.had_io_errors());
     let result = match (suite, sweep) {
@@ -187,7 +190,11 @@ where
             terminal.backend_mut().clear_region(ClearType::All)?;
             terminal.swap_buffers();
         }
-        terminal.draw(|f| f.render_widget(&*app, f.area()))?;
+        terminal.draw(|f| {
+            // Kept for the keys that scroll an overlay: how far it can go at this size.
+            app.viewport = f.area().as_size();
+            f.render_widget(&*app, f.area());
+        })?;
         Ok::<(), B::Error>(())
     })();
     let Err(e) = drawn else {

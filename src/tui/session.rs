@@ -135,8 +135,8 @@ impl Session {
         }
     }
 
-    /// `e`: the run (or the last sweep) as JSON in the current directory; the status line
-    /// says where, or why not.
+    /// `e`: the run, or the sweep or the card running (as it stands) or last, as JSON in
+    /// the current directory; the status line says where, or why not.
     fn export(&mut self, app: &mut App) {
         let Some(run) = app.run_mut() else {
             return;
@@ -145,15 +145,19 @@ impl Session {
             run.message = Some("nothing to save yet: no snapshot has arrived".into());
             return;
         };
+        let so_far = run.sweeping() || run.suite_running();
         match write_export(Path::new("."), &export, SystemTime::now()) {
             Ok(path) => {
                 run.message = None;
                 let what = match export {
                     Export::Run(_) => "run",
+                    Export::Sweep(_) if so_far => "sweep so far",
                     Export::Sweep(_) => "sweep",
+                    Export::Suite(_) if so_far => "card so far",
                     Export::Suite(_) => "card",
                 };
-                run.notice = Some(format!("saved the {what} to {}", path.display()));
+                let shown = crate::target::shell::quote_path(&path);
+                run.notice = Some(format!("saved the {what} to {shown}"));
             }
             Err(e) => run.message = Some(format!("{e:#}")),
         }

@@ -60,8 +60,10 @@ const FIO: Binding<Cmd, Run> = Binding::always(
     &[(Key::Char('f'), Cmd::Fio)],
     "the fio command line and job file for these settings",
 );
-const HELP: Binding<Cmd, Run> =
-    Binding::always(&[(Key::Char('?'), Cmd::Help)], "this help (any key closes)");
+const HELP: Binding<Cmd, Run> = Binding::always(
+    &[(Key::Char('?'), Cmd::Help)],
+    "this help (arrows and PgUp/PgDn scroll it)",
+);
 
 /// The live view: sliders, graphs, the sweep and suite keys.
 const LIVE: &[Binding<Cmd, Run>] = &[

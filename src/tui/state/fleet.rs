@@ -17,6 +17,8 @@ pub struct FleetScreen {
     pub stopping: bool,
     /// False under NO_COLOR.
     pub color: bool,
+    /// Draw in ASCII: the locale's character set is not UTF-8.
+    pub ascii: bool,
 }
 
 impl FleetScreen {
@@ -27,6 +29,7 @@ impl FleetScreen {
             report: None,
             stopping: false,
             color,
+            ascii: false,
         }
     }
 

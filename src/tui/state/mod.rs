@@ -45,10 +45,16 @@ pub struct App {
     pub help: bool,
     /// False under NO_COLOR: only bold, dim and reverse are used.
     pub color: bool,
-    /// The fio overlay, while shown (any key closes it).
+    /// The fio overlay, while shown (arrows and PgUp/PgDn scroll it, other keys close it).
     pub fio: Option<FioOverlay>,
     /// A saved run or sweep (`--baseline`) drawn dimmed beside this one.
     pub baseline: Option<Baseline>,
+    /// The first line of the help or the fio job shown (↑ ↓ PgUp PgDn scroll them).
+    pub overlay_scroll: usize,
+    /// The terminal's size at the last draw: how far an overlay can scroll.
+    pub viewport: ratatui::layout::Size,
+    /// Draw in ASCII: the locale's character set is not UTF-8 (`locale::utf8`).
+    pub ascii: bool,
 }
 
 impl App {
@@ -60,6 +66,9 @@ impl App {
             color,
             fio: None,
             baseline: None,
+            overlay_scroll: 0,
+            viewport: ratatui::layout::Size::new(80, 24),
+            ascii: false,
         }
     }
 

@@ -44,6 +44,9 @@ impl Widget for &FleetScreen {
             (None, false) => "q stop every host early (each still reports what it did)",
         };
         Paragraph::new(Line::styled(hint, theme.dim())).render(keys, buf);
+        if self.ascii {
+            super::to_ascii(area, buf);
+        }
     }
 }
 

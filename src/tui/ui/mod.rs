@@ -9,8 +9,8 @@
 //!
 //! The sweep view replaces the panes with the sweep's chart, the iops(1)-style table and the
 //! saturation sentence; the suite view puts the card above the live graphs; the write
-//! confirmation, the help and the fio job are drawn over
-//! whatever is underneath.
+//! confirmation, the help and the fio job are drawn over whatever is underneath. Where the
+//! locale is not UTF-8, the finished screen is turned into ASCII cell by cell.
 
 mod fleet;
 mod overlays;
@@ -42,11 +42,34 @@ impl Widget for &App {
             }
             Screen::Run(r) => run::draw_run(r, self.baseline.as_ref(), theme, area, buf),
         }
-        if let Some(f) = &self.fio {
-            overlays::draw_fio(f, theme, area, buf);
+        overlays::draw_overlay(self, theme, area, buf);
+        if self.ascii {
+            to_ascii(area, buf);
         }
-        if self.help {
-            overlays::draw_help(self, theme, area, buf);
+    }
+}
+
+/// How far the help or the fio job can scroll in the terminal the last draw had, and the
+/// lines of a page (for the keys that scroll it).
+pub(crate) fn overlay_scroll_range(app: &App) -> (usize, usize) {
+    overlays::scroll_range(app)
+}
+
+/// Every cell of `area` in ASCII, for a terminal whose locale is not UTF-8: borders,
+/// shades, bars, arrows and signs become their one-character stand-ins (`locale::ascii`),
+/// so the layout stays as drawn.
+fn to_ascii(area: Rect, buf: &mut Buffer) {
+    for y in area.top()..area.bottom() {
+        for x in area.left()..area.right() {
+            let cell = &mut buf[(x, y)];
+            if !cell.symbol().is_ascii() {
+                let c = cell
+                    .symbol()
+                    .chars()
+                    .next()
+                    .map_or(' ', crate::locale::ascii);
+                cell.set_char(c);
+            }
         }
     }
 }
