@@ -192,6 +192,29 @@ fn quitting_mid_suite_prints_and_saves_the_card_so_far() {
         // --json FILE holds it: nothing is kept in the state directory, SIGHUP or not.
         assert!(kept(d).is_empty(), "{how}: {:?}", kept(d));
     }
+    // SIGHUP without --json FILE: the card so far is kept in the state directory.
+    let dir = common::workdir();
+    let d = dir.path();
+    let tmux = pane("front-suite-kept", d, ". --size 32M");
+    tmux.wait_for("the run screen", Duration::from_secs(60), |s| {
+        s.contains("IOPS now")
+    });
+    tmux.keys(&["c"]);
+    tmux.wait_for("the second pass", Duration::from_secs(30), |s| {
+        s.contains("pass 2/3")
+    });
+    kill(&tmux, Signal::SIGHUP);
+    let end = exit_line(&tmux);
+    assert!(end.contains("diskscope-exit=129"), "{end}");
+    let kept = kept(d);
+    assert_eq!(kept.len(), 1, "{end}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&kept[0]).unwrap()).unwrap();
+    assert_eq!(
+        (&v["suite"], &v["interrupted_by"]),
+        (&"standard".into(), &"SIGHUP".into())
+    );
+    assert!(end.contains("SIGHUP: the result is kept in"), "{end}");
 }
 
 /// Quitting while a sweep runs: the steps measured are printed and saved, marked.

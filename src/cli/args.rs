@@ -110,7 +110,7 @@ pub struct OutputArgs {
 
     /// Print a saved result in diskscope's summary form and exit: a run, sweep or fleet
     /// (--json FILE), or fio's JSON output (per host when it has hosts); `last`: the newest
-    /// result kept when a terminal went away (see Files below)
+    /// result kept when a terminal went away (see Files below; a file named last: ./last)
     #[arg(long, value_name = "FILE")]
     pub show: Option<PathBuf>,
 
