@@ -36,6 +36,9 @@ pub mod job;
 pub mod json;
 mod names;
 mod placement;
+pub mod raw;
+pub mod scan;
+mod snapshots;
 pub mod terse;
 
 use std::path::{Path, PathBuf};

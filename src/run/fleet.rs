@@ -9,7 +9,6 @@ use crate::cli::{Config, Output};
 use crate::exit::ExitStatus;
 use crate::fleet::live::Board;
 use crate::fleet::{FleetEvent, FleetReport, FleetSpec};
-use crate::render::baseline::Baseline;
 use crate::render::compare::compare_fleet;
 use crate::render::save::save_fleet;
 use crate::{output, signals};
@@ -18,7 +17,10 @@ use crate::{output, signals};
 pub fn run(config: &Config, tui: bool) -> Result<ExitStatus> {
     signals::install();
     let spec = spec(config).map_err(anyhow::Error::msg)?;
-    let baseline = config.baseline.as_deref().map(Baseline::load).transpose()?;
+    let baseline = config.baseline.clone();
+    if let (Some(line), Output::Text) = (config.baseline_differs(), config.output) {
+        output::print(&(line + "\n"));
+    }
     let stop = || signals::received().is_some();
     let report = if tui {
         crate::tui::fleet::run(&spec, baseline.as_ref())?

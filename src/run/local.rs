@@ -19,8 +19,14 @@ use crate::{headless, output, render, signals};
 /// A run, a sweep or a suite without the TUI: prepare the target, run, print, save.
 pub fn run(config: &Config, mode: &Mode) -> Result<ExitStatus> {
     signals::install();
-    // Read the baseline before laying anything out, so a wrong path fails at once.
-    let baseline = config.baseline.as_deref().map(Baseline::load).transpose()?;
+    // The baseline was read and checked with the arguments; what it measured differently is
+    // said before anything is laid out (on stderr when stdout carries JSON or CSV).
+    let baseline = config.baseline.clone();
+    match (config.baseline_differs(), config.output) {
+        (Some(line), Output::Text) => output::print(&(line + "\n")),
+        (Some(line), Output::Json | Output::Csv) => eprintln!("diskscope: {line}"),
+        _ => {}
+    }
     let prepared = match prepare(&config.target_request(), &mut stderr_progress()) {
         Ok(p) => p,
         // Interrupted while laying out the scratch file: the partial file is gone already.
