@@ -437,12 +437,71 @@ fn fleet_writes_to_devices_and_bad_hosts_are_refused() {
             vec!["--fleet", "h1", "/srv/x", "--show", "a.json"],
             "--show",
         ),
+        (vec!["--fleet", "h1", "/srv/x", "--csv"], "--csv"),
+        (vec!["--fleet", "h1", "/srv/x", "--list"], "--list"),
     ] {
         let out = diskscope(dir.path(), &args);
         let err = stderr(&out);
-        assert!(!out.status.success(), "{args:?}");
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: refused with the arguments"
+        );
         assert!(err.contains(needle), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+/// Flushes the block device holding `path` completed (/sys/dev/block/M:m/stat, field 16).
+fn device_flushes(path: &Path) -> Option<u64> {
+    let dev = std::fs::metadata(path).ok()?.dev();
+    let (major, minor) = (nix::sys::stat::major(dev), nix::sys::stat::minor(dev));
+    let stat = std::fs::read_to_string(format!("/sys/dev/block/{major}:{minor}/stat")).ok()?;
+    stat.split_whitespace().nth(15)?.parse().ok()
+}
+
+/// `--fsync N` on an O_DIRECT fleet reaches every host's fio and the disk (the job once had
+/// no fdatasync there, while --buffered kept it): the flushes the disk completed during the
+/// run are in proportion to the writes fio counted. Other processes' flushes only add; the
+/// bound is half of one per N writes, as the kernel may merge a flush with another's.
+#[test]
+fn fsync_reaches_every_hosts_fio_and_the_disk() {
+    if !fio_installed() {
+        return;
+    }
+    let dir = workdir();
+    let file = target(dir.path(), "disk.img");
+    let _a = Server::start("127.0.0.2", 18809, dir.path());
+    let flushes0 = device_flushes(&file);
+    let (v, out) = fleet_json(
+        dir.path(),
+        &[
+            "--fleet",
+            "127.0.0.2:18809",
+            file.to_str().unwrap(),
+            "--read",
+            "0",
+            "--allow-write",
+            "--fsync",
+            "2",
+            "-T",
+            "2s",
+            "--json",
+        ],
+    );
+    let flushes1 = device_flushes(&file);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let job = v["job_file"].as_str().unwrap();
+    assert!(job.lines().any(|l| l == "direct=1"), "{job}");
+    assert!(job.lines().any(|l| l == "fdatasync=2"), "{job}");
+    let writes = v["aggregate"]["ops"].as_u64().unwrap();
+    assert!(writes > 100, "{v}");
+    if let (Some(f0), Some(f1)) = (flushes0, flushes1) {
+        assert!(
+            (f1 - f0) * 4 >= writes,
+            "{} flushes for {writes} writes with --fsync 2",
+            f1 - f0
+        );
     }
 }
 

@@ -272,8 +272,10 @@ fn output(o: &OutputArgs, target: Option<&Path>) -> Result<(Output, ResultFiles)
     Ok((output, files))
 }
 
-/// A fleet runs one test over each host's whole existing target: the flags it cannot honour
-/// are refused, not dropped without a word.
+/// A fleet runs one test over each host's whole existing target: every flag either reaches
+/// the job every host runs (`fio::job::FioJob::fleet`), is the controller's own (how it
+/// shows, saves and compares the result), or is refused here, never dropped without a word
+/// (`run::fleet`'s test goes through every flag clap knows).
 fn check_fleet(a: &Args) -> Result<(), String> {
     let FleetArgs { fleet: Some(_), .. } = &a.fleet else {
         return Ok(());
@@ -284,6 +286,9 @@ fn check_fleet(a: &Args) -> Result<(), String> {
                     (fio never creates it there)"
                 .into(),
         );
+    }
+    if let Some(t) = &a.target {
+        crate::fleet::check_writes(&t.display().to_string(), a.workload.read)?;
     }
     if a.series.sweep.is_some() {
         return Err("--fleet runs one test, not a --sweep; drop one of them".into());
@@ -307,7 +312,24 @@ fn check_fleet(a: &Args) -> Result<(), String> {
     if let Some(show) = &a.output.show {
         return Err(format!(
             "--show {} prints a saved result and runs nothing; drop --fleet or --show",
-            show.display()
+            crate::units::visible(&show.display().to_string())
+        ));
+    }
+    if a.output.csv.is_some() {
+        return Err(
+            "--csv writes a single run's seconds; a fleet saves its result with --json FILE (each host's seconds are in it); drop --csv"
+                .into(),
+        );
+    }
+    let prints_and_exits = [
+        ("--list", a.other.list),
+        ("--all", a.other.all),
+        ("--completions", a.other.completions.is_some()),
+        ("--man", a.other.man),
+    ];
+    if let Some((flag, _)) = prints_and_exits.iter().find(|(_, given)| *given) {
+        return Err(format!(
+            "{flag} prints something of this machine and exits, and --fleet runs a test on the hosts; drop one of them"
         ));
     }
     Ok(())
