@@ -25,14 +25,16 @@ fn main() -> ExitCode {
     let config = match args.validate() {
         Ok(c) => c,
         Err(msg) => {
-            eprintln!("diskscope: {msg}");
+            eprintln!("diskscope: {}", diskscope::units::one_line(&msg));
             return ExitStatus::BadArguments.into();
         }
     };
     match diskscope::run::run(config) {
         Ok(status) => status.unless_stdout_closed().into(),
         Err(e) => {
-            eprintln!("diskscope: {e:#}");
+            // One line, whatever a path in it holds.
+            let msg = format!("{e:#}");
+            eprintln!("diskscope: {}", diskscope::units::one_line(&msg));
             ExitStatus::Failure.into()
         }
     }

@@ -288,6 +288,7 @@ fn check_fleet(a: &Args) -> Result<(), String> {
         );
     }
     if let Some(t) = &a.target {
+        crate::fio::job::check_fleet_path(t)?;
         crate::fleet::check_writes(&t.display().to_string(), a.workload.read)?;
     }
     if a.series.sweep.is_some() {

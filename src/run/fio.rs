@@ -43,6 +43,12 @@ pub(super) fn local_job(config: &Config, c: &ConfigReport) -> FioJob {
 /// The target as fio will see it: the scratch file it lays out itself, or the device or
 /// file opened read-only to learn its size and block size.
 fn fio_config(config: &Config) -> Result<ConfigReport> {
+    if let Some(p) = config.target.as_deref().filter(|p| p.to_str().is_none()) {
+        anyhow::bail!(
+            "{}: not UTF-8, and a fio job file is text that cannot name it; link it to a plain name (ln -s) and give that",
+            crate::units::visible(&p.to_string_lossy())
+        );
+    }
     let write_allowed = config.allow_write.is_some();
     let facts = match scratch_dir(config.target.as_deref()) {
         Some(d) => {
