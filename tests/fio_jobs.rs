@@ -429,3 +429,45 @@ fn client_server_with_three_jobs_a_host_sums_every_job() {
         }
     }
 }
+
+fn fixture_text(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/fio")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// fio's client/server output with three jobs a host and a snapshot a second (a fixture
+/// made here): each host's seconds, differenced from its summed snapshots, add up to its
+/// total, and the fleet's to the sum of the hosts'.
+#[test]
+fn a_client_servers_seconds_add_up_to_its_totals() {
+    let out = diskscope::fio::json::parse(&fixture_text("clientserver-numjobs.json")).unwrap();
+    assert_eq!(out.snapshots.len(), 6, "three snapshots of two hosts");
+    assert!(out.snapshots.iter().all(|s| s.jobs.len() == 3));
+    let r = diskscope::fleet::results::from_fio(&out, diskscope::fleet::DEFAULT_OUTLIER_PCT);
+    let mut ops = 0;
+    for h in &r.hosts {
+        let total = h.total.unwrap().ops;
+        let secs: u64 = h.intervals.iter().map(|i| i.figures.ops).sum();
+        assert_eq!(secs, total, "{}", h.host);
+        ops += total;
+    }
+    assert_eq!(r.aggregate.ops, ops);
+}
+
+/// A bar per job, clones of one name told apart.
+#[test]
+fn the_chart_draws_a_bar_per_job_and_names_clones_apart() {
+    let svg = diskscope::render::chart::fio_svg(
+        &fixture_text("numjobs.json"),
+        &diskscope::render::chart::Provenance::default(),
+    )
+    .unwrap();
+    for k in 1..=3 {
+        assert!(svg.contains(&format!("fixture #{k}")), "fixture #{k}");
+    }
+    assert!(svg.contains("3 jobs"));
+}

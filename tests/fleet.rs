@@ -615,6 +615,61 @@ fn show_reads_fio_client_server_per_host_with_junk_around() {
     assert!(text.contains("127.0.0.3 failed: fio error 22"), "{text}");
 }
 
+/// fio's output with three jobs of one name, local and client/server with a snapshot a
+/// second (fixtures made by fio 3.33 here): every entry of the last snapshot counts.
+#[test]
+fn show_sums_every_job_of_fios_output() {
+    let dir = workdir();
+    let doc = last_doc("numjobs.json");
+    let jobs = doc["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 3);
+    let sum: u64 = jobs
+        .iter()
+        .map(|j| j["read"]["total_ios"].as_u64().unwrap())
+        .sum();
+    let out = diskscope(
+        dir.path(),
+        &["--show", fixture("numjobs.json").to_str().unwrap()],
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains(&format!("3 jobs together: total over 2.0s: {sum} ops")),
+        "{text}"
+    );
+
+    let doc = last_doc("clientserver-numjobs.json");
+    let stats = doc["client_stats"].as_array().unwrap();
+    let out = diskscope(
+        dir.path(),
+        &[
+            "--show",
+            fixture("clientserver-numjobs.json").to_str().unwrap(),
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("2 hosts, 3 jobs each"), "{text}");
+    let mut total = 0;
+    for host in ["127.0.0.2", "127.0.0.3"] {
+        let mine: Vec<u64> = stats
+            .iter()
+            .filter(|e| e["hostname"] == host && e["jobname"] != "All clients")
+            .map(|e| e["read"]["total_ios"].as_u64().unwrap())
+            .collect();
+        assert_eq!(mine.len(), 9, "three snapshots of three jobs");
+        let last: u64 = mine[6..].iter().sum();
+        let row = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(host))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(
+            row.trim_end().ends_with(&last.to_string()),
+            "{row} vs {last}"
+        );
+        total += last;
+    }
+    assert!(text.contains(&format!("{total} ops")), "{text}");
+}
+
 #[test]
 fn fio_json_is_a_baseline_for_a_run() {
     let dir = workdir();
