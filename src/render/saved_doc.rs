@@ -27,29 +27,6 @@ pub enum Saved {
     Run(SavedRun),
 }
 
-impl Saved {
-    /// What it holds, in words: "a single run", "a sweep of threads" …
-    pub fn describe(&self) -> String {
-        match self {
-            Saved::Fio(out) if out.client_server => {
-                format!("fio's client/server output ({} hosts)", out.hosts().len())
-            }
-            Saved::Fio(out) => {
-                let groups = out.finals().last().map_or(0, |s| s.groups().len());
-                if groups > 1 {
-                    format!("fio's output of {groups} groups run one after another")
-                } else {
-                    "fio's output of one run".into()
-                }
-            }
-            Saved::Fleet(r) => format!("a fleet's result ({} hosts)", r.hosts.len()),
-            Saved::Suite(s) => format!("suite {}'s card", s.suite.0.as_deref().unwrap_or("?")),
-            Saved::Sweep(s) => format!("a sweep of {}", s.dimension.0.as_deref().unwrap_or("?")),
-            Saved::Run(_) => "a single run".into(),
-        }
-    }
-}
-
 /// A saved run's or sweep's `config`: what was measured and how.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
