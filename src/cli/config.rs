@@ -1,6 +1,7 @@
 //! The validated command line: `Config`, built from the raw `Args` by one small converter
 //! per concern — the workload and its buffers, where the output goes, what a fleet cannot
-//! honour, a suite's timing, durability — each refusing with one line that quotes what was
+//! honour, the baseline (read here, and refused when this mode cannot compare with what it
+//! holds), a suite's timing, durability — each refusing with one line that quotes what was
 //! typed and says what would work. The front door hands plain parts of it downward
 //! (`target_request`, `files`, `describe`); nothing below `run` and `tui` sees a `Config`.
 

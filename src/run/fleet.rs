@@ -1,5 +1,5 @@
-//! `--fleet` from the command line: fio found here, the spec checked, the baseline read
-//! before anything runs; then the fleet run headless (a line per state change and per
+//! `--fleet` from the command line: fio found here, the spec checked (the baseline was read
+//! and checked with the arguments; what it measured differently is said first); then the fleet run headless (a line per state change and per
 //! second, then the table) or on the TUI's fleet screen, the result saved with `--json FILE`,
 //! and the exit status: 0 every host finished, 3 some failed, 1 all did.
 

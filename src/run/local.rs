@@ -1,4 +1,5 @@
-//! A run, a sweep or a suite without the TUI: the baseline read first, the target prepared,
+//! A run, a sweep or a suite without the TUI: what the baseline (read with the arguments)
+//! measured differently said first, the target prepared,
 //! the engine started, the result printed as text, JSON or CSV, compared with the baseline
 //! and saved.
 
