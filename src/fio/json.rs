@@ -306,7 +306,7 @@ pub fn parse_scanned(text: &str, found: &Scan) -> Result<FioOutput, String> {
     let (mut marked, mut all_clients) = (Vec::new(), None);
     let mut job_options = None;
     for j in stats {
-        let marker = j.options.as_ref().and_then(OptionList::repeats);
+        let marker = j.options.as_ref().and_then(OptionList::listed);
         if job_options.is_none() && marker.is_some() {
             job_options = j.options.clone();
         }

@@ -141,6 +141,32 @@ fn client_snapshots_are_told_apart_by_the_repeated_options() {
     assert_eq!(out.option("bs"), Some("4096"));
 }
 
+/// Jobs with more options than others (or a key given twice) list more per snapshot: each
+/// job's count is against its own first.
+#[test]
+fn client_snapshots_count_each_jobs_options_against_its_own() {
+    let with = |j: String, opts: &str, round: usize| {
+        let listed = vec![opts; round].join(",");
+        j.replace(
+            "\"error\":0",
+            &format!("\"error\":0,\"job options\":{{{listed}}}"),
+        )
+    };
+    let (a, b) = (r#""rw":"read""#, r#""bs":"4k","bs":"8k","rw":"write""#);
+    let mut entries = Vec::new();
+    for (round, ms) in [(1, 1000), (2, 1100)] {
+        entries.push(with(job(Some("h"), 10, ms, 0, 0), a, round));
+        entries.push(with(
+            job(Some("h"), 10, ms, 0, 0).replace("\"d\"", "\"e\""),
+            b,
+            round,
+        ));
+    }
+    let out = parse(&client_server(&entries)).unwrap();
+    let sizes: Vec<usize> = out.snapshots.iter().map(|s| s.jobs.len()).collect();
+    assert_eq!(sizes, vec![2, 2]);
+}
+
 /// Without options: a second of runtime starts the next snapshot; a lower group does too.
 #[test]
 fn client_snapshots_without_options_follow_runtime_and_groups() {

@@ -158,11 +158,10 @@ impl OptionList {
             .map(|(_, v)| v.as_str())
     }
 
-    /// How many times the first option is listed: the snapshot's number in client/server
-    /// output (see above); `None` for an empty list.
-    pub fn repeats(&self) -> Option<usize> {
-        let first = &self.0.first()?.0;
-        Some(self.0.iter().filter(|(k, _)| k == first).count())
+    /// How many options are listed, every repeat counted: the k-th client/server snapshot
+    /// of a job lists k times as many as its first (see above); `None` for none.
+    pub fn listed(&self) -> Option<usize> {
+        (!self.0.is_empty()).then_some(self.0.len())
     }
 }
 
@@ -306,12 +305,12 @@ mod tests {
         let o: OptionList =
             serde_json::from_str(r#"{"rw":"read","bs":"4k","rw":"read","bs":"8k","x":[1]}"#)
                 .unwrap();
-        assert_eq!(o.repeats(), Some(2));
+        assert_eq!(o.listed(), Some(4));
         assert_eq!(o.get("bs"), Some("8k"));
         assert_eq!(o.get("x"), None);
         let list: OptionList =
             serde_json::from_str(r#"[{"direct":"1"},{"direct":"0","hostname":"b"}]"#).unwrap();
         assert_eq!(list.get("direct"), Some("0"));
-        assert_eq!(OptionList::default().repeats(), None);
+        assert_eq!(OptionList::default().listed(), None);
     }
 }

@@ -10,7 +10,8 @@
 //!
 //! 1. lists its job options more often than the snapshot's first entry did: fio's client
 //!    appends a job's options again at every snapshot (client.c `handle_job_opt`), so the
-//!    k-th snapshot lists them k times — decisive when both entries have options; else
+//!    k-th snapshot of a job lists k times as many as its first (a job's own count, as jobs
+//!    differ in how many options they have) — decisive when both entries have options; else
 //! 2. has a lower `groupid` than the entry before it (thread order is group order), or
 //! 3. is the snapshot's first job again (same name and group) with a runtime at least
 //!    `NEXT_SNAPSHOT_MS` past it: fio's status interval is at least a second (init.c refuses
@@ -21,8 +22,10 @@
 //!
 //! Sums follow fio's `group_reporting` (stat.c `sum_thread_stats`): within a group, I/Os
 //! and bytes add and the runtime is the longest; groups run one after another (`stonewall`),
-//! so their runtimes add. Rates are the sum's I/Os and bytes over its runtime; the mean
-//! latency is weighted by I/Os; percentiles do not add, so a sum's are its worst job's.
+//! so their runtimes add (a `new_group` without `stonewall` runs beside the others, which
+//! fio's JSON does not say: its runtime is counted after theirs). Rates are the sum's I/Os
+//! and bytes over its runtime; the mean latency is weighted by I/Os; percentiles do not
+//! add, so a sum's are its worst job's.
 
 use std::collections::HashMap;
 
@@ -32,7 +35,7 @@ use super::json::{DirStats, FioEntry, PercentileBasis, Snapshot};
 /// shortest status interval (1 s).
 pub const NEXT_SNAPSHOT_MS: u64 = 500;
 
-/// An entry with the number of times its job options were listed (`None`: it had none).
+/// An entry with the number of job options listed with it (`None`: it had none).
 pub type Marked = (FioEntry, Option<usize>);
 
 /// `entries` (fio's order, every host mixed, "All clients" left out) as snapshots: each
@@ -40,8 +43,17 @@ pub type Marked = (FioEntry, Option<usize>);
 pub fn split(entries: Vec<Marked>) -> Vec<Snapshot> {
     let mut out: Vec<(Snapshot, Option<usize>)> = Vec::new();
     let mut open: HashMap<(Option<String>, Option<u16>), usize> = HashMap::new();
-    for (e, marker) in entries {
+    // Each job's count of options in its first snapshot, by host and name: the k-th lists
+    // k times as many (numjobs clones list the same).
+    let mut first_listed: HashMap<(Option<String>, Option<u16>, String), usize> = HashMap::new();
+    for (e, listed) in entries {
         let key = (e.host.clone(), e.port);
+        let marker = listed.and_then(|n| {
+            let first = *first_listed
+                .entry((e.host.clone(), e.port, e.jobname.clone()))
+                .or_insert(n);
+            n.is_multiple_of(first).then_some(n / first)
+        });
         match open.get(&key) {
             Some(&i) if !starts_next(&out[i].0, out[i].1, &e, marker) => out[i].0.jobs.push(e),
             _ => {
