@@ -475,3 +475,33 @@ fn the_chart_draws_a_bar_per_job_and_names_clones_apart() {
     }
     assert!(svg.contains("3 jobs"));
 }
+
+/// Client/server, two stonewalled groups with `group_reporting`, a snapshot a second (a
+/// fixture made here): the second group's entries carry no options, and a lower group
+/// starts each snapshot; a host's total is its last snapshot's two groups, one after the
+/// other.
+#[test]
+fn a_client_servers_groups_are_told_apart_and_added_one_after_the_other() {
+    let text = fixture_text("clientserver-groups.json");
+    let out = diskscope::fio::json::parse(&text).unwrap();
+    assert_eq!(out.snapshots.len(), 8, "four snapshots of two hosts");
+    assert!(out.snapshots.iter().all(|s| s.groups() == vec![0, 1]));
+    assert_eq!(out.summed_by_fio(), Some(2));
+    let doc = docs(&text).pop().unwrap();
+    for f in out.finals() {
+        let host = f.host.as_deref().unwrap();
+        let mine: Vec<&Value> = doc["client_stats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["hostname"] == host && e["jobname"] != "All clients")
+            .collect();
+        let last: u64 = mine[mine.len() - 2..].iter().map(|e| ios(e)).sum();
+        let runtime: u64 = mine[mine.len() - 2..]
+            .iter()
+            .map(|e| e["read"]["runtime"].as_u64().unwrap())
+            .sum();
+        let sum = f.sum();
+        assert_eq!((sum.ios(), sum.runtime_ms), (last, runtime), "{host}");
+    }
+}

@@ -32,11 +32,17 @@ pub fn jobs_word(n: usize) -> String {
 pub fn client_server_header(out: &FioOutput) -> String {
     let finals = out.finals();
     let per_host: Vec<usize> = finals.iter().map(|s| s.jobs.len()).collect();
-    let jobs = match (per_host.iter().min(), per_host.iter().max()) {
+    let mut jobs = match (per_host.iter().min(), per_host.iter().max()) {
         (Some(a), Some(b)) if a == b => format!("{} each", jobs_word(*a)),
         (Some(a), Some(b)) => format!("{a} to {b} jobs each"),
         _ => "no jobs".into(),
     };
+    if let Some(n) = out.summed_by_fio() {
+        jobs = format!(
+            "{} (fio's group_reporting: each a group of {n} jobs summed by fio)",
+            jobs.replace("jobs", "entries").replace("1 job", "1 entry")
+        );
+    }
     let sum = finals.first().map(|s| s.sum());
     format!(
         "{} client/server result, {} hosts, {jobs} (a host's figures are its jobs summed); percentiles are {}{}",
