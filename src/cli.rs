@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use clap::Parser;
 
 pub mod args;
+mod baseline;
 mod config;
 pub(crate) mod docs;
 pub mod values;

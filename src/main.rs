@@ -26,14 +26,15 @@ fn main() -> ExitCode {
     let config = match args.validate() {
         Ok(c) => c,
         Err(msg) => {
-            say(&msg);
+            say(&diskscope::units::one_line(&msg));
             return ExitStatus::BadArguments.into();
         }
     };
     match diskscope::run::run(config) {
         Ok(status) => status.unless_stdout_closed().into(),
         Err(e) => {
-            say(&format!("{e:#}"));
+            // One line, whatever a path in it holds.
+            say(&diskscope::units::one_line(&format!("{e:#}")));
             ExitStatus::Failure.into()
         }
     }

@@ -1,5 +1,6 @@
 //! Units people type and read: sizes ("4k", "64KiB", "1M"), durations ("10s", "2m", "500ms")
-//! and their human formatting (KiB/MiB/GiB, µs/ms/s).
+//! and their human formatting (KiB/MiB/GiB, µs/ms/s); and text such as a path made safe to
+//! show (`visible`).
 //!
 //! Sizes are binary: k, K, KiB and KB all mean 1024 — a disk benchmark is about blocks, and
 //! nobody types "4k" meaning 4000 bytes. Parsing is strict: a value that does not parse is an
@@ -157,9 +158,67 @@ pub fn format_seconds(s: f64) -> String {
     }
 }
 
+/// A message kept on one line: each control character in it (a path's newline, an escape
+/// sequence) written as an escape, `\n`, `\u{1b}`, without quoting the rest.
+pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::new();
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// `text` as shown to a person: unchanged unless it holds a control character or a
+/// bidirectional override, which would break the line, move the cursor or reorder what is
+/// read (a path may hold any of them); then quoted with each escaped (`"a\nb"`, `\u{202e}`),
+/// so what is shown is what is there and cannot be taken for a plain name.
+pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(hidden) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::from('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if hidden(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_shown_escaped() {
+        assert_eq!(visible("/dev/sdb"), "/dev/sdb");
+        assert_eq!(visible(r"C:\x"), r"C:\x");
+        assert_eq!(visible("/a\nb"), r#""/a\nb""#);
+        assert_eq!(visible("/a\u{1b}[31m\"b\\"), r#""/a\u{1b}[31m\"b\\""#);
+        assert_eq!(visible("x\u{202e}gnp.exe"), r#""x\u{202e}gnp.exe""#);
+        assert_eq!(one_line("a: /x\ny: gone"), r"a: /x\ny: gone");
+        assert_eq!(one_line("plain"), "plain");
+    }
 
     #[test]
     fn sizes_parse_with_binary_units() {

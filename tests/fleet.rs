@@ -437,12 +437,71 @@ fn fleet_writes_to_devices_and_bad_hosts_are_refused() {
             vec!["--fleet", "h1", "/srv/x", "--show", "a.json"],
             "--show",
         ),
+        (vec!["--fleet", "h1", "/srv/x", "--csv"], "--csv"),
+        (vec!["--fleet", "h1", "/srv/x", "--list"], "--list"),
     ] {
         let out = diskscope(dir.path(), &args);
         let err = stderr(&out);
-        assert!(!out.status.success(), "{args:?}");
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: refused with the arguments"
+        );
         assert!(err.contains(needle), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+/// Flushes the block device holding `path` completed (/sys/dev/block/M:m/stat, field 16).
+fn device_flushes(path: &Path) -> Option<u64> {
+    let dev = std::fs::metadata(path).ok()?.dev();
+    let (major, minor) = (nix::sys::stat::major(dev), nix::sys::stat::minor(dev));
+    let stat = std::fs::read_to_string(format!("/sys/dev/block/{major}:{minor}/stat")).ok()?;
+    stat.split_whitespace().nth(15)?.parse().ok()
+}
+
+/// `--fsync N` on an O_DIRECT fleet reaches every host's fio and the disk (the job once had
+/// no fdatasync there, while --buffered kept it): the flushes the disk completed during the
+/// run are in proportion to the writes fio counted. Other processes' flushes only add; the
+/// bound is half of one per N writes, as the kernel may merge a flush with another's.
+#[test]
+fn fsync_reaches_every_hosts_fio_and_the_disk() {
+    if !fio_installed() {
+        return;
+    }
+    let dir = workdir();
+    let file = target(dir.path(), "disk.img");
+    let _a = Server::start("127.0.0.2", 18809, dir.path());
+    let flushes0 = device_flushes(&file);
+    let (v, out) = fleet_json(
+        dir.path(),
+        &[
+            "--fleet",
+            "127.0.0.2:18809",
+            file.to_str().unwrap(),
+            "--read",
+            "0",
+            "--allow-write",
+            "--fsync",
+            "2",
+            "-T",
+            "2s",
+            "--json",
+        ],
+    );
+    let flushes1 = device_flushes(&file);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let job = v["job_file"].as_str().unwrap();
+    assert!(job.lines().any(|l| l == "direct=1"), "{job}");
+    assert!(job.lines().any(|l| l == "fdatasync=2"), "{job}");
+    let writes = v["aggregate"]["ops"].as_u64().unwrap();
+    assert!(writes > 100, "{v}");
+    if let (Some(f0), Some(f1)) = (flushes0, flushes1) {
+        assert!(
+            (f1 - f0) * 4 >= writes,
+            "{} flushes for {writes} writes with --fsync 2",
+            f1 - f0
+        );
     }
 }
 
@@ -554,6 +613,61 @@ fn show_reads_fio_client_server_per_host_with_junk_around() {
     let text = String::from_utf8_lossy(&failed.stdout).into_owned();
     assert!(failed.status.success(), "{}", stderr(&failed));
     assert!(text.contains("127.0.0.3 failed: fio error 22"), "{text}");
+}
+
+/// fio's output with three jobs of one name, local and client/server with a snapshot a
+/// second (fixtures made by fio 3.33 here): every entry of the last snapshot counts.
+#[test]
+fn show_sums_every_job_of_fios_output() {
+    let dir = workdir();
+    let doc = last_doc("numjobs.json");
+    let jobs = doc["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 3);
+    let sum: u64 = jobs
+        .iter()
+        .map(|j| j["read"]["total_ios"].as_u64().unwrap())
+        .sum();
+    let out = diskscope(
+        dir.path(),
+        &["--show", fixture("numjobs.json").to_str().unwrap()],
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains(&format!("3 jobs together: total over 2.0s: {sum} ops")),
+        "{text}"
+    );
+
+    let doc = last_doc("clientserver-numjobs.json");
+    let stats = doc["client_stats"].as_array().unwrap();
+    let out = diskscope(
+        dir.path(),
+        &[
+            "--show",
+            fixture("clientserver-numjobs.json").to_str().unwrap(),
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("2 hosts, 3 jobs each"), "{text}");
+    let mut total = 0;
+    for host in ["127.0.0.2", "127.0.0.3"] {
+        let mine: Vec<u64> = stats
+            .iter()
+            .filter(|e| e["hostname"] == host && e["jobname"] != "All clients")
+            .map(|e| e["read"]["total_ios"].as_u64().unwrap())
+            .collect();
+        assert_eq!(mine.len(), 9, "three snapshots of three jobs");
+        let last: u64 = mine[6..].iter().sum();
+        let row = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(host))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(
+            row.trim_end().ends_with(&last.to_string()),
+            "{row} vs {last}"
+        );
+        total += last;
+    }
+    assert!(text.contains(&format!("{total} ops")), "{text}");
 }
 
 #[test]

@@ -232,7 +232,7 @@ fn a_saved_run_is_a_baseline_for_the_next_one() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("vs baseline before.json: IOPS"), "{text}");
     let bad = diskscope(dir.path(), &["--size", "8M", "--baseline", "nope.json"]);
-    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(bad.status.code(), Some(2), "refused with the arguments");
     assert!(stderr(&bad).contains("nope.json"));
 }
 

@@ -155,7 +155,7 @@ fn baselines_must_be_regular_files_of_sane_size() {
             start.elapsed() < Duration::from_secs(10),
             "{path} took long"
         );
-        refused(d, &out, 1, &[path, needle]);
+        refused(d, &out, 2, &[path, needle]);
     }
 }
 
@@ -247,7 +247,7 @@ fn a_named_pipe_as_baseline_is_refused_at_once() {
         start.elapsed() < Duration::from_secs(10),
         "waited for a writer"
     );
-    refused(dir.path(), &out, 1, &["pipe", "a named pipe"]);
+    refused(dir.path(), &out, 2, &["pipe", "a named pipe"]);
 }
 
 #[test]

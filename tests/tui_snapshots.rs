@@ -739,6 +739,7 @@ fn sweep_baseline() -> Baseline {
                 )
             })
             .collect(),
+        conditions: Default::default(),
     }
 }
 
@@ -836,6 +837,8 @@ fn run_screen_shows_a_run_baseline() {
             p50_ns: 61_000.0,
             p99_ns: 180_000.0,
         },
+        conditions: Default::default(),
+        holds: "a single run".into(),
     });
     let text = screen_text(&draw(&app, 120, 40));
     assert!(text.contains("baseline 52.1k"), "{text}");

@@ -1,6 +1,7 @@
 //! The validated command line: `Config`, built from the raw `Args` by one small converter
 //! per concern — the workload and its buffers, where the output goes, what a fleet cannot
-//! honour, a suite's timing, durability — each refusing with one line that quotes what was
+//! honour, the baseline (read here, and refused when this mode cannot compare with what it
+//! holds), a suite's timing, durability — each refusing with one line that quotes what was
 //! typed and says what would work. The front door hands plain parts of it downward
 //! (`target_request`, `files`, `describe`); nothing below `run` and `tui` sees a `Config`.
 
@@ -13,6 +14,7 @@ use super::args::{FleetArgs, SeriesArgs, WorkloadArgs};
 use crate::fleet::hosts::Host;
 use crate::model::{ConfigReport, Durability};
 use crate::render::ResultFiles;
+use crate::render::baseline::Baseline;
 use crate::result_file::{self, Kind};
 use crate::settings::{IoEngine, Settings};
 use crate::suite::{SuiteName, Timing};
@@ -57,7 +59,8 @@ pub struct Config {
     pub suite: Option<SuiteName>,
     /// `--passes`, `-T` and `--pause` for the suite (the TUI's `c` uses them too).
     pub suite_timing: Timing,
-    pub baseline: Option<PathBuf>,
+    /// `--baseline FILE`, read and checked against this mode before anything runs.
+    pub baseline: Option<Baseline>,
     /// `--fleet HOSTS`: run on these hosts through fio's client/server mode.
     pub fleet: Option<Vec<Host>>,
     /// `--outlier-pct`: the share below the fleet's median that flags a host.
@@ -112,6 +115,7 @@ impl Args {
         check_buffers(settings, self.series.sweep.as_ref())?;
         check_fleet(&self)?;
         check_series(&self.series, &self.workload)?;
+        let baseline = super::baseline::check_baseline(&self)?;
         let w = self.workload;
         Ok(Config {
             target: self.target,
@@ -128,7 +132,7 @@ impl Args {
             suite_timing: suite_timing(&self.series, w.time),
             sweep: self.series.sweep,
             suite: self.series.suite,
-            baseline: self.output.baseline,
+            baseline,
             fleet: self.fleet.fleet.map(|l| l.0),
             outlier_pct: self.fleet.outlier_pct,
             show: self.output.show,
@@ -269,8 +273,10 @@ fn check_apart(a: &Args, outputs: &[(&str, Option<&Path>)]) -> Result<(), String
     Ok(())
 }
 
-/// A fleet runs one test over each host's whole existing target: the flags it cannot honour
-/// are refused, not dropped without a word.
+/// A fleet runs one test over each host's whole existing target: every flag either reaches
+/// the job every host runs (`fio::job::FioJob::fleet`), is the controller's own (how it
+/// shows, saves and compares the result), or is refused here, never dropped without a word
+/// (`run::fleet`'s test goes through every flag clap knows).
 fn check_fleet(a: &Args) -> Result<(), String> {
     let FleetArgs { fleet: Some(_), .. } = &a.fleet else {
         return Ok(());
@@ -281,6 +287,10 @@ fn check_fleet(a: &Args) -> Result<(), String> {
                     (fio never creates it there)"
                 .into(),
         );
+    }
+    if let Some(t) = &a.target {
+        crate::fio::job::check_fleet_path(t)?;
+        crate::fleet::check_writes(&t.display().to_string(), a.workload.read)?;
     }
     if a.series.sweep.is_some() {
         return Err("--fleet runs one test, not a --sweep; drop one of them".into());
@@ -305,6 +315,23 @@ fn check_fleet(a: &Args) -> Result<(), String> {
         return Err(format!(
             "--show {} prints a saved result and runs nothing; drop --fleet or --show",
             crate::target::shell::quote_path(show)
+        ));
+    }
+    if a.output.csv.is_some() {
+        return Err(
+            "--csv writes a single run's seconds; a fleet saves its result with --json FILE (each host's seconds are in it); drop --csv"
+                .into(),
+        );
+    }
+    let prints_and_exits = [
+        ("--list", a.other.list),
+        ("--all", a.other.all),
+        ("--completions", a.other.completions.is_some()),
+        ("--man", a.other.man),
+    ];
+    if let Some((flag, _)) = prints_and_exits.iter().find(|(_, given)| *given) {
+        return Err(format!(
+            "{flag} prints something of this machine and exits, and --fleet runs a test on the hosts; drop one of them"
         ));
     }
     Ok(())

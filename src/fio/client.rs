@@ -362,6 +362,8 @@ mod tests {
             write: DirStats::default(),
             runtime_ms,
             basis: PercentileBasis::Lat,
+            group: 0,
+            job_count: 1,
         }
     }
 

@@ -83,12 +83,7 @@ impl FioJob {
     /// file — a missing target fails on its host instead. Percentiles are total latency
     /// (`lat_percentiles=1`), diskscope's basis. A path fio cannot name is refused.
     pub fn fleet(c: &ConfigReport) -> Result<FioJob, String> {
-        if let Some(why) = fio_cannot_name(&c.target.path) {
-            return Err(format!(
-                "{}: fio cannot take this path ({why}); link it on the hosts to a plain name",
-                c.target.path
-            ));
-        }
+        check_fleet_path(std::path::Path::new(&c.target.path))?;
         let runtime = Duration::from_secs_f64(c.duration_s.unwrap_or(60.0).max(0.001));
         let mut job = FioJob::new(c, runtime);
         job.span = Span::Whole;
@@ -197,7 +192,8 @@ impl FioJob {
             None => (escape_colons(&path), None),
             Some(why) => {
                 notes.push(format!(
-                    "fio cannot name {path:?} ({why}); link it first: ln -sfn {} {LINK}",
+                    "fio cannot name {} ({why}); link it first: ln -sfn {} {LINK}",
+                    crate::units::visible(&path),
                     shell_quote(&path)
                 ));
                 (LINK.to_string(), Some(path.clone()))
@@ -347,6 +343,25 @@ impl FioJob {
             Some(p) => format!("ln -sfn {} {LINK} && {fio}", shell_quote(p)),
             None => fio,
         }
+    }
+}
+
+/// Whether a fleet's job can name `path` on every host as it is: fio takes no file name
+/// with a control character, a comment sign or blanks at its ends, and a job file is text,
+/// so a name that is not UTF-8 cannot be written into one. The refusal names the path as
+/// shown (`units::visible`) and says what to do.
+pub fn check_fleet_path(path: &std::path::Path) -> Result<(), String> {
+    let shown = crate::units::visible(&path.to_string_lossy()).into_owned();
+    let Some(text) = path.to_str() else {
+        return Err(format!(
+            "{shown}: not UTF-8, and a fio job file is text that cannot name it; link it on the hosts to a plain name"
+        ));
+    };
+    match fio_cannot_name(text) {
+        Some(why) => Err(format!(
+            "{shown}: fio cannot take this path ({why}); link it on the hosts to a plain name"
+        )),
+        None => Ok(()),
     }
 }
 

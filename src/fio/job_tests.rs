@@ -179,6 +179,34 @@ fn file_names_are_escaped_for_fio_and_quoted_for_the_shell() {
     assert_eq!(shell_quote("--bs=4096"), "--bs=4096");
 }
 
+/// A control character in a name would end the job file's comment and the command line it
+/// stands in: the shell quoting names it on one line ($'…'), and the note shows it escaped.
+#[test]
+fn control_characters_stay_on_one_line() {
+    assert_eq!(shell_quote("/a\nb"), r"$'/a\nb'");
+    assert_eq!(shell_quote("/a\tb's"), r"$'/a\tb\'s'");
+    assert_eq!(shell_quote("/a\u{1b}\\b"), r"$'/a\x1b\\b'");
+    assert_eq!(shell_quote("/a\u{85}b"), r"$'/a\xc2\x85b'");
+    for bad in ["/data/a\nb", "/data/a\rb", "/data/\u{1b}[2J"] {
+        let c = at(bad, config(1, 100, 100));
+        let (job, cmd) = (job_file(&c), command_line(&c));
+        assert_eq!(job.lines().next().unwrap().chars().next(), Some('#'));
+        for text in [&job, &cmd] {
+            assert!(
+                !text.chars().any(|ch| ch.is_control() && ch != '\n'),
+                "{bad:?}: {text:?}"
+            );
+        }
+        assert_eq!(cmd.lines().count(), 1, "{cmd}");
+        assert!(has(&job, &format!("filename={LINK}")), "{job}");
+    }
+    let refused = FioJob::fleet(&at("/data/a\nb", config(1, 100, 100))).unwrap_err();
+    assert!(
+        refused.starts_with(r#""/data/a\nb": fio cannot take this path"#),
+        "{refused}"
+    );
+}
+
 #[test]
 fn a_sweep_is_one_stonewalled_group_per_step_with_the_ramp() {
     let spec = SweepSpec::parse("threads=1,2,4").unwrap();

@@ -1,15 +1,24 @@
 //! fio's own results read as data: `--output-format=json` or `json+`, from a local run
 //! (`jobs`) or a client/server run (`client_stats`, one entry per host and job, with
 //! `hostname` and `port`, and fio's "All clients" sum). fio's output is not always one clean
-//! document (`fio`'s quirks): `documents` finds every JSON object in such text and skips
-//! the rest; `parse` turns them into `FioEntry`s in the order fio wrote them.
+//! document (`fio`'s quirks): `scan` finds every JSON object in such text and skips the
+//! rest; `parse` reads the fio documents among them into typed structs (`raw`) that keep only
+//! what is read, and groups their entries into `Snapshot`s (`snapshots`): every job of one
+//! host at one moment. A job is an entry, never a name: `numjobs=3` without
+//! `group_reporting` is three entries named alike, and all three count.
 //!
 //! Every figure is cumulative, as fio reports it; differencing snapshots into intervals is
 //! the fleet's job (`fleet::results`), never done here. `FioEntry` is also what the terse
 //! reader (`terse`) produces, so both formats reach the same results code.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 use serde_json::Value;
+
+use super::raw::{self, OptionList};
+use super::scan::{self, Scan};
+use super::snapshots;
 
 /// fio's name for its sum over the hosts of a client/server run.
 pub const ALL_CLIENTS: &str = "All clients";
@@ -41,7 +50,7 @@ pub enum PercentileBasis {
     Clat,
 }
 
-/// One job of one host at one moment.
+/// One job of one host at one moment, or (`job_count` above 1) several summed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FioEntry {
     /// The host of a client/server run; `None` for a local one.
@@ -56,6 +65,10 @@ pub struct FioEntry {
     /// over), else `job_runtime`.
     pub runtime_ms: u64,
     pub basis: PercentileBasis,
+    /// fio's `groupid`: jobs of one group run together; a `stonewall` starts the next.
+    pub group: u64,
+    /// The jobs this entry stands for: 1, or how many a sum added up.
+    pub job_count: usize,
 }
 
 impl FioEntry {
@@ -101,78 +114,138 @@ fn max_opt(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     }
 }
 
-/// What a file of fio output held.
+/// Every job of one host (`None`: a local run) at one moment, in fio's order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Snapshot {
+    pub host: Option<String>,
+    pub port: Option<u16>,
+    pub jobs: Vec<FioEntry>,
+}
+
+impl Snapshot {
+    /// The jobs summed as fio's `group_reporting` would (`snapshots::sum`).
+    pub fn sum(&self) -> FioEntry {
+        snapshots::sum(&self.jobs).unwrap_or_else(|| FioEntry {
+            host: self.host.clone(),
+            port: self.port,
+            jobname: String::new(),
+            error: 0,
+            read: DirStats::default(),
+            write: DirStats::default(),
+            runtime_ms: 0,
+            basis: PercentileBasis::Clat,
+            group: 0,
+            job_count: 0,
+        })
+    }
+
+    /// Its groups' ids, in order: one for jobs that ran together, more for `stonewall`s.
+    pub fn groups(&self) -> Vec<u64> {
+        let mut out: Vec<u64> = Vec::new();
+        for j in &self.jobs {
+            if !out.contains(&j.group) {
+                out.push(j.group);
+            }
+        }
+        out
+    }
+
+    /// The jobs of group `g`.
+    pub fn group(&self, g: u64) -> Snapshot {
+        Snapshot {
+            host: self.host.clone(),
+            port: self.port,
+            jobs: self.jobs.iter().filter(|j| j.group == g).cloned().collect(),
+        }
+    }
+}
+
+/// What a file of fio output held.
+#[derive(Debug, Clone, PartialEq)]
 pub struct FioOutput {
     /// "fio-3.33".
     pub version: String,
     /// A client/server run (`client_stats`), with hosts.
     pub client_server: bool,
-    /// Every entry, in fio's order (cumulative snapshots repeat a job).
-    pub entries: Vec<FioEntry>,
+    /// Every snapshot, each host's in order (a local status-interval run repeats its jobs
+    /// once per interval; the last of a host is its final result).
+    pub snapshots: Vec<Snapshot>,
+    /// fio's own "All clients" entry: with `--status-interval` it sums only the first
+    /// snapshot of each host (`fio`'s quirks), so it is kept for comparison, not used.
+    pub all_clients: Option<FioEntry>,
+    /// The options fio printed: the global ones, then the first job's (later ones win).
+    pub options: OptionList,
 }
 
 impl FioOutput {
-    /// The last (final) entry of every job of every host, in first-seen order; fio's "All
-    /// clients" left out.
-    pub fn finals(&self) -> Vec<&FioEntry> {
-        let mut out: Vec<&FioEntry> = Vec::new();
-        for e in self.entries.iter().filter(|e| !e.is_all_clients()) {
-            match out
-                .iter_mut()
-                .find(|o| o.host == e.host && o.port == e.port && o.jobname == e.jobname)
-            {
-                Some(slot) => *slot = e,
-                None => out.push(e),
+    /// The last (final) snapshot of every host, in first-seen order.
+    pub fn finals(&self) -> Vec<&Snapshot> {
+        let mut at: HashMap<(Option<&str>, Option<u16>), usize> = HashMap::new();
+        let mut out: Vec<&Snapshot> = Vec::new();
+        for s in &self.snapshots {
+            match at.get(&(s.host.as_deref(), s.port)) {
+                Some(&i) => out[i] = s,
+                None => {
+                    at.insert((s.host.as_deref(), s.port), out.len());
+                    out.push(s);
+                }
             }
         }
         out
+    }
+
+    /// Every job of the final snapshots, in order.
+    pub fn final_jobs(&self) -> Vec<&FioEntry> {
+        self.finals().into_iter().flat_map(|s| &s.jobs).collect()
     }
 
     /// The hosts of a client/server run, in first-seen order.
     pub fn hosts(&self) -> Vec<(String, Option<u16>)> {
-        let mut out: Vec<(String, Option<u16>)> = Vec::new();
-        for e in self.finals() {
-            if let Some(h) = &e.host
-                && !out.iter().any(|(n, p)| n == h && *p == e.port)
-            {
-                out.push((h.clone(), e.port));
-            }
-        }
-        out
+        self.finals()
+            .into_iter()
+            .filter_map(|s| Some((s.host.clone()?, s.port)))
+            .collect()
     }
-}
 
-/// Every top-level JSON object in `text`, skipping whatever is around and between them
-/// (error lines, ETA lines, a second document).
-pub fn documents(text: &str) -> Vec<Value> {
-    scan(text).0
-}
-
-/// `documents`, and whether the text ends inside an object that never closes (a file cut
-/// short, or one still being written). Everything after such an object's `{` is inside it,
-/// so the scan stops there rather than taking a fragment of it for a document.
-pub fn scan(text: &str) -> (Vec<Value>, bool) {
-    let mut out = Vec::new();
-    let mut at = 0;
-    while let Some(rel) = text[at..].find('{') {
-        let start = at + rel;
-        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
-        match stream.next() {
-            Some(Ok(v @ Value::Object(_))) => {
-                out.push(v);
-                at = start + stream.byte_offset();
-            }
-            Some(Err(e)) if e.is_eof() => return (out, true),
-            _ => at = start + 1,
-        }
+    /// The snapshots of one host (`None`: a local run), in order.
+    pub fn snapshots_of(&self, host: Option<&str>, port: Option<u16>) -> Vec<&Snapshot> {
+        self.snapshots
+            .iter()
+            .filter(|s| s.host.as_deref() == host && s.port == port)
+            .collect()
     }
-    (out, false)
+
+    /// The option fio printed for `key`: the first job's, else the global one. fio prints
+    /// no option set without a value (`thread`, `group_reporting`, `time_based`).
+    pub fn option(&self, key: &str) -> Option<&str> {
+        self.options.get(key)
+    }
+
+    /// The jobs one entry stands for when fio summed them itself (`group_reporting`, which
+    /// fio does not print among the options): the first job's `numjobs` when its final
+    /// snapshot has fewer entries of its name; `None` when every job is an entry.
+    pub fn summed_by_fio(&self) -> Option<usize> {
+        let numjobs: usize = self.option("numjobs")?.trim().parse().ok()?;
+        let first = self.finals().into_iter().next()?;
+        let name = &first.jobs.first()?.jobname;
+        let entries = first.jobs.iter().filter(|j| &j.jobname == name).count();
+        (numjobs > entries).then_some(numjobs)
+    }
 }
 
 /// The words for a file whose JSON never closes.
 pub const CUT_SHORT: &str =
     "its JSON ends before it closes: the file was cut short (or is still being written)";
+
+/// Every top-level JSON object in `text` as a `Value`, skipping whatever is around and
+/// between them (for readers of fields `parse` does not keep: the charts' options and bins).
+pub fn documents(text: &str) -> Vec<Value> {
+    scan::scan(text)
+        .objects
+        .iter()
+        .filter_map(|o| scan::parse(text, &o.span).ok())
+        .collect()
+}
 
 /// Whether `v` is a document fio wrote.
 pub fn is_fio(v: &Value) -> bool {
@@ -181,50 +254,94 @@ pub fn is_fio(v: &Value) -> bool {
 
 /// fio's results in `text`; an error says what is missing.
 pub fn parse(text: &str) -> Result<FioOutput, String> {
-    let docs: Vec<Value> = documents(text).into_iter().filter(is_fio).collect();
-    let Some(last) = docs.last() else {
+    parse_scanned(text, &scan::scan(text))
+}
+
+/// fio's results in `text`, whose objects `found` lists (so a caller that scanned the text
+/// to learn what it holds does not scan it again). Each document is read on its own, into
+/// typed structs that keep only what is read.
+pub fn parse_scanned(text: &str, found: &Scan) -> Result<FioOutput, String> {
+    let spans: Vec<_> = found
+        .objects
+        .iter()
+        .filter(|o| o.keys.is_some_and(|k| k.is_fio()))
+        .map(|o| o.span.clone())
+        .collect();
+    if spans.is_empty() {
         return Err("no fio JSON result in it (fio --output-format=json writes one)".into());
+    }
+    let mut snapshots = Vec::new();
+    let mut last = raw::Doc::default();
+    for span in &spans {
+        last = scan::parse(text, span).map_err(|e| format!("fio's JSON, but {e}"))?;
+        // Local: one whole document per status interval, each a snapshot.
+        if let Some(jobs) = last.jobs.take() {
+            let mut jobs = jobs.into_iter();
+            let first = jobs.next();
+            if let Some(o) = first.as_ref().and_then(|j| j.options.as_ref()) {
+                last.global.0.extend(o.0.iter().cloned());
+            }
+            let jobs: Vec<FioEntry> = first.into_iter().chain(jobs).filter_map(entry).collect();
+            if !jobs.is_empty() {
+                snapshots.push(Snapshot {
+                    host: None,
+                    port: None,
+                    jobs,
+                });
+            }
+        }
+    }
+    let version = last.version.0.unwrap_or_else(|| "fio".into());
+    let mut options = last.global;
+    let Some(stats) = last.client_stats else {
+        return Ok(FioOutput {
+            version,
+            client_server: false,
+            snapshots,
+            all_clients: None,
+            options,
+        });
     };
-    let version = last["fio version"].as_str().unwrap_or("fio").to_string();
-    let client_server = last["client_stats"].is_array();
-    let entries = if client_server {
-        // One document holds every snapshot of every host.
-        last["client_stats"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(entry)
-            .collect()
-    } else {
-        // Local: one whole document per status interval; the jobs of each, in order.
-        docs.iter()
-            .flat_map(|d| d["jobs"].as_array().cloned().unwrap_or_default())
-            .filter_map(|j| entry(&j))
-            .collect()
-    };
+    // Client/server: the last document holds every snapshot of every host.
+    let (mut marked, mut all_clients) = (Vec::new(), None);
+    let mut job_options = None;
+    for j in stats {
+        let marker = j.options.as_ref().and_then(OptionList::listed);
+        if job_options.is_none() && marker.is_some() {
+            job_options = j.options.clone();
+        }
+        match entry(j) {
+            Some(e) if e.is_all_clients() => all_clients = Some(e),
+            Some(e) => marked.push((e, marker)),
+            None => {}
+        }
+    }
+    options.0.extend(job_options.into_iter().flat_map(|o| o.0));
     Ok(FioOutput {
         version,
-        client_server,
-        entries,
+        client_server: true,
+        snapshots: snapshots::split(marked),
+        all_clients,
+        options,
     })
 }
 
-/// One `jobs` or `client_stats` element.
-fn entry(j: &Value) -> Option<FioEntry> {
-    let jobname = j["jobname"].as_str()?.to_string();
-    let (read, rb) = dir(&j["read"]);
-    let (write, wb) = dir(&j["write"]);
+/// One `jobs` or `client_stats` element; `None` without a job name.
+fn entry(j: raw::Job) -> Option<FioEntry> {
+    let jobname = j.jobname.0?;
+    let (read, rb) = dir(&j.read);
+    let (write, wb) = dir(&j.write);
     // The directions' runtime, the one fio's own `iops` and `bw` are over (`job_runtime`
     // can be a millisecond shorter: rates over it disagreed with fio's by 0.1%).
     let runtime_ms = Some(read.runtime_ms.max(write.runtime_ms))
         .filter(|&ms| ms > 0)
-        .or(j["job_runtime"].as_u64())
+        .or(j.job_runtime.u64())
         .unwrap_or(0);
     Some(FioEntry {
-        host: j["hostname"].as_str().map(str::to_string),
-        port: j["port"].as_u64().and_then(|p| u16::try_from(p).ok()),
+        host: j.hostname.0,
+        port: j.port.u64().and_then(|p| u16::try_from(p).ok()),
         jobname,
-        error: j["error"].as_i64().unwrap_or(0),
+        error: j.error.i64().unwrap_or(0),
         read,
         write,
         runtime_ms,
@@ -233,125 +350,41 @@ fn entry(j: &Value) -> Option<FioEntry> {
         } else {
             PercentileBasis::Clat
         },
+        group: j.groupid.u64().unwrap_or(0),
+        job_count: 1,
     })
 }
 
 /// A direction's figures: total latency's percentiles when fio kept them, else
 /// completion latency's (and which).
-fn dir(d: &Value) -> (DirStats, PercentileBasis) {
-    let pct = |key: &str, p: &str| d[key]["percentile"][p].as_f64();
-    let (basis, key) = if d["lat_ns"]["percentile"].is_object() {
-        (PercentileBasis::Lat, "lat_ns")
-    } else {
-        (PercentileBasis::Clat, "clat_ns")
+fn dir(d: &raw::Dir) -> (DirStats, PercentileBasis) {
+    let (basis, pct) = match &d.lat_ns.percentile {
+        Some(p) => (PercentileBasis::Lat, Some(p)),
+        None => (PercentileBasis::Clat, d.clat_ns.percentile.as_ref()),
     };
-    let f = |k: &str| d[k].as_f64().unwrap_or(0.0);
-    let u = |k: &str| d[k].as_u64().unwrap_or(0);
+    let u = |n: raw::Lenient| n.u64().unwrap_or(0);
     let stats = DirStats {
-        io_bytes: u("io_bytes"),
-        ios: u("total_ios"),
-        short_ios: u("short_ios"),
-        runtime_ms: u("runtime"),
-        iops: f("iops"),
-        bw_bytes_per_s: d["bw_bytes"].as_f64().unwrap_or_else(|| f("bw") * 1024.0),
-        lat_mean_ns: d["lat_ns"]["mean"]
-            .as_f64()
-            .or_else(|| d["lat_us"]["mean"].as_f64().map(|v| v * 1e3))
+        io_bytes: u(d.io_bytes),
+        ios: u(d.total_ios),
+        short_ios: u(d.short_ios),
+        runtime_ms: u(d.runtime),
+        iops: d.iops.f64().unwrap_or(0.0),
+        bw_bytes_per_s: d
+            .bw_bytes
+            .f64()
+            .unwrap_or_else(|| d.bw.f64().unwrap_or(0.0) * 1024.0),
+        lat_mean_ns: d
+            .lat_ns
+            .mean
+            .f64()
+            .or_else(|| d.lat_us.mean.f64().map(|v| v * 1e3))
             .unwrap_or(0.0),
-        lat_p50_ns: pct(key, "50.000000"),
-        lat_p99_ns: pct(key, "99.000000"),
+        lat_p50_ns: pct.and_then(|p| p.p50.f64()),
+        lat_p99_ns: pct.and_then(|p| p.p99.f64()),
     };
     (stats, basis)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const JOB: &str = r#"{"jobname":"d","error":0,"job_runtime":1000,
-        "read":{"io_bytes":8192,"total_ios":2,"runtime":1000,"iops":2.0,"bw_bytes":8192,
-                "lat_ns":{"mean":500.0},"clat_ns":{"mean":400.0,"percentile":{"50.000000":300,"99.000000":900}}},
-        "write":{"io_bytes":0,"total_ios":0,"runtime":0,"iops":0,"bw_bytes":0,"lat_ns":{"mean":0}}}"#;
-
-    #[test]
-    fn junk_around_and_between_documents_is_skipped() {
-        let doc = format!(r#"{{"fio version":"fio-3.33","jobs":[{JOB}]}}"#);
-        let text = format!("fio: some error {{oops\n{doc}\nJobs: 1\n{doc}\ntrailing");
-        assert_eq!(documents(&text).len(), 2);
-        let out = parse(&text).unwrap();
-        assert!(!out.client_server);
-        assert_eq!(out.entries.len(), 2);
-        assert_eq!(out.finals().len(), 1);
-        let e = out.finals()[0];
-        assert_eq!((e.ios(), e.io_bytes(), e.runtime_ms), (2, 8192, 1000));
-        assert_eq!(e.basis, PercentileBasis::Clat);
-        assert_eq!(e.lat_p99_ns(), Some(900.0));
-        assert_eq!(e.lat_mean_ns(), 500.0);
-    }
-
-    #[test]
-    fn client_stats_keep_hosts_and_leave_all_clients_out_of_finals() {
-        let host = |h: &str, ios: u64| {
-            JOB.replace(
-                "\"jobname\":\"d\"",
-                &format!("\"jobname\":\"d\",\"hostname\":\"{h}\",\"port\":8765"),
-            )
-            .replace("\"total_ios\":2", &format!("\"total_ios\":{ios}"))
-        };
-        let all = JOB.replace("\"jobname\":\"d\"", "\"jobname\":\"All clients\"");
-        let text = format!(
-            r#"<vm> noise
-{{"fio version":"fio-3.33","client_stats":[{},{},{all},{}]}}"#,
-            host("a", 1),
-            host("b", 5),
-            host("a", 7)
-        );
-        let out = parse(&text).unwrap();
-        assert!(out.client_server);
-        let finals = out.finals();
-        assert_eq!(finals.len(), 2);
-        assert_eq!(finals[0].host.as_deref(), Some("a"));
-        assert_eq!(finals[0].ios(), 7);
-        assert_eq!(out.hosts().len(), 2);
-    }
-
-    /// fio 3.33 wrote job_runtime 1000 and a read runtime of 1001 ms for 9104 reads, and
-    /// iops 9094.9: the rate from the entry is fio's.
-    #[test]
-    fn rates_are_over_the_runtime_fio_used() {
-        let job = JOB.replace(
-            "\"total_ios\":2,\"runtime\":1000,\"iops\":2.0",
-            "\"total_ios\":9104,\"runtime\":1001,\"iops\":9094.905095",
-        );
-        let out = parse(&format!(r#"{{"fio version":"fio-3.33","jobs":[{job}]}}"#)).unwrap();
-        let e = out.finals()[0];
-        assert_eq!(e.runtime_ms, 1001);
-        let rate = e.ios() as f64 * 1e3 / e.runtime_ms as f64;
-        assert!(
-            (rate / e.iops() - 1.0).abs() < 1e-9,
-            "{rate} vs fio's {}",
-            e.iops()
-        );
-    }
-
-    /// A saved result cut short is said to be so, and no fragment of it is a document.
-    #[test]
-    fn a_document_cut_short_is_no_document() {
-        let doc = format!(r#"{{"fio version":"fio-3.33","jobs":[{JOB}]}}"#);
-        let (docs, cut) = scan(&doc[..doc.len() - 40]);
-        assert!(docs.is_empty() && cut, "{docs:?}");
-        // Whole documents before the cut one still count (a status-interval run's output).
-        let (docs, cut) = scan(&format!("{doc}\n{}", &doc[..50]));
-        assert_eq!((docs.len(), cut), (1, true));
-        assert_eq!(
-            scan(&doc),
-            (vec![serde_json::from_str(&doc).unwrap()], false)
-        );
-    }
-
-    #[test]
-    fn text_without_fio_json_is_refused() {
-        assert!(parse("hello").is_err());
-        assert!(parse(r#"{"name":"pkg"}"#).is_err());
-    }
-}
+#[path = "json_tests.rs"]
+mod tests;

@@ -1,7 +1,8 @@
 //! Everything diskscope knows about fio, in one room: the job writer (`job`), the readers of
-//! fio's JSON and terse output (`json`, `terse`), the client/server driver (`client`) and
-//! the version probe here. The fleet, `--fio`, `--show` and `--baseline` call it; nothing in
-//! it knows about diskscope's command line, the fleet's hosts file or how results are shown.
+//! fio's JSON and terse output (`json` over `scan`, `raw` and `snapshots`; `terse`), the
+//! client/server driver (`client`) and the version probe here. The fleet, `--fio`, `--show`
+//! and `--baseline` call it; nothing in it knows about diskscope's command line, the fleet's
+//! hosts file or how results are shown.
 //!
 //! fio 3.33's quirks, found by running it, each handled in the file named:
 //!
@@ -22,6 +23,11 @@
 //!   client/server run lists every host's cumulative snapshots in one `client_stats` array,
 //!   and its "All clients" entry sums only the first snapshot. A direction's `runtime` is
 //!   the one fio's `iops` and `bw` are over (`job_runtime` can be a millisecond shorter).
+//! - **Jobs** (`json`, `snapshots`): `numjobs=N` without `group_reporting` writes N entries
+//!   of one `jobname`, so a job is an entry, never a name. Nothing in `client_stats` marks
+//!   where one snapshot ends, but the client appends a job's options again at each snapshot
+//!   (client.c `handle_job_opt`): the k-th lists them k times. Options set without a value
+//!   (`thread`, `group_reporting`) are not printed at all.
 //! - **Client mode** (`client`, `terse`): a client prints its ETA lines — the only figures
 //!   that stream during a run — only when no JSON is asked for (client.c), so each host's
 //!   client runs `--output-format=terse`; its `--status-interval` snapshots arrive together
@@ -36,6 +42,9 @@ pub mod job;
 pub mod json;
 mod names;
 mod placement;
+pub mod raw;
+pub mod scan;
+mod snapshots;
 pub mod terse;
 
 use std::path::{Path, PathBuf};

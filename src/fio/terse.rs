@@ -41,6 +41,8 @@ pub fn parse_line(line: &str, bs: u64, lat_percentiles: bool) -> Option<FioEntry
         } else {
             PercentileBasis::Clat
         },
+        group: 0,
+        job_count: 1,
     })
 }
 

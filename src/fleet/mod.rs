@@ -30,6 +30,20 @@ pub use crate::model::fleet::{FleetConfig, FleetReport};
 /// Default share below the fleet's median IOPS that makes a host an outlier.
 pub const DEFAULT_OUTLIER_PCT: f64 = 20.0;
 
+/// A fleet writes only to regular files: on a block device (a path under /dev/) it is
+/// read-only, since fio on a remote host cannot be held to diskscope's mount checks.
+pub fn check_writes(target: &str, read_pct: u8) -> Result<(), String> {
+    if read_pct < 100 && target.starts_with("/dev/") {
+        return Err(format!(
+            "--fleet {}: a fleet writes only to regular files; on block devices it is \
+             read-only, since fio on a remote host cannot be held to diskscope's mount \
+             checks. Use --read 100, or a file path",
+            crate::units::visible(target)
+        ));
+    }
+    Ok(())
+}
+
 /// What a fleet runs, checked.
 #[derive(Debug, Clone)]
 pub struct FleetSpec {
@@ -69,13 +83,7 @@ impl FleetSpec {
         drop_cache: bool,
     ) -> Result<FleetSpec, String> {
         let device = target.starts_with("/dev/");
-        if settings.read_pct < 100 && device {
-            return Err(format!(
-                "--fleet {target}: a fleet writes only to regular files; on block devices it is \
-                 read-only, since fio on a remote host cannot be held to diskscope's mount \
-                 checks. Use --read 100, or a file path"
-            ));
-        }
+        check_writes(target, settings.read_pct)?;
         // psync keeps one I/O in flight; a deeper queue needs io_uring on the hosts.
         let ioengine = ioengine.unwrap_or(if settings.iodepth > 1 {
             IoEngine::IoUring

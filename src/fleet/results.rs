@@ -205,9 +205,10 @@ pub fn report(fleet: FleetConfig, mut hosts: Vec<HostResult>, job_file: String) 
     }
 }
 
-/// fio's own client/server output read as a fleet (`--show fio.json`): each host's entries
-/// (every snapshot, fio's "All clients" left out), a host with a fio error failed; what fio's
-/// output does not say (the target, the settings) is left empty.
+/// fio's own client/server output read as a fleet (`--show fio.json`): each host's
+/// snapshots, every job of a snapshot summed (`Snapshot::sum`: a job is an entry, so
+/// `numjobs=3` counts three), differenced into its seconds; a host with a fio error failed;
+/// what fio's output does not say (the target, the settings) is left empty.
 pub fn from_fio(out: &FioOutput, outlier_pct: f64) -> FleetReport {
     let hosts: Vec<Host> = out
         .hosts()
@@ -217,25 +218,26 @@ pub fn from_fio(out: &FioOutput, outlier_pct: f64) -> FleetReport {
             port: port.unwrap_or(DEFAULT_PORT),
         })
         .collect();
-    let rows = hosts
+    let rows = out
+        .hosts()
         .iter()
-        .map(|h| {
-            let mine: Vec<FioEntry> = out
-                .entries
+        .zip(&hosts)
+        .map(|((name, port), h)| {
+            let sums: Vec<FioEntry> = out
+                .snapshots_of(Some(name), *port)
                 .iter()
-                .filter(|e| !e.is_all_clients() && e.host.as_deref() == Some(&h.name))
-                .cloned()
+                .map(|s| s.sum())
                 .collect();
-            let failure = mine
+            let failure = sums
                 .iter()
                 .rev()
                 .find(|e| e.error != 0)
                 .map(|e| format!("fio error {}", e.error));
-            host_result(h, &mine, failure)
+            host_result(h, &sums, failure)
         })
         .collect();
     let fleet = FleetConfig {
-        target: String::new(),
+        target: out.option("filename").unwrap_or_default().to_string(),
         hosts,
         settings: Default::default(),
         ioengine: Default::default(),

@@ -19,6 +19,8 @@ fn snap(ms: u64, ios: u64, lat_ns: f64) -> FioEntry {
         write: DirStats::default(),
         runtime_ms: ms,
         basis: PercentileBasis::Lat,
+        group: 0,
+        job_count: 1,
     }
 }
 

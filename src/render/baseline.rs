@@ -1,20 +1,24 @@
 //! A saved result to compare against: "before" figures for an "after" run — a new firmware,
 //! scheduler or RAID layout. It may be a diskscope `--json` file (a run, a sweep, a suite's
 //! card or a fleet) or fio's own JSON output (`--output-format=json` or `json+`): a local fio
-//! run reads as a run, a client/server one as a fleet of its hosts. Only the figures needed
-//! for the comparison are read, so files from older versions still load. The comparisons
-//! themselves are `compare`'s.
+//! run of one group reads as a run (every job summed: a job is an entry), a client/server
+//! one as a fleet of its hosts. Only the figures needed for the comparison are read
+//! (`saved_doc`), with what the result measured (`conditions`), so a comparison of unlike
+//! runs can say so. The comparisons themselves, and which kind of baseline a mode takes
+//! (`fits`), are `compare`'s.
 
 use std::path::Path;
 
-use anyhow::{Result, bail};
-use serde_json::Value;
-
-use crate::fio::json::{self as fio_json, FioEntry};
+use super::conditions::Conditions;
+use super::saved_doc::{
+    self, Saved, SavedConfig, SavedDirection, SavedRun, SavedSuite, SavedSweep,
+};
+use crate::fio::json::{FioEntry, FioOutput};
 use crate::fleet::hosts::{DEFAULT_PORT, Host};
-use crate::result_file;
+use crate::model::fleet::FleetReport;
 use crate::suite::DirectionResult;
 use crate::sweep::Dimension;
+use crate::units::visible;
 
 /// The figures of one run or step.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,41 +29,40 @@ pub struct Figures {
     pub p99_ns: f64,
 }
 
-impl Figures {
-    fn from_json(v: &Value) -> Option<Figures> {
-        Some(Figures {
-            iops: v["iops"].as_f64()?,
-            bw_bytes_per_s: v["bw_bytes_per_s"].as_f64()?,
-            p50_ns: v["latency_ns"]["p50"].as_f64()?,
-            p99_ns: v["latency_ns"]["p99"].as_f64()?,
-        })
-    }
-}
-
-/// A loaded baseline.
+/// A loaded baseline: its figures, what it measured (`conditions`) and, in `label`, the
+/// file's name as shown.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Baseline {
     Run {
         label: String,
         total: Figures,
+        conditions: Conditions,
+        /// "a single run", "fio's output of one run".
+        holds: String,
     },
     Sweep {
         label: String,
         dimension: Dimension,
         steps: Vec<(u64, Figures)>,
+        conditions: Conditions,
     },
     /// A fleet (diskscope's, or fio's client/server JSON): each host, and the sum.
     Fleet {
         label: String,
         hosts: Vec<(Host, Figures)>,
         aggregate: Figures,
+        conditions: Conditions,
     },
     /// A suite's card: per test name, the read and write medians (`None`: not run).
     Suite {
         label: String,
         suite: String,
         tests: Vec<(String, Option<CardFigures>, Option<CardFigures>)>,
+        conditions: Conditions,
     },
+    /// fio's output of groups run one after another (`stonewall`): a series no diskscope
+    /// run is, kept only to be refused in words.
+    FioGroups { label: String, groups: usize },
 }
 
 /// One direction of a saved card: the medians of its passes.
@@ -71,11 +74,11 @@ pub struct CardFigures {
 }
 
 impl CardFigures {
-    fn from_json(v: &Value) -> Option<CardFigures> {
+    fn from_saved(d: &SavedDirection) -> Option<CardFigures> {
         Some(CardFigures {
-            mb_per_s: v["mb_per_s"]["median"].as_f64()?,
-            iops: v["iops"]["median"].as_f64()?,
-            p99_ns: v["latency_ns"]["p99"].as_f64()?,
+            mb_per_s: d.mb_per_s.median.f64()?,
+            iops: d.iops.median.f64()?,
+            p99_ns: d.latency_ns.p99.f64()?,
         })
     }
 
@@ -89,135 +92,228 @@ impl CardFigures {
     }
 }
 
+/// What a saved config measured (`conditions`).
+fn saved_conditions(c: &SavedConfig) -> Conditions {
+    let s = super::saved::settings(c);
+    let mut cond = Conditions::of_settings(
+        &s,
+        c.ioengine.0.as_deref(),
+        c.target.0.as_deref().unwrap_or("?"),
+        c.is_direct(),
+    );
+    cond.ioengine = c.ioengine.0.clone();
+    cond.fsync_every = Some(c.fsync_every.u64().unwrap_or(0) as u32);
+    cond
+}
+
 impl Baseline {
-    /// Reads a saved result: diskscope's run, sweep or fleet, or fio's JSON output.
-    pub fn load(path: &Path) -> Result<Baseline> {
-        let shown = path.display();
-        let text = result_file::read_bounded("--baseline", path).map_err(anyhow::Error::msg)?;
-        let label = path
-            .file_name()
-            .map_or_else(|| shown.to_string(), |n| n.to_string_lossy().into_owned());
-        let (docs, cut) = fio_json::scan(&text);
-        if docs.iter().any(fio_json::is_fio) {
-            let out = fio_json::parse(&text)
-                .map_err(|e| anyhow::anyhow!("--baseline {shown}: fio's JSON, but {e}"))?;
-            return Ok(Baseline::from_fio(label, &out));
-        }
-        let Some(v) = docs.into_iter().next() else {
-            if cut {
-                bail!("--baseline {shown}: {}", fio_json::CUT_SHORT);
-            }
-            bail!(
-                "--baseline {shown}: not a JSON result; give a file saved with --json FILE, or fio's --output-format=json output"
-            );
-        };
-        if v["fleet"].is_object() && v["hosts"].is_array() {
-            return Ok(Baseline::from_fleet_json(label, &v));
-        }
-        if let (Some(suite), Some(tests)) = (v["suite"].as_str(), v["tests"].as_array()) {
-            let tests = tests
-                .iter()
-                .filter_map(|t| {
-                    let name = t["name"].as_str()?.to_string();
-                    let read = CardFigures::from_json(&t["read"]);
-                    let write = CardFigures::from_json(&t["write"]);
-                    Some((name, read, write))
-                })
-                .collect();
-            return Ok(Baseline::Suite {
-                label,
-                suite: suite.to_string(),
-                tests,
-            });
-        }
-        if let Some(steps) = v["steps"].as_array() {
-            let dimension = match v["dimension"].as_str() {
-                Some("threads") => Dimension::Threads,
-                Some("bs") => Dimension::Bs,
-                Some("iodepth") => Dimension::Iodepth,
-                Some("rate") => Dimension::Rate,
-                _ => bail!("--baseline {shown}: a sweep without a known dimension"),
-            };
-            let steps = steps
-                .iter()
-                .filter_map(|s| Some((step_value(dimension, s)?, Figures::from_json(s)?)))
-                .collect();
-            return Ok(Baseline::Sweep {
-                label,
-                dimension,
-                steps,
-            });
-        }
-        match Figures::from_json(&v["total"]) {
-            Some(total) => Ok(Baseline::Run { label, total }),
-            None => bail!("--baseline {shown}: not a diskscope JSON result (no total or steps)"),
+    /// Reads a saved result: diskscope's run, sweep, card or fleet, or fio's JSON output.
+    /// An error is one line naming the file.
+    pub fn load(path: &Path) -> Result<Baseline, String> {
+        let label = visible(&path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ))
+        .into_owned();
+        Ok(match saved_doc::read("--baseline", path)? {
+            Saved::Fio(out) => Baseline::from_fio(label, &out),
+            Saved::Fleet(r) => Baseline::from_fleet(label, &r),
+            Saved::Suite(s) => Baseline::from_suite(label, &s),
+            Saved::Sweep(s) => Baseline::from_sweep(label, &s).ok_or_else(|| {
+                format!(
+                    "--baseline {}: a sweep without a known dimension",
+                    visible(&path.display().to_string())
+                )
+            })?,
+            Saved::Run(r) => Baseline::from_run(label, &r),
+        })
+    }
+
+    fn from_suite(label: String, s: &SavedSuite) -> Baseline {
+        let tests = s
+            .tests
+            .iter()
+            .filter_map(|t| {
+                let name = t.name.0.clone()?;
+                let read = t.read.as_ref().and_then(CardFigures::from_saved);
+                let write = t.write.as_ref().and_then(CardFigures::from_saved);
+                Some((name, read, write))
+            })
+            .collect();
+        let c = saved_conditions(&s.config);
+        Baseline::Suite {
+            label,
+            suite: s.suite.0.clone().unwrap_or_default(),
+            tests,
+            // The tests' own settings are matched by name: only what they share.
+            conditions: Conditions {
+                ioengine: c.ioengine,
+                target: c.target,
+                direct: c.direct,
+                fsync_every: c.fsync_every,
+                ..Conditions::default()
+            },
         }
     }
 
-    /// fio's output: a client/server run as a fleet of its hosts, a local one as a run.
-    pub fn from_fio(label: String, out: &fio_json::FioOutput) -> Baseline {
+    /// A saved sweep; `None` when its dimension is none diskscope knows.
+    fn from_sweep(label: String, s: &SavedSweep) -> Option<Baseline> {
+        let dimension = match s.dimension.0.as_deref() {
+            Some("threads") => Dimension::Threads,
+            Some("bs") => Dimension::Bs,
+            Some("iodepth") => Dimension::Iodepth,
+            Some("rate") => Dimension::Rate,
+            _ => return None,
+        };
+        let steps = s
+            .steps
+            .iter()
+            .filter_map(|st| {
+                let f = Figures {
+                    iops: st.iops.f64()?,
+                    bw_bytes_per_s: st.bw_bytes_per_s.f64()?,
+                    p50_ns: st.latency_ns.p50.f64()?,
+                    p99_ns: st.latency_ns.p99.f64()?,
+                };
+                Some((st.value(dimension.name())?, f))
+            })
+            .collect();
+        Some(Baseline::Sweep {
+            label,
+            dimension,
+            steps,
+            conditions: saved_conditions(&s.config).without(dimension.name()),
+        })
+    }
+
+    fn from_run(label: String, r: &SavedRun) -> Baseline {
+        let t = &r.total;
+        let total = Figures {
+            iops: t.iops.f64().unwrap_or(0.0),
+            bw_bytes_per_s: t.bw_bytes_per_s.f64().unwrap_or(0.0),
+            p50_ns: t.latency_ns.p50.f64().unwrap_or(0.0),
+            p99_ns: t.latency_ns.p99.f64().unwrap_or(0.0),
+        };
+        Baseline::Run {
+            label,
+            total,
+            conditions: saved_conditions(&r.config),
+            holds: "a single run".into(),
+        }
+    }
+
+    /// fio's output: a client/server run as a fleet of its hosts (each host's jobs summed),
+    /// a local one as a run (every job summed), or, with several groups, refused later.
+    pub fn from_fio(label: String, out: &FioOutput) -> Baseline {
+        let conditions = Conditions::of_fio(out);
         let finals = out.finals();
         if out.client_server {
-            let hosts: Vec<(Host, Figures)> = out
-                .hosts()
-                .into_iter()
-                .map(|(h, p)| {
-                    let jobs: Vec<&FioEntry> = finals
-                        .iter()
-                        .copied()
-                        .filter(|e| e.host.as_deref() == Some(h.as_str()) && e.port == p)
-                        .collect();
+            let hosts: Vec<(Host, Figures)> = finals
+                .iter()
+                .filter_map(|s| {
                     let host = Host {
-                        name: h,
-                        port: p.unwrap_or(DEFAULT_PORT),
+                        name: s.host.clone()?,
+                        port: s.port.unwrap_or(DEFAULT_PORT),
                     };
-                    (host, fio_figures(&jobs))
+                    Some((host, fio_figures(&s.sum())))
                 })
                 .collect();
             let aggregate = sum_figures(hosts.iter().map(|(_, f)| *f));
-            Baseline::Fleet {
+            return Baseline::Fleet {
                 label,
                 hosts,
                 aggregate,
-            }
-        } else {
-            Baseline::Run {
-                label,
-                total: fio_figures(&finals),
-            }
+                conditions,
+            };
+        }
+        let groups = finals.last().map_or(0, |s| s.groups().len());
+        if groups > 1 {
+            return Baseline::FioGroups { label, groups };
+        }
+        let total = finals.last().map(|s| fio_figures(&s.sum()));
+        Baseline::Run {
+            label,
+            total: total.unwrap_or(Figures {
+                iops: 0.0,
+                bw_bytes_per_s: 0.0,
+                p50_ns: 0.0,
+                p99_ns: 0.0,
+            }),
+            conditions,
+            holds: "fio's output of one run".into(),
         }
     }
 
-    fn from_fleet_json(label: String, v: &Value) -> Baseline {
-        let fig = |t: &Value| Figures {
-            iops: t["iops"].as_f64().unwrap_or(0.0),
-            bw_bytes_per_s: t["bw_bytes_per_s"].as_f64().unwrap_or(0.0),
-            p50_ns: t["lat_p50_ns"].as_f64().unwrap_or(0.0),
-            p99_ns: t["lat_p99_ns"]
-                .as_f64()
-                .or(t["worst_p99_ns"].as_f64())
-                .unwrap_or(0.0),
+    fn from_fleet(label: String, r: &FleetReport) -> Baseline {
+        let fig = |iops: f64, bw: f64, p50: Option<f64>, p99: Option<f64>| Figures {
+            iops,
+            bw_bytes_per_s: bw,
+            p50_ns: p50.unwrap_or(0.0),
+            p99_ns: p99.unwrap_or(0.0),
         };
-        let hosts = v["hosts"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|h| h["total"].is_object() && h["state"] == "done")
+        let hosts = r
+            .hosts
+            .iter()
+            .filter(|h| h.state == crate::model::fleet::HostState::Done)
             .filter_map(|h| {
+                let t = h.total?;
                 let host = Host {
-                    name: h["host"].as_str()?.to_string(),
-                    port: h["port"]
-                        .as_u64()
-                        .and_then(|p| u16::try_from(p).ok())
-                        .unwrap_or(DEFAULT_PORT),
+                    name: h.host.clone(),
+                    port: h.port,
                 };
-                Some((host, fig(&h["total"])))
+                Some((
+                    host,
+                    fig(t.iops, t.bw_bytes_per_s, t.lat_p50_ns, t.lat_p99_ns),
+                ))
             })
             .collect();
+        let a = &r.aggregate;
+        let f = &r.fleet;
+        let mut conditions =
+            Conditions::of_settings(&f.settings, Some(f.ioengine.name()), &f.target, f.direct);
+        if f.target.is_empty() {
+            conditions.target = None;
+        }
         Baseline::Fleet {
             label,
             hosts,
-            aggregate: fig(&v["aggregate"]),
+            aggregate: fig(a.iops, a.bw_bytes_per_s, None, a.worst_p99_ns),
+            conditions,
+        }
+    }
+
+    /// The file's name as shown.
+    pub fn label(&self) -> &str {
+        match self {
+            Baseline::Run { label, .. }
+            | Baseline::Sweep { label, .. }
+            | Baseline::Fleet { label, .. }
+            | Baseline::Suite { label, .. }
+            | Baseline::FioGroups { label, .. } => label,
+        }
+    }
+
+    /// What the baseline measured (nothing recorded for fio's groups).
+    pub fn conditions(&self) -> Conditions {
+        match self {
+            Baseline::Run { conditions, .. }
+            | Baseline::Sweep { conditions, .. }
+            | Baseline::Fleet { conditions, .. }
+            | Baseline::Suite { conditions, .. } => conditions.clone(),
+            Baseline::FioGroups { .. } => Conditions::default(),
+        }
+    }
+
+    /// What it holds, in words, for a refusal.
+    pub fn holds(&self) -> String {
+        match self {
+            Baseline::Run { holds, .. } => holds.clone(),
+            Baseline::Sweep { dimension, .. } => format!("a sweep of {}", dimension.name()),
+            Baseline::Fleet { hosts, .. } => format!("a fleet's result ({} hosts)", hosts.len()),
+            Baseline::Suite { suite, .. } => format!("suite {suite}'s card"),
+            Baseline::FioGroups { groups, .. } => {
+                format!("fio's output of {groups} groups run one after another (stonewall)")
+            }
         }
     }
 
@@ -247,20 +343,14 @@ impl Baseline {
     }
 }
 
-/// One run's figures from fio's jobs: rates added, the worst percentile (fio keeps them per
-/// job; with `group_reporting` there is one).
-fn fio_figures(jobs: &[&FioEntry]) -> Figures {
+/// One run's figures from fio's jobs summed: rates over the sum's runtime, the worst job's
+/// percentile (fio keeps them per job; with `group_reporting` there is one).
+fn fio_figures(e: &FioEntry) -> Figures {
     Figures {
-        iops: jobs.iter().map(|e| e.iops()).sum(),
-        bw_bytes_per_s: jobs.iter().map(|e| e.bw_bytes_per_s()).sum(),
-        p50_ns: jobs
-            .iter()
-            .filter_map(|e| e.lat_p50_ns())
-            .fold(0.0, f64::max),
-        p99_ns: jobs
-            .iter()
-            .filter_map(|e| e.lat_p99_ns())
-            .fold(0.0, f64::max),
+        iops: e.iops(),
+        bw_bytes_per_s: e.bw_bytes_per_s(),
+        p50_ns: e.lat_p50_ns().unwrap_or(0.0),
+        p99_ns: e.lat_p99_ns().unwrap_or(0.0),
     }
 }
 
@@ -280,15 +370,6 @@ fn sum_figures(f: impl Iterator<Item = Figures>) -> Figures {
             p99_ns: a.p99_ns.max(b.p99_ns),
         },
     )
-}
-
-/// A saved step's value of `dimension`; a rate is saved as `rate_iops`, absent (0,
-/// unlimited) in files from before the rate knob.
-fn step_value(dimension: Dimension, step: &Value) -> Option<u64> {
-    match dimension {
-        Dimension::Rate => Some(step["rate_iops"].as_u64().unwrap_or(0)),
-        d => step[d.name()].as_u64(),
-    }
 }
 
 /// "+7%": `now` against `before`, or "n/a" when there was nothing before.

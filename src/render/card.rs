@@ -42,7 +42,7 @@ pub fn header(name: &str, c: &ConfigReport, passes: usize, pause_s: f64) -> Stri
         "diskscope suite {name} on {}: span {}, {}\n{passes} passes of {pass_s:.1} s per test \
          and direction, each after a {:.1} s ramp that is not counted, {pause_s:.1} s paused \
          between passes",
-        c.target.path,
+        crate::units::visible(&c.target.path),
         format_bytes(c.target.span_bytes),
         mode(c),
         crate::sweep::RAMP.as_secs_f64(),
@@ -224,7 +224,7 @@ pub fn summary_line(r: &SuiteReport) -> String {
     format!(
         "diskscope {} card, {} ({} span, {}, median of {}x{}, {}): {}",
         r.suite.name(),
-        c.target.path,
+        crate::units::visible(&c.target.path),
         format_bytes(c.target.span_bytes),
         mode(c),
         r.passes,

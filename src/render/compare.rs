@@ -1,20 +1,37 @@
 //! A result set against a baseline (`baseline::Baseline`): a run's total, a fleet host by
 //! host, a suite's card test by test, a sweep step by step — the change in percent beside
-//! the figures then and now.
+//! the figures then and now, and above them, when the two measured different things, the
+//! line saying what differs (`conditions::differ_line`). Which kind of baseline a mode can
+//! compare with at all is `fits`, checked before anything runs.
+
+use std::path::Path;
 
 use super::baseline::{Baseline, CardFigures, Figures, change};
+use super::conditions::{Conditions, differ_line};
 use crate::fleet::hosts::Host;
 use crate::model::RunReport;
 use crate::model::fleet::{Figures as FleetFigures, FleetReport, HostState};
 use crate::model::suite::{Direction, SuiteReport};
 use crate::stats::IntervalFigures;
 use crate::sweep::Dimension;
-use crate::units::format_latency_ns;
+use crate::units::{format_latency_ns, visible};
 
-/// "vs baseline run.json: IOPS 13.1k vs 12.3k (+7%), p99 150 µs vs 180 µs (-17%)".
+/// The line saying what `b` measured differently from `now`, with its newline; empty
+/// when nothing recorded differs.
+pub fn differs(b: &Baseline, now: &Conditions) -> String {
+    differ_line(b.label(), &b.conditions(), now).map_or(String::new(), |l| l + "\n")
+}
+
+/// "vs baseline run.json: IOPS 13.1k vs 12.3k (+7%), p99 150 µs vs 180 µs (-17%)", under
+/// the line saying what differs, if anything does.
 pub fn compare_run(b: &Baseline, r: &RunReport) -> String {
+    let above = differs(b, &Conditions::of_config(&r.config));
+    format!("{above}{}", run_figures_line(b, r))
+}
+
+fn run_figures_line(b: &Baseline, r: &RunReport) -> String {
     match b {
-        Baseline::Run { label, total } => {
+        Baseline::Run { label, total, .. } => {
             format!("vs baseline {label}: {}", run_vs(r, total, ""))
         }
         Baseline::Fleet { label, hosts, .. } => match b.run_figures() {
@@ -30,6 +47,9 @@ pub fn compare_run(b: &Baseline, r: &RunReport) -> String {
         }
         Baseline::Suite { label, .. } => {
             format!("baseline {label} is a suite's card; compare it with --suite")
+        }
+        Baseline::FioGroups { label, .. } => {
+            format!("baseline {label} is fio's output of several groups; compare it with fio")
         }
     }
 }
@@ -66,13 +86,21 @@ pub fn compare_fleet(b: &Baseline, r: &FleetReport) -> String {
             Some((host, h.total?))
         })
         .collect();
+    let f = &r.fleet;
+    let mut now =
+        Conditions::of_settings(&f.settings, Some(f.ioengine.name()), &f.target, f.direct);
+    if f.target.is_empty() {
+        now.target = None;
+    }
+    let above = differs(b, &now);
     match b {
         Baseline::Fleet {
             label,
             hosts,
             aggregate,
+            ..
         } => {
-            let mut out = format!("vs baseline fleet {label}:\n");
+            let mut out = format!("{above}vs baseline fleet {label}:\n");
             out.push_str(&fleet_vs_fleet(
                 &done,
                 hosts,
@@ -81,8 +109,8 @@ pub fn compare_fleet(b: &Baseline, r: &FleetReport) -> String {
             ));
             out
         }
-        Baseline::Run { label, total } => {
-            let mut out = format!("vs baseline run {label} (every host against it):\n");
+        Baseline::Run { label, total, .. } => {
+            let mut out = format!("{above}vs baseline run {label} (every host against it):\n");
             for (h, t) in &done {
                 out.push_str(&iops_line(&h.label(), t.iops, total.iops));
             }
@@ -93,6 +121,9 @@ pub fn compare_fleet(b: &Baseline, r: &FleetReport) -> String {
         }
         Baseline::Suite { label, .. } => {
             format!("baseline {label} is a suite's card; compare it with --suite\n")
+        }
+        Baseline::FioGroups { label, .. } => {
+            format!("baseline {label} is fio's output of several groups; compare it with fio\n")
         }
     }
 }
@@ -160,19 +191,26 @@ pub fn compare_suite(b: &Baseline, r: &SuiteReport) -> String {
         label,
         suite,
         tests,
+        ..
     } = b
     else {
         return format!(
             "baseline {} is not a suite's card; compare it with a run, sweep or fleet",
-            match b {
-                Baseline::Run { label, .. }
-                | Baseline::Sweep { label, .. }
-                | Baseline::Fleet { label, .. }
-                | Baseline::Suite { label, .. } => label,
-            }
+            b.label()
         );
     };
-    let mut out = format!("vs baseline {label} (suite {suite}), medians now vs then:\n");
+    let c = &r.config;
+    let now = Conditions {
+        ioengine: Some(c.ioengine.name().to_string()),
+        target: Some(c.target.path.clone()),
+        direct: Some(c.target.direct),
+        fsync_every: Some(c.durability.fsync_every),
+        ..Conditions::default()
+    };
+    let mut out = differs(b, &now);
+    out.push_str(&format!(
+        "vs baseline {label} (suite {suite}), medians now vs then:\n"
+    ));
     for t in &r.tests {
         let before = tests.iter().find(|(n, _, _)| *n == t.name);
         let mut cells = Vec::new();
@@ -223,6 +261,55 @@ pub fn compare_step(b: &Baseline, d: Dimension, r: &IntervalFigures) -> String {
     }
 }
 
+/// Which kind of baseline a mode compares with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wants {
+    /// A run (or the TUI): a run's total, or a fleet's median host.
+    Run,
+    /// A sweep: a sweep of the same knob, step by step.
+    Sweep(Dimension),
+    /// A suite: a card, test by test.
+    Suite,
+    /// A fleet: a fleet host by host, or a run every host is set against.
+    Fleet,
+}
+
+impl Wants {
+    /// What this mode needs, in words.
+    pub fn needs(self) -> String {
+        match self {
+            Wants::Run => "a run compares with a single run (--json FILE of a run, fio's JSON of one group of jobs) or a fleet's median host".into(),
+            Wants::Sweep(d) => format!(
+                "--sweep {} compares step by step with a sweep of {} saved with --json FILE",
+                d.name(),
+                d.name()
+            ),
+            Wants::Suite => "--suite compares test by test with a suite's card saved with --suite --json FILE".into(),
+            Wants::Fleet => "--fleet compares with a fleet's result (--json FILE of --fleet, fio's client/server JSON) or a single run".into(),
+        }
+    }
+}
+
+/// Whether `b` is a baseline `wants` can compare with; else the one line saying what the
+/// file holds and what this run needs (`path` as typed).
+pub fn fits(b: &Baseline, wants: Wants, path: &Path) -> Result<(), String> {
+    let ok = match (b, wants) {
+        (Baseline::Run { .. } | Baseline::Fleet { .. }, Wants::Run | Wants::Fleet) => true,
+        (Baseline::Sweep { dimension, .. }, Wants::Sweep(d)) => *dimension == d,
+        (Baseline::Suite { .. }, Wants::Suite) => true,
+        _ => false,
+    };
+    if ok {
+        return Ok(());
+    }
+    Err(format!(
+        "--baseline {}: holds {}; {}",
+        visible(&path.display().to_string()),
+        b.holds(),
+        wants.needs()
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,13 +330,33 @@ mod tests {
         let mut r = RunReport::example();
         r.total.iops = 1100.0;
         r.total.latency_ns.p99 = 180_000;
+        let same = Conditions::of_config(&r.config);
         let run = Baseline::Run {
             label: "a.json".into(),
             total: figures(1000.0, 200_000.0),
+            conditions: same.clone(),
+            holds: "a single run".into(),
         };
         assert_eq!(
             compare_run(&run, &r),
             "vs baseline a.json: IOPS 1100 vs 1000 (+10%), p99 180 µs vs 200 µs (-10%)"
+        );
+        // A baseline of other settings says so above the figures.
+        let other = Baseline::Run {
+            label: "a.json".into(),
+            total: figures(1000.0, 200_000.0),
+            conditions: Conditions {
+                bs: Some(1 << 20),
+                read_pct: Some(0),
+                random_pct: Some(0),
+                ..same.clone()
+            },
+            holds: "a single run".into(),
+        };
+        assert_eq!(
+            compare_run(&other, &r),
+            "baseline a.json measured something else: block size 1M then, 4k now; reads 0% then, 100% now; random 0% then, 100% now — the figures compare unlike runs\n\
+             vs baseline a.json: IOPS 1100 vs 1000 (+10%), p99 180 µs vs 200 µs (-10%)"
         );
         let host = |n: &str| Host {
             name: n.into(),
@@ -262,6 +369,7 @@ mod tests {
                 (host("b"), figures(2000.0, 100_000.0)),
             ],
             aggregate: figures(3000.0, 200_000.0),
+            conditions: same,
         };
         assert_eq!(
             compare_run(&fleet, &r),

@@ -17,7 +17,7 @@ pub fn header(c: &FleetConfig) -> String {
         "fleet of {} host{}: {}, {} ({}, {}), {}{}",
         c.hosts.len(),
         if c.hosts.len() == 1 { "" } else { "s" },
-        c.target,
+        crate::units::visible(&c.target),
         describe_settings(&c.settings),
         c.ioengine.name(),
         if c.direct { "O_DIRECT" } else { "buffered" },
@@ -35,7 +35,7 @@ pub fn short_header(c: &FleetConfig) -> String {
     format!(
         "fleet {} hosts · {} · {} · {}{} · {}",
         c.hosts.len(),
-        c.target,
+        crate::units::visible(&c.target),
         describe_settings(&c.settings),
         c.ioengine.name(),
         if c.direct { "" } else { " buffered" },

@@ -75,7 +75,7 @@ pub fn header(c: &ConfigReport) -> String {
     };
     format!(
         "{}: {span}, {mode}, {}",
-        c.target.path,
+        crate::units::visible(&c.target.path),
         describe_settings(&c.settings)
     )
 }

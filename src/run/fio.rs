@@ -17,12 +17,7 @@ use crate::target::prepare::{DEFAULT_SCRATCH_SIZE, SCRATCH_NAME, kind_of, scratc
 /// out its own).
 pub fn print_fio(config: &Config) -> Result<ExitStatus> {
     let c = fio_config(config)?;
-    let job = match (&config.sweep, config.suite) {
-        (_, Some(name)) => FioJob::suite(&c, &super::suite::plan(config, name, &c)),
-        (Some(spec), None) => FioJob::sweep(&c, spec, config.duration.unwrap_or(DEFAULT_STEP_TIME)),
-        (None, None) => FioJob::run(&c),
-    }
-    .drop_cache(config.drop_cache);
+    let job = local_job(config, &c);
     // The command line is a comment, so the whole output is a job file:
     // `diskscope --fio > diskscope.fio`, then `fio --client=hosts.list diskscope.fio`.
     output::print(&format!(
@@ -34,9 +29,26 @@ pub fn print_fio(config: &Config) -> Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
+/// The job `--fio` prints for `config` on the target `c` describes: a run, a sweep or a
+/// suite, with what the command line adds to the job (`--drop-cache`).
+pub(super) fn local_job(config: &Config, c: &ConfigReport) -> FioJob {
+    match (&config.sweep, config.suite) {
+        (_, Some(name)) => FioJob::suite(c, &super::suite::plan(config, name, c)),
+        (Some(spec), None) => FioJob::sweep(c, spec, config.duration.unwrap_or(DEFAULT_STEP_TIME)),
+        (None, None) => FioJob::run(c),
+    }
+    .drop_cache(config.drop_cache)
+}
+
 /// The target as fio will see it: the scratch file it lays out itself, or the device or
 /// file opened read-only to learn its size and block size.
 fn fio_config(config: &Config) -> Result<ConfigReport> {
+    if let Some(p) = config.target.as_deref().filter(|p| p.to_str().is_none()) {
+        anyhow::bail!(
+            "{}: not UTF-8, and a fio job file is text that cannot name it; link it to a plain name (ln -s) and give that",
+            crate::units::visible(&p.to_string_lossy())
+        );
+    }
     let write_allowed = config.allow_write.is_some();
     let facts = match scratch_dir(config.target.as_deref()) {
         Some(d) => {

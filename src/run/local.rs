@@ -1,4 +1,5 @@
-//! A run, a sweep or a suite without the TUI: the baseline read first, the target prepared,
+//! A run, a sweep or a suite without the TUI: what the baseline (read with the arguments)
+//! measured differently said first, the target prepared,
 //! the engine started, the result printed as text, JSON or CSV, compared with the baseline
 //! and saved.
 
@@ -26,8 +27,14 @@ pub fn run(config: &Config, mode: &Mode) -> Result<ExitStatus> {
     signals::install();
     // Known now: a terminal that hangs up during the run no longer says it is one.
     let on_terminal = std::io::stdout().is_terminal();
-    // Read the baseline before laying anything out, so a wrong path fails at once.
-    let baseline = config.baseline.as_deref().map(Baseline::load).transpose()?;
+    // The baseline was read and checked with the arguments; what it measured differently is
+    // said before anything is laid out (on stderr when stdout carries JSON or CSV).
+    let baseline = config.baseline.clone();
+    match (config.baseline_differs(), config.output) {
+        (Some(line), Output::Text) => output::print(&(line + "\n")),
+        (Some(line), Output::Json | Output::Csv) => output::say(&line),
+        _ => {}
+    }
     let prepared = match prepare(&config.target_request(), &mut layout_progress()) {
         Ok(p) => p,
         // Interrupted while laying out the scratch file: the partial file is gone already.

@@ -55,8 +55,8 @@ const SIGNAL_POLL: Duration = Duration::from_millis(250);
 /// `notice` is said on the first screen (a result kept when the last run lost its terminal).
 pub fn run(config: Config, notice: Option<String>) -> Result<ExitStatus> {
     signals::install();
-    // Before the screen is taken, so a wrong path fails as a plain message.
-    let baseline = config.baseline.as_deref().map(Baseline::load).transpose()?;
+    // Read and checked with the arguments, before the screen is taken.
+    let baseline: Option<Baseline> = config.baseline.clone();
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let (tx, rx) = mpsc::channel();
     let (mut term, guard) = terminal::init()?;

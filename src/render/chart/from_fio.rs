@@ -6,12 +6,11 @@
 //! jobs ranked by IOPS. json+ output also carries latency bins, drawn as a distribution by
 //! `from_fio_bins`.
 //!
-//! The figures come from `report::fio_json` (the reader `--show` uses) and
-//! `fleet::results` (the same differencing of cumulative snapshots the fleet uses); only
-//! what that reader leaves out — the job's options for the title, fio's date, the latency
-//! bins — is read here from the JSON itself.
-
-use std::collections::HashMap;
+//! The figures come from `fio::json` (the reader `--show` uses: its snapshots, a job an
+//! entry, every job of a snapshot summed) and `fleet::results` (the same differencing of
+//! cumulative snapshots, and the same fleet of a client/server run, as `--show`); only what
+//! that reader leaves out — fio's date, the latency bins — is read here from the JSON
+//! itself.
 
 use serde_json::Value;
 
@@ -21,9 +20,7 @@ use super::spec::{
 };
 use super::style::Tone;
 use crate::fio::json::{self as fio_json, FioEntry, FioOutput};
-use crate::fleet::hosts::{DEFAULT_PORT, Host};
-use crate::fleet::results::{self, HostResult};
-use crate::fleet::{FleetConfig, FleetReport};
+use crate::fleet::results;
 use crate::units::format_count_rate;
 
 /// More jobs than this get a ranked line instead of a named bar each.
@@ -96,44 +93,6 @@ impl Facts {
     }
 }
 
-/// The last entry of every job of every host, in first-seen order, fio's "All clients" left
-/// out: `FioOutput::finals`, found through a map. That one compares every entry with every
-/// job found so far, and took 470 ms of the 540 ms it took to draw 10,000 jobs.
-pub fn finals(out: &FioOutput) -> Vec<&FioEntry> {
-    let mut at: HashMap<(Option<&str>, Option<u16>, &str), usize> = HashMap::new();
-    let mut list: Vec<&FioEntry> = Vec::new();
-    for e in out.entries.iter().filter(|e| !e.is_all_clients()) {
-        let key = (e.host.as_deref(), e.port, e.jobname.as_str());
-        match at.get(&key) {
-            Some(&i) => list[i] = e,
-            None => {
-                at.insert(key, list.len());
-                list.push(e);
-            }
-        }
-    }
-    list
-}
-
-/// The hosts of a client/server run, in first-seen order (`FioOutput::hosts` through
-/// `finals` above).
-fn hosts(out: &FioOutput) -> Vec<Host> {
-    let mut seen: Vec<Host> = Vec::new();
-    for e in finals(out) {
-        if let Some(h) = &e.host
-            && !seen
-                .iter()
-                .any(|s| &s.name == h && Some(s.port) == e.port.or(Some(DEFAULT_PORT)))
-        {
-            seen.push(Host {
-                name: h.clone(),
-                port: e.port.unwrap_or(DEFAULT_PORT),
-            });
-        }
-    }
-    seen
-}
-
 /// The chart fio's output in `text` calls for; an error says what is missing.
 pub fn fio_chart(text: &str, p: &Provenance) -> Result<Chart, String> {
     let out = fio_json::parse(text)?;
@@ -143,7 +102,7 @@ pub fn fio_chart(text: &str, p: &Provenance) -> Result<Chart, String> {
         .collect();
     let f = facts(&out, &docs);
     if out.client_server {
-        let fleet = fleet_of(&out);
+        let fleet = results::from_fio(&out, crate::fleet::DEFAULT_OUTLIER_PCT);
         let mut chart = super::from_cards::fleet_chart(&fleet, &f.provenance(p));
         chart.heading.title = format!(
             "fio client/server, {} on {} hosts: IOPS per host",
@@ -153,12 +112,12 @@ pub fn fio_chart(text: &str, p: &Provenance) -> Result<Chart, String> {
         chart.heading.subtitle = f.subtitle(p);
         return Ok(Chart::Bars(chart));
     }
-    let finals = finals(&out);
+    let finals = out.final_jobs();
     if finals.is_empty() {
         return Err("fio's JSON holds no job".into());
     }
-    if out.entries.len() > finals.len() && finals.len() <= MAX_JOB_BARS {
-        return Ok(Chart::Lines(over_time(&out, &finals, &f, p)));
+    if out.snapshots.len() > 1 && finals.len() <= MAX_JOB_BARS {
+        return Ok(Chart::Lines(over_time(&out, finals.len(), &f, p)));
     }
     if finals.len() > MAX_JOB_BARS {
         return Ok(Chart::Lines(ranked(&finals, &f, p)));
@@ -166,86 +125,23 @@ pub fn fio_chart(text: &str, p: &Provenance) -> Result<Chart, String> {
     Ok(Chart::Bars(job_bars(&finals, &f, p)))
 }
 
-/// A client/server run as a fleet: each host's snapshots differenced into seconds and
-/// totals, as `--show` reads it, fio's "All clients" left out.
-pub fn fleet_of(out: &FioOutput) -> FleetReport {
-    let pct = crate::fleet::DEFAULT_OUTLIER_PCT;
-    let hosts = hosts(out);
-    let mut rows: Vec<HostResult> = hosts
+/// A local run with status-interval snapshots: each snapshot's jobs summed (as fio's
+/// `group_reporting` would: a job is an entry), consecutive sums differenced into intervals
+/// (`fleet::results::intervals`, as the fleet does), drawn over time.
+fn over_time(out: &FioOutput, jobs: usize, f: &Facts, p: &Provenance) -> LineChart {
+    let sums: Vec<FioEntry> = out
+        .snapshots_of(None, None)
         .iter()
-        .map(|h| {
-            let mine: Vec<FioEntry> = out
-                .entries
-                .iter()
-                .filter(|e| !e.is_all_clients() && e.host.as_deref() == Some(h.name.as_str()))
-                .cloned()
-                .collect();
-            let failure = mine
-                .iter()
-                .rev()
-                .find(|e| e.error != 0)
-                .map(|e| format!("fio error {}", e.error));
-            results::host_result(h, &mine, failure)
+        .map(|s| s.sum())
+        .collect();
+    let rows: Vec<(f64, f64, f64, f64)> = results::intervals(&sums)
+        .iter()
+        .map(|i| {
+            let x = &i.figures;
+            let mean = if x.ops > 0 { x.lat_mean_ns } else { f64::NAN };
+            (i.t_s, x.iops, x.bw_bytes_per_s, mean)
         })
         .collect();
-    let aggregate = results::aggregate(&mut rows, pct);
-    results::sort_hosts(&mut rows);
-    FleetReport {
-        fleet: FleetConfig {
-            target: String::new(),
-            hosts,
-            settings: Default::default(),
-            ioengine: Default::default(),
-            direct: true,
-            duration_s: 0.0,
-            write_allowed: false,
-            outlier_pct: pct,
-            fio_version: Some(out.version.clone()),
-            latency_basis: String::new(),
-        },
-        intervals: results::fleet_intervals(&rows),
-        outliers: rows
-            .iter()
-            .filter(|h| h.outlier)
-            .map(|h| h.host.clone())
-            .collect(),
-        hosts: rows,
-        aggregate,
-        job_file: String::new(),
-        interrupted_by: None,
-    }
-}
-
-/// A local run with status-interval snapshots: each job's snapshots differenced into
-/// intervals, the jobs' k-th intervals added up (ops and bytes summed, the mean latency
-/// weighted by ops), drawn over time.
-fn over_time(out: &FioOutput, finals: &[&FioEntry], f: &Facts, p: &Provenance) -> LineChart {
-    let per_job: Vec<Vec<results::Interval>> = finals
-        .iter()
-        .map(|fin| {
-            let mine: Vec<FioEntry> = out
-                .entries
-                .iter()
-                .filter(|e| e.jobname == fin.jobname && e.host == fin.host)
-                .cloned()
-                .collect();
-            results::intervals(&mine)
-        })
-        .collect();
-    let n = per_job.iter().map(Vec::len).min().unwrap_or(0);
-    let sum = |k: usize| {
-        let (mut ops, mut iops, mut bw, mut lat) = (0u64, 0.0, 0.0, 0.0);
-        for j in &per_job {
-            let x = &j[k].figures;
-            ops += x.ops;
-            iops += x.iops;
-            bw += x.bw_bytes_per_s;
-            lat += x.lat_mean_ns * x.ops as f64;
-        }
-        let mean = if ops > 0 { lat / ops as f64 } else { f64::NAN };
-        (per_job[0][k].t_s, iops, bw, mean)
-    };
-    let rows: Vec<(f64, f64, f64, f64)> = (0..n).map(sum).collect();
     let max_ns = rows
         .iter()
         .map(|r| r.3)
@@ -260,7 +156,7 @@ fn over_time(out: &FioOutput, finals: &[&FioEntry], f: &Facts, p: &Provenance) -
     };
     LineChart {
         heading: Heading {
-            title: format!("fio, {}: IOPS, MB/s and mean latency per interval", jobs(finals.len())),
+            title: format!("fio, {}: IOPS, MB/s and mean latency per interval", self::jobs(jobs)),
             subtitle: f.subtitle(p),
             finding: None,
             footnotes: vec![
@@ -295,19 +191,39 @@ fn caveats(finals: &[&FioEntry]) -> Vec<String> {
     notes
 }
 
+/// The jobs' names, told apart when several share one (`numjobs` clones): "fixture #2".
+fn labels(finals: &[&FioEntry]) -> Vec<String> {
+    let mut seen: std::collections::HashMap<&str, usize> = Default::default();
+    let repeated = |name: &str| finals.iter().filter(|e| e.jobname == name).nth(1).is_some();
+    finals
+        .iter()
+        .map(|e| {
+            let n = seen.entry(e.jobname.as_str()).or_default();
+            *n += 1;
+            if repeated(&e.jobname) {
+                format!("{} #{n}", e.jobname)
+            } else {
+                e.jobname.clone()
+            }
+        })
+        .collect()
+}
+
 /// One group per job: reads and writes side by side (a direction no job did is left out),
 /// IOPS above, MB/s below.
 fn job_bars(finals: &[&FioEntry], f: &Facts, p: &Provenance) -> BarChart {
     let reads = finals.iter().any(|e| e.read.ios > 0);
     let writes = finals.iter().any(|e| e.write.ios > 0);
+    let names = labels(finals);
     let panel = |y_label: &str,
                  of: &dyn Fn(&crate::fio::json::DirStats) -> f64,
                  fmt: &dyn Fn(f64) -> String| BarPanel {
         y_label: y_label.into(),
         groups: finals
             .iter()
-            .map(|e| BarGroup {
-                label: e.jobname.clone(),
+            .zip(&names)
+            .map(|(e, name)| BarGroup {
+                label: name.clone(),
                 bars: [
                     (reads, &e.read, Tone::Primary),
                     (writes, &e.write, Tone::Tertiary),

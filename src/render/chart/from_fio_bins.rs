@@ -103,7 +103,7 @@ pub fn fio_latency_chart(text: &str, p: &Provenance) -> Result<Option<HistogramC
     let heading = Heading {
         title: format!(
             "fio, {}: {basis} of all {} I/Os",
-            super::from_fio::jobs(super::from_fio::finals(&out).len()),
+            super::from_fio::jobs(out.final_jobs().len()),
             thousands(count)
         ),
         subtitle: f.subtitle(p),

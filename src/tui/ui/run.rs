@@ -87,7 +87,11 @@ pub(super) fn status_line(
         parts.push((0, vec![Span::styled("│ PAUSED ", style)]));
     }
     parts.push((1, vec![Span::styled("│ ? help", theme.dim())]));
-    fit(parts, &format!("{} ", i.target.path), width)
+    fit(
+        parts,
+        &format!("{} ", crate::units::visible(&i.target.path)),
+        width,
+    )
 }
 
 /// A status line's parts: `(drop order, spans)`, the path's slot marked `PATH`.
