@@ -9,7 +9,7 @@
 //! dilutes the rates nor becomes a latency.
 
 use std::sync::atomic::Ordering::*;
-use std::sync::atomic::{AtomicU64, AtomicUsize};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle};
@@ -54,6 +54,7 @@ pub(super) fn spawn(
 ) -> Result<JoinHandle<()>, String> {
     let control = Arc::new(Control {
         generation: AtomicU64::new(0),
+        wake_word: AtomicU32::new(0),
         state: Mutex::new(ControlState {
             settings: Settings {
                 threads: 0,
