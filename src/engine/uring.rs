@@ -192,6 +192,11 @@ fn drive(
                 None => return Ok(()), // nothing in flight, and not submitting
             }
         }
+        if !submitting {
+            // Draining: what is done is handed over before each wait, so a worker the run
+            // stops waiting for (`STOP_GRACE`) leaves only what is really unfinished.
+            w.flush(slot);
+        }
         match next_due.filter(|_| r.ext_arg) {
             Some(due) => ring::wait_until(&mut r.ring, due)?,
             None => ring::wait(&mut r.ring)?,
@@ -240,7 +245,7 @@ fn fill(
             syncing: false,
             write_counted: false,
             start: Instant::now(),
-            due: w.take_slot(),
+            due: w.issue(),
             continued,
         };
         if next.linked {

@@ -72,18 +72,15 @@ fn run_psync(w: &mut Worker, slot: &WorkerSlot, control: &Control, io: &mut dyn 
         // A generation check per I/O: the only shared memory the loop reads, besides the
         // process-wide SIGCONT count, which changes only when the process was stopped.
         while control.generation.load(Acquire) == w.seen_generation {
-            let due = match w.pace.map(|p| p.peek()) {
-                Some(due) => {
-                    if !w.idle_until(slot, control, due) {
-                        break;
-                    }
-                    w.take_slot()
-                }
-                None => None,
-            };
+            if let Some(due) = w.pace.map(|p| p.peek())
+                && !w.idle_until(slot, control, due)
+            {
+                break;
+            }
             let Some((is_read, offset)) = w.next_io() else {
                 break;
             };
+            let due = w.issue();
             if !is_read {
                 scramble(w.bufs.get_mut(0), &mut w.rng);
             }
@@ -175,13 +172,12 @@ impl Worker {
         Some((is_read, offset))
     }
 
-    /// Takes the next slot of the rate's timetable, counting it as issued; returns when it
-    /// was due (`None` without a rate).
+    /// Counts an I/O as issued and, with a rate, takes the next slot of the timetable for
+    /// it; returns when it was due (`None` without a rate).
     #[inline]
-    pub fn take_slot(&mut self) -> Option<Instant> {
-        let due = self.pace.as_mut()?.take();
+    pub fn issue(&mut self) -> Option<Instant> {
         self.local.issued += 1;
-        Some(due)
+        Some(self.pace.as_mut()?.take())
     }
 
     /// Waits for a slot due at `due`; false when the settings changed meanwhile. A wait of

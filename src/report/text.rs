@@ -299,7 +299,9 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
         t.counts.short_ios,
         [
             (t.counts.spanning_stop, "in flight across a stop"),
-            (t.counts.after_switch, "finished after a settings change")
+            (t.counts.after_switch, "finished after a settings change"),
+            (t.counts.cancelled, "cancelled at the end"),
+            (t.counts.unfinished, "in flight when the run ended")
         ]
         .iter()
         .filter(|(n, _)| *n > 0)

@@ -45,9 +45,14 @@ pub struct Counts {
     /// With a rate: slots of the timetable whose due time had passed (by more than
     /// `rate::LATE_AFTER`) at the end of the interval: what was asked. Without a rate, 0.
     pub due: u64,
-    /// With a rate: slots of the timetable the workers had started. `due - issued` is the
-    /// backlog of late I/Os; a disk (or CPU) that keeps up leaves none.
+    /// I/Os started (a write and its linked sync are one). With a rate, each takes a slot of
+    /// the timetable, so `due - issued` is the backlog of late I/Os; a disk (or CPU) that
+    /// keeps up leaves none. At the end of a run every issued I/O is settled: an op or one of
+    /// the kinds counted apart (`settled() + unfinished == issued`).
     pub issued: u64,
+    /// I/Os still in flight (or done but not yet handed over) when the run ended and its
+    /// workers were not waited for any longer (`sampler::STOP_GRACE`): not ops, not errors.
+    pub unfinished: u64,
     /// The workers' time on a CPU, from the kernel's schedstat (read every ~100 ms per
     /// worker, so up to that much behind).
     pub worker_cpu_ns: u64,
@@ -76,6 +81,7 @@ impl Counts {
             cancelled: self.cancelled.saturating_sub(earlier.cancelled),
             due: self.due.saturating_sub(earlier.due),
             issued: self.issued.saturating_sub(earlier.issued),
+            unfinished: self.unfinished.saturating_sub(earlier.unfinished),
             worker_cpu_ns: self.worker_cpu_ns.saturating_sub(earlier.worker_cpu_ns),
             worker_runq_wait_ns: self
                 .worker_runq_wait_ns
@@ -99,15 +105,32 @@ impl Counts {
         self.cancelled += other.cancelled;
         self.due += other.due;
         self.issued += other.issued;
+        self.unfinished += other.unfinished;
         self.worker_cpu_ns += other.worker_cpu_ns;
         self.worker_runq_wait_ns += other.worker_runq_wait_ns;
         self.after_switch += other.after_switch;
     }
 
     /// I/Os that were issued but are not ops: short, failed, spanning a stop, finished
-    /// after their settings' interval was cut, or cancelled at the end.
+    /// after their settings' interval was cut, cancelled or unfinished at the end.
     pub fn not_ops(&self) -> u64 {
-        self.short_ios + self.errors + self.spanning_stop + self.after_switch + self.cancelled
+        self.short_ios
+            + self.errors
+            + self.spanning_stop
+            + self.after_switch
+            + self.cancelled
+            + self.unfinished
+    }
+
+    /// Issued I/Os that ended one way or another: ops, and those counted apart but
+    /// `unfinished`.
+    pub fn settled(&self) -> u64 {
+        self.ops
+            + self.short_ios
+            + self.errors
+            + self.spanning_stop
+            + self.after_switch
+            + self.cancelled
     }
 }
 

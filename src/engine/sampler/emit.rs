@@ -2,6 +2,7 @@
 //! the interval, the deltas per worker and in all, stopped intervals set apart from the run's
 //! totals, and the `Snapshot` sent.
 
+use std::sync::atomic::Ordering::Acquire;
 use std::time::Instant;
 
 use super::{Cut, Sampler};
@@ -126,7 +127,10 @@ impl Sampler {
         let mut total = Counts::default();
         let mut threads = Vec::with_capacity(self.workers.len());
         for (w, t) in self.workers.iter_mut().zip(taken) {
-            let (counts, latency_sum) = t.unwrap_or(w.prev);
+            let (mut counts, latency_sum) = t.unwrap_or(w.prev);
+            if self.ending && !w.slot.finished.load(Acquire) {
+                counts.unfinished = counts.issued.saturating_sub(counts.settled());
+            }
             let delta = counts.since(&w.prev.0);
             let delta_latency = latency_sum.saturating_sub(w.prev.1);
             w.prev = (counts, latency_sum);
