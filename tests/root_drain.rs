@@ -45,10 +45,16 @@ impl Throttle {
 
     /// Runs diskscope with `args` inside the group; returns its JSON and the wall time.
     fn run(&self, dir: &Path, args: &[&str]) -> (serde_json::Value, Duration) {
+        let t0 = Instant::now();
+        let out = self.output(dir, args);
+        (common::json(&out), t0.elapsed())
+    }
+
+    /// Runs diskscope with `args` inside the group.
+    fn output(&self, dir: &Path, args: &[&str]) -> std::process::Output {
         let procs = self.0.join("cgroup.procs");
         let script = format!("echo $$ > '{}' && exec \"$0\" \"$@\"", procs.display());
-        let t0 = Instant::now();
-        let out = Command::new("sh")
+        Command::new("sh")
             .arg("-c")
             .arg(script)
             .arg(env!("CARGO_BIN_EXE_diskscope"))
@@ -56,8 +62,7 @@ impl Throttle {
             .current_dir(dir)
             .stdin(Stdio::null())
             .output()
-            .expect("sh runs");
-        (common::json(&out), t0.elapsed())
+            .expect("sh runs")
     }
 }
 
@@ -134,4 +139,36 @@ fn a_deep_queue_on_a_slow_device_ends_within_the_grace_and_is_accounted_for() {
     assert!(u(t, "cancelled") > 0, "nothing was cancelled: {t}");
     assert!(wall < run_time + SLACK, "ran {wall:?} for -T 2s");
     accounted(t);
+}
+
+/// A rate the throttled device cannot carry: the workers wait on the device, not on a CPU, so
+/// every second and the summary say the disk is saturated.
+#[test]
+#[ignore = "needs root: attaches a loop device and a blkio cgroup"]
+fn a_rate_beyond_a_slow_device_is_a_saturated_disk() {
+    let dir = workdir();
+    let dev = LoopDev::on_new_file(dir.path(), 64 << 20, &[]);
+    let Some(throttle) = Throttle::new(&dev, 200) else {
+        return;
+    };
+    let args = [
+        &dev.path, "--no-tui", "-T", "3s", "-t", "4", "--rate", "1000",
+    ];
+    let out = throttle.output(dir.path(), &args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains("IOPS")).collect();
+    assert!(
+        text.contains("rate: asked 1000 IOPS, did") && text.contains("the disk is saturated"),
+        "{text}"
+    );
+    assert!(!text.contains("the CPU is the limit"), "{text}");
+    assert!(
+        lines
+            .iter()
+            .filter(|l| l.contains("the disk is saturated"))
+            .count()
+            >= 2,
+        "{text}"
+    );
 }

@@ -127,10 +127,11 @@ pub fn interval_line(r: &IntervalFigures) -> String {
         r.t_s,
         format_count_rate(r.iops),
         format_bytes(r.bw_bytes_per_s as u64),
-        format_latency_ns(r.latency_ns.mean),
-        format_latency_ns(r.latency_ns.p99 as f64),
+        r.latency_ns.show(|l| l.mean),
+        r.latency_ns.show(|l| l.p99 as f64),
         not_ops(&r.counts, r.elapsed_s),
-        super::rate::saturated(r.settings.rate_iops, r.iops, "doing")
+        super::rate::RateFigures::window(r)
+            .shortfall("doing", super::rate::cpus())
             .map(|s| format!("  [{s}]"))
             .unwrap_or_default()
             + &if r.left_out.is_empty() {
@@ -242,7 +243,14 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
     // Only a run that kept one rate throughout compares its total with it.
     let rate = r.config.rate_iops;
     if r.final_settings.rate_iops == rate
-        && let Some(line) = super::rate::rate_line(rate, t.iops)
+        && let Some(line) = super::rate::RateFigures::new(
+            rate,
+            t.iops,
+            t.counts,
+            t.elapsed_s,
+            r.final_settings.threads,
+        )
+        .rate_line(super::rate::cpus())
     {
         let _ = writeln!(out, "rate: {line}");
     }
@@ -281,7 +289,7 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
             th.counts.ops,
             th.elapsed_s,
             th.iops,
-            format_latency_ns(th.latency_mean_ns),
+            crate::stats::latency::show_mean_ns(th.latency_mean_ns, th.counts.ops),
             if th.counts.errors + th.counts.short_ios > 0 {
                 format!(
                     ", {} errors, {} short",
@@ -408,7 +416,7 @@ pub fn step_line(d: Dimension, r: &IntervalFigures) -> String {
         } else {
             value.to_string()
         };
-        let short = if super::rate::falls_short(value, r.iops) {
+        let short = if super::rate::RateFigures::window(r).fell_behind() {
             "  (saturated)"
         } else {
             ""
