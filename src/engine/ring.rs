@@ -156,9 +156,9 @@ impl Ring {
         e.user_data(i as u64)
     }
 
-    /// The fdatasync of `--fsync` for slot `i`, as fio sends it (`IORING_OP_FSYNC` with
-    /// `IORING_FSYNC_DATASYNC`, no link or drain flag).
-    pub fn sync_entry(&self, fd: RawFd, i: usize) -> squeue::Entry {
+    /// The fdatasync of `--fsync`, carrying `user_data`: `IORING_OP_FSYNC` with
+    /// `IORING_FSYNC_DATASYNC`, as fio sends it.
+    pub fn sync_entry(&self, fd: RawFd, user_data: u64) -> squeue::Entry {
         let e = if self.fixed_file {
             opcode::Fsync::new(types::Fixed(0))
         } else {
@@ -166,7 +166,7 @@ impl Ring {
         };
         e.flags(types::FsyncFlags::DATASYNC)
             .build()
-            .user_data(i as u64)
+            .user_data(user_data)
     }
 
     /// Queues `entry` and hands it to the kernel. The caller keeps at most `entries`

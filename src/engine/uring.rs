@@ -10,18 +10,18 @@
 //! reaped. That is fio's total latency `lat`, not `clat`.
 //!
 //! `--fsync N`: every N-th write issued is linked (`IOSQE_IO_LINK`) to an `IORING_OP_FSYNC`
-//! with `IORING_FSYNC_DATASYNC` in a slot of its own: the kernel starts the sync when that
-//! write has completed, so it covers it and every write completed before, and the other
-//! slots go on meanwhile; the kernel merges syncs that overlap into fewer device flushes. The
-//! write counts (an op, with the sync's time in its latency, as with psync) when its sync
-//! completes; a write that failed breaks the link and its sync comes back cancelled, counted
-//! once as the write's failure. fio (engines/io_uring.c, io_u.c `get_rw_ddir`) queues its
-//! sync as an I/O of its own after every N-th write issued, in one of the `iodepth` slots as
-//! here, but with no link or drain flag: its sync may start, and end, before that write does.
-//! Sending the sync only once the write's completion was reaped cost half the rate at QD8 on
-//! this machine's virtio disk (the round trip through the worker, at nice 19, between the two);
-//! the link keeps the order without it. At depth 1 the pair is let into the ring together
-//! (two requests), as fio's reap-then-sync does at its one slot.
+//! with `IORING_FSYNC_DATASYNC` in the same slot: the kernel starts the sync when that write
+//! has completed, so it covers it and every write completed before, while the other slots go
+//! on; the kernel merges syncs that overlap into fewer device flushes. The write counts (an
+//! op, with the sync's time in its latency, as with psync) when its sync completes; a write
+//! that failed breaks the link and its sync comes back cancelled, counted once as the write's
+//! failure. A slot thus holds one active request, the write or then its sync, as fio's
+//! `iodepth` counts its syncs among its I/Os. fio (engines/io_uring.c; io_u.c `get_rw_ddir`)
+//! queues its sync after every N-th write *issued*, with no link or drain flag: it may start,
+//! and end, before that write does, and fio before 3.38 sends far fewer than N asks at depth
+//! (see `scripts/bench-vs-fio` case e). Measured against fio 3.41 at QD8 on this VM (3 pairs):
+//! a sync in a slot of its own, linked and held idle while its write ran, did 0.72-0.84x fio;
+//! the sync sent by the worker once it had reaped the write (no link) lost the round trip.
 //!
 //! With a rate (`pace`), the timetable governs submissions: a free slot is filled only when
 //! its I/O is due, and while I/Os are in flight the worker waits for a completion or the next
@@ -63,17 +63,19 @@ use super::ring::{self, CANCEL_TAG, Ring};
 use super::stops;
 use super::worker::{Control, Outcome, Timing, Worker, WorkerSlot, scramble};
 
-/// What one in-flight request is.
+/// Marks the `user_data` of a slot's linked sync (the slot's own number in the low bits).
+const SYNC_TAG: u64 = 1 << 62;
+
+/// What one slot's request is.
 #[derive(Clone, Copy)]
 struct InFlight {
     offset: u64,
     is_read: bool,
-    /// For a write linked to a sync: the sync's slot.
-    sync_slot: Option<usize>,
-    /// This slot holds the sync of the write described here (its offset, start, due).
-    syncing: bool,
-    /// For a sync: its write did not complete whole and was counted already; the sync comes
-    /// back cancelled (the link broke) and counts nothing.
+    /// A write with its sync linked after it in this slot: the slot is free, and the write
+    /// counted, when the sync completes.
+    linked: bool,
+    /// The linked write did not complete whole and was counted already; its sync comes back
+    /// cancelled (the link broke) and counts nothing.
     write_counted: bool,
     start: Instant,
     /// Its slot on the timetable, with a rate.
@@ -82,56 +84,34 @@ struct InFlight {
     continued: u64,
 }
 
-/// The next I/O, held back until two slots are free for it and its linked sync.
-#[derive(Clone, Copy)]
-struct Next {
-    is_read: bool,
-    offset: u64,
-    linked: bool,
-}
-
 /// The requests of one `drive`: what each slot holds and which slots are free.
 struct Flight {
     meta: Vec<InFlight>,
     free: Vec<usize>,
-    /// An I/O taken from the generator but not yet sent (a write whose sync needs a slot too).
-    pending: Option<Next>,
     /// Whether the cancellation of everything in flight was sent.
     cancelling: bool,
 }
 
 impl Flight {
-    fn new(slots: usize) -> Flight {
+    fn new(depth: usize) -> Flight {
         let idle = InFlight {
             offset: 0,
             is_read: true,
-            sync_slot: None,
-            syncing: false,
+            linked: false,
             write_counted: false,
             start: Instant::now(),
             due: None,
             continued: 0,
         };
         Flight {
-            meta: vec![idle; slots],
-            free: (0..slots).rev().collect(),
-            pending: None,
+            meta: vec![idle; depth],
+            free: (0..depth).rev().collect(),
             cancelling: false,
         }
     }
 
     fn in_flight(&self) -> usize {
         self.meta.len() - self.free.len()
-    }
-}
-
-/// Slots a worker's ring holds at `depth`: one per request, syncs included (as fio counts
-/// them), and at depth 1 with syncs two, so a write and its linked sync fit.
-fn slots(depth: usize, fsync_every: u32) -> usize {
-    if fsync_every > 0 {
-        depth.max(2)
-    } else {
-        depth.max(1)
     }
 }
 
@@ -145,20 +125,26 @@ pub(super) fn run(
 ) -> io::Result<()> {
     let mut ring: Option<Ring> = None;
     while w.refresh(slot, control) {
-        let slots = slots(w.settings.iodepth, control.fsync_every);
-        if ring.as_ref().is_none_or(|r| r.entries < slots) {
+        let depth = w.settings.iodepth.max(1);
+        // A linked pair is queued as two entries at once.
+        let entries = if control.fsync_every > 0 {
+            depth.max(2)
+        } else {
+            depth
+        };
+        if ring.as_ref().is_none_or(|r| r.entries < entries) {
             drop(ring.take()); // the old ring is empty: close it before building the next
-            ring = Some(Ring::new(slots, fd)?);
+            ring = Some(Ring::new(entries, fd)?);
         }
         let r = ring.as_mut().expect("built above");
         r.cap_iowq(w.settings.threads);
         r.register(w);
-        drive(r, w, slot, control, fd, slots)?;
+        drive(r, w, slot, control, fd, depth)?;
     }
     Ok(())
 }
 
-/// Keeps the slots full until the generation moves, then reaps the rest (or cancels them,
+/// Keeps `depth` slots busy until the generation moves, then reaps the rest (or cancels them,
 /// when the worker must stop).
 fn drive(
     r: &mut Ring,
@@ -166,9 +152,9 @@ fn drive(
     slot: &WorkerSlot,
     control: &Control,
     fd: RawFd,
-    slots: usize,
+    depth: usize,
 ) -> io::Result<()> {
-    let mut f = Flight::new(slots);
+    let mut f = Flight::new(depth);
     loop {
         let submitting = control.generation.load(Acquire) == w.seen_generation;
         if submitting {
@@ -205,8 +191,8 @@ fn drive(
     }
 }
 
-/// Fills the free slots with new requests, each submitted as it is queued; with a rate, only
-/// what is due by now. A write due a sync waits until a second slot is free for it.
+/// Fills the free slots with new requests, each submitted as it is queued (a write due a sync
+/// with its sync); with a rate, only what is due by now.
 fn fill(
     r: &mut Ring,
     w: &mut Worker,
@@ -215,94 +201,67 @@ fn fill(
     fsync_every: u32,
 ) -> io::Result<()> {
     let continued = stops::continued();
-    while !f.free.is_empty() {
+    while let Some(&i) = f.free.last() {
         if w.pace.is_some_and(|p| p.peek() > Instant::now()) {
             break;
         }
-        let next = match f.pending.take() {
-            Some(n) => n,
-            None => match w.next_io() {
-                Some((is_read, offset)) => Next {
-                    is_read,
-                    offset,
-                    linked: !is_read && w.sync_due(fsync_every),
-                },
-                None => break,
-            },
-        };
-        let Some(i) = take_slot_with_buffer(&mut f.free, w.bufs.count(), next.linked) else {
-            f.pending = Some(next);
+        let Some((is_read, offset)) = w.next_io() else {
             break;
         };
-        if !next.is_read {
+        f.free.pop();
+        let linked = !is_read && w.sync_due(fsync_every);
+        if !is_read {
             scramble(w.bufs.get_mut(i), &mut w.rng);
         }
-        let entry = r.entry(w, fd, i, next.is_read, next.offset);
+        let entry = r.entry(w, fd, i, is_read, offset);
         f.meta[i] = InFlight {
-            offset: next.offset,
-            is_read: next.is_read,
-            sync_slot: None,
-            syncing: false,
+            offset,
+            is_read,
+            linked,
             write_counted: false,
             start: Instant::now(),
             due: w.issue(),
             continued,
         };
-        if next.linked {
-            let j = f.free.pop().expect("two free slots");
-            f.meta[i].sync_slot = Some(j);
-            f.meta[j] = InFlight {
-                syncing: true,
-                sync_slot: None,
-                ..f.meta[i]
-            };
-            let sync = r.sync_entry(fd, j);
-            // SAFETY: buffer `i` stays allocated and untouched until its completion is reaped
-            // (buffers are replaced only in `refresh`, with nothing in flight); a sync points
-            // at no memory.
+        // SAFETY: buffer `i` stays allocated and untouched until its completion is reaped
+        // (buffers are replaced only in `refresh`, with nothing in flight); a sync points at
+        // no memory.
+        if linked {
+            let sync = r.sync_entry(fd, i as u64 | SYNC_TAG);
             unsafe { r.push_pair(&entry.flags(squeue::Flags::IO_LINK), &sync) }?;
         } else {
-            // SAFETY: as above.
             unsafe { r.push(&entry) }?;
         }
     }
     Ok(())
 }
 
-/// Takes a free slot that has a buffer, leaving another free for a linked sync; `None` when
-/// there is none (the I/O waits for a completion). At depth 1 with syncs the ring has two
-/// slots and one buffer; otherwise every slot has one, and the last free slot is taken.
-fn take_slot_with_buffer(free: &mut Vec<usize>, buffers: usize, linked: bool) -> Option<usize> {
-    if linked && free.len() < 2 {
-        return None;
-    }
-    let at = free.iter().rposition(|&i| i < buffers)?;
-    Some(free.swap_remove(at))
-}
-
 /// Counts every completion waiting on the ring. A write linked to a sync is counted when its
-/// sync completes (or at once, if it failed and broke the link).
+/// sync completes (or at once, if it failed and broke the link); its slot is free then.
 fn reap(r: &mut Ring, w: &mut Worker, slot: &WorkerSlot, control: &Control, f: &mut Flight) {
     let end = Instant::now();
     let stopped_now = stops::continued();
     let mut cq = r.ring.completion();
     cq.sync();
     for cqe in &mut cq {
-        if cqe.user_data() == CANCEL_TAG {
+        let tag = cqe.user_data();
+        if tag == CANCEL_TAG {
             continue;
         }
-        let i = cqe.user_data() as usize;
+        let (i, is_sync) = ((tag & !SYNC_TAG) as usize, tag & SYNC_TAG != 0);
         let m = f.meta[i];
-        f.free.push(i);
-        if m.syncing && m.write_counted {
+        if is_sync || !m.linked {
+            f.free.push(i);
+        }
+        if is_sync && m.write_counted {
             continue;
         }
-        let outcome = outcome(w, cqe.result(), &m, f.cancelling);
-        if let Some(j) = m.sync_slot {
+        let outcome = outcome(w, cqe.result(), &m, is_sync, f.cancelling);
+        if m.linked && !is_sync {
             if matches!(outcome, Outcome::Full(_)) {
                 continue; // counted when its sync completes
             }
-            f.meta[j].write_counted = true;
+            f.meta[i].write_counted = true;
         }
         let stopped = stopped_now != m.continued;
         w.settle(
@@ -322,12 +281,12 @@ fn reap(r: &mut Ring, w: &mut Worker, slot: &WorkerSlot, control: &Control, f: &
 /// How a completion ended: all of `bs` moved, fewer, an errno, or cancelled at the end; for a
 /// sync, done (counted) or its errno.
 #[inline]
-fn outcome(w: &mut Worker, res: i32, m: &InFlight, cancelling: bool) -> Outcome {
+fn outcome(w: &mut Worker, res: i32, m: &InFlight, is_sync: bool, cancelling: bool) -> Outcome {
     let cancelled = cancelling && matches!(-res, nix::libc::ECANCELED | nix::libc::EINTR);
     if cancelled {
         return Outcome::Cancelled;
     }
-    if m.syncing {
+    if is_sync {
         return if res < 0 {
             Outcome::Failed(io::Error::from_raw_os_error(-res), "fdatasync")
         } else {
