@@ -21,7 +21,8 @@
 //! and end, before that write does, and fio before 3.38 sends far fewer than N asks at depth
 //! (see `scripts/bench-vs-fio` case e). Measured against fio 3.41 at QD8 on this VM (3 pairs):
 //! a sync in a slot of its own, linked and held idle while its write ran, did 0.72-0.84x fio;
-//! the sync sent by the worker once it had reaped the write (no link) lost the round trip.
+//! the sync sent by the worker once it had reaped the write (no link) lost the round trip;
+//! sharing the write's slot, 0.85x at QD8 and QD32 (fsync 1, a loaded machine, README).
 //!
 //! With a rate (`pace`), the timetable governs submissions: a free slot is filled only when
 //! its I/O is due, and while I/Os are in flight the worker waits for a completion or the next

@@ -5,6 +5,7 @@
 
 use std::fmt::Write;
 
+use super::rate::RateFigures;
 use super::{ConfigReport, RunReport, SweepReport};
 use crate::settings::Settings;
 use crate::stats::{Counts, IntervalFigures, IoErrorRecord, LeftOut};
@@ -130,7 +131,7 @@ pub fn interval_line(r: &IntervalFigures) -> String {
         r.latency_ns.show(|l| l.mean),
         r.latency_ns.show(|l| l.p99 as f64),
         not_ops(&r.counts, r.elapsed_s),
-        super::rate::RateFigures::window(r)
+        RateFigures::window(r)
             .shortfall("doing", super::rate::cpus())
             .map(|s| format!("  [{s}]"))
             .unwrap_or_default()
@@ -242,15 +243,10 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
     }
     // Only a run that kept one rate throughout compares its total with it.
     let rate = r.config.rate_iops;
+    let threads = r.final_settings.threads;
+    let figures = RateFigures::new(rate, t.iops, t.counts, t.elapsed_s, threads);
     if r.final_settings.rate_iops == rate
-        && let Some(line) = super::rate::RateFigures::new(
-            rate,
-            t.iops,
-            t.counts,
-            t.elapsed_s,
-            r.final_settings.threads,
-        )
-        .rate_line(super::rate::cpus())
+        && let Some(line) = figures.rate_line(super::rate::cpus())
     {
         let _ = writeln!(out, "rate: {line}");
     }
@@ -416,7 +412,7 @@ pub fn step_line(d: Dimension, r: &IntervalFigures) -> String {
         } else {
             value.to_string()
         };
-        let short = if super::rate::RateFigures::window(r).fell_behind() {
+        let short = if RateFigures::window(r).fell_behind() {
             "  (saturated)"
         } else {
             ""
