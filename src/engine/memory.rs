@@ -19,7 +19,8 @@
 //! - a worker thread: 42.6 KiB of VmHWM (its touched stack, batches, ring mappings; 49,888 KiB
 //!   at `-t 1024 -Q 1` against 6,272 at `-t 1`), 16 KiB of kernel stack and 22.4 KiB of slab
 //!   (its task, ring and files); its 256 KiB stack is reserved address space, counted against
-//!   `ulimit -v` only.
+//!   `ulimit -v` only. The first threads cost more: each gets a malloc arena of its own, up to
+//!   8 per CPU (a second thread added 264-448 KiB).
 //! - an io-wq worker (a kernel thread of the process that runs what cannot be issued without
 //!   blocking: buffered writes, fsyncs): about 17 KiB of kernel stack and task; capped per ring
 //!   (`ring::iowq_bounded_cap`), so 8 at `-t 4 -Q 32 --buffered` writes and 64 at `-t 64`.
@@ -51,6 +52,13 @@ const SLOT_USER_BYTES: u64 = 256;
 const SLOT_KERNEL_BYTES: u64 = 1280;
 /// One io-wq kernel thread: about 17 KiB of kernel stack and task measured, rounded up.
 const IOWQ_WORKER_BYTES: u64 = 32 << 10;
+/// glibc gives each thread that allocates an arena of its own, up to 8 per CPU (the default
+/// `M_ARENA_MAX` on 64-bit; 2 under `ulimit -v`, see `prepare_allocator`): what one holds
+/// resident. A second thread added 264-448 KiB of VmHWM, a 128th 42.8 KiB (the arenas were
+/// all there), rounded up.
+const ARENA_BYTES: u64 = 256 << 10;
+/// An arena's reserved address space (glibc's `HEAP_MAX_SIZE`), counted under `ulimit -v`.
+const ARENA_RESERVED: u64 = 64 << 20;
 /// The process before any worker: 6.2 MiB of RSS measured, and room for its latency
 /// histograms to grow to second-long latencies.
 const BASE_BYTES: u64 = 10 << 20;
@@ -90,13 +98,18 @@ impl Need {
         let stride = bs.div_ceil(PAGE).saturating_mul(PAGE);
         let iowq = u64::from(super::ring::iowq_bounded_cap(threads, super::ring::cpus()));
         let mut per_thread = THREAD_USER_BYTES;
-        if address_space {
+        let (arenas, mut per_arena) = if address_space {
             per_thread += THREAD_STACK as u64 + PAGE;
-        }
+            (t.min(2), ARENA_BYTES + ARENA_RESERVED)
+        } else {
+            (t.min(8 * super::ring::cpus() as u64), ARENA_BYTES)
+        };
+        per_arena = arenas.saturating_mul(per_arena);
         Need {
             buffers: slots.saturating_mul(stride),
             user: BASE_BYTES
                 .saturating_add(t.saturating_mul(per_thread))
+                .saturating_add(per_arena)
                 .saturating_add(slots.saturating_mul(SLOT_USER_BYTES)),
             kernel: t
                 .saturating_mul(THREAD_KERNEL_BYTES + iowq * IOWQ_WORKER_BYTES)
@@ -296,7 +309,11 @@ mod tests {
         // Under ulimit -v the reserved stacks count too.
         let rss = Need::of(1024, 1, 4096, false).other();
         let virt = Need::of(1024, 1, 4096, true).other();
-        assert_eq!(virt - rss, 1024 * (256 << 10) + 1024 * 4096);
+        let arenas = 8 * crate::engine::ring::cpus().min(128) as u64;
+        assert_eq!(
+            virt - rss,
+            1024 * ((256 << 10) + 4096) + 2 * ((256 << 10) + (64 << 20)) - arenas * (256 << 10)
+        );
         // Nothing overflows at the largest settings.
         let big = Need::of(usize::MAX, 256, 16 << 20, true);
         assert_eq!(big.total(), u64::MAX);
