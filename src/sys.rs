@@ -179,6 +179,76 @@ pub fn nvme_get_log_page(fd: &std::fs::File, lid: u8, nsid: u32, buf: &mut [u8])
     }
 }
 
+/// Sleeps until `word` no longer holds `expected`, a `futex_wake_all` on it, or `timeout`
+/// passed, whichever comes first (FUTEX_WAIT_PRIVATE; spurious wake-ups are possible, so the
+/// caller re-checks what it waits for). A worker waiting for its next slot on a rate's
+/// timetable sleeps here, so it wakes at the slot or at once when the settings change,
+/// without waking every few milliseconds to look.
+pub fn futex_wait(
+    word: &std::sync::atomic::AtomicU32,
+    expected: u32,
+    timeout: std::time::Duration,
+) {
+    let ts = nix::libc::timespec {
+        tv_sec: timeout.as_secs().min(i64::MAX as u64) as nix::libc::time_t,
+        tv_nsec: timeout.subsec_nanos() as nix::libc::c_long,
+    };
+    // SAFETY: the futex word is a live, aligned u32 for the call's duration and the timespec a
+    // live local; FUTEX_WAIT only reads them. EAGAIN, EINTR and ETIMEDOUT all mean "look again".
+    unsafe {
+        nix::libc::syscall(
+            nix::libc::SYS_futex,
+            word.as_ptr(),
+            nix::libc::FUTEX_WAIT | nix::libc::FUTEX_PRIVATE_FLAG,
+            expected,
+            &ts as *const nix::libc::timespec,
+        );
+    }
+}
+
+/// Wakes every thread sleeping in `futex_wait` on `word` (change the word first).
+pub fn futex_wake_all(word: &std::sync::atomic::AtomicU32) {
+    // SAFETY: FUTEX_WAKE only uses the word's address as a key; nothing is read or written.
+    unsafe {
+        nix::libc::syscall(
+            nix::libc::SYS_futex,
+            word.as_ptr(),
+            nix::libc::FUTEX_WAKE | nix::libc::FUTEX_PRIVATE_FLAG,
+            i32::MAX,
+        );
+    }
+}
+
+/// This thread's scheduler statistics, `/proc/thread-self/schedstat`, kept open so a reading
+/// costs one pread and no allocation. Its first two fields are the thread's time on a CPU and
+/// its time runnable but waiting for one, in nanoseconds (the kernel's
+/// Documentation/scheduler/sched-stats.rst).
+pub struct ThreadSchedstat(std::fs::File);
+
+impl ThreadSchedstat {
+    /// Opens the calling thread's file; `None` where the kernel has no schedstat. Only the
+    /// thread that opened it should read it (it names that thread).
+    pub fn open() -> Option<ThreadSchedstat> {
+        std::fs::File::open("/proc/thread-self/schedstat")
+            .ok()
+            .map(ThreadSchedstat)
+    }
+
+    /// (on-CPU ns, run-queue wait ns) as of now.
+    pub fn read(&self) -> Option<(u64, u64)> {
+        use std::os::unix::fs::FileExt;
+        let mut buf = [0u8; 96];
+        let n = self.0.read_at(&mut buf, 0).ok()?;
+        parse_schedstat(std::str::from_utf8(&buf[..n]).ok()?)
+    }
+}
+
+/// The first two numbers of a schedstat line: on-CPU and run-queue wait nanoseconds.
+pub fn parse_schedstat(text: &str) -> Option<(u64, u64)> {
+    let mut fields = text.split_ascii_whitespace().map(|f| f.parse::<u64>().ok());
+    Some((fields.next()??, fields.next()??))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

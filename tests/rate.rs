@@ -362,3 +362,63 @@ fn a_live_rate_change_or_pause_starts_a_fresh_timetable() {
     check(&collect(&engine, Duration::from_millis(800)), 3000);
     engine.join();
 }
+
+/// `--rate 1` and `--rate 3 -t 4` through the binary: in their first seconds few or no slots
+/// are due (each thread's share of `--rate 3 -t 4` is one slot every 1.3 s), which is not a
+/// saturated disk. Nothing may say so, no second with no I/O may show "0 ns", and the JSON's
+/// due slots were started.
+#[test]
+fn slots_not_yet_due_are_not_a_saturated_disk() {
+    let _serial = serial();
+    let dir = workdir();
+    let path = dir.path().join("f");
+    make_file(&path, 16 << 20);
+    let p = path.to_str().unwrap();
+    for extra in [vec!["--rate", "1"], vec!["--rate", "3", "-t", "4"]] {
+        let mut args = vec![p, "--no-tui", "-T", "3s"];
+        args.extend(extra.iter().copied());
+        let out = diskscope(dir.path(), &args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{text}");
+        assert!(!text.contains("saturated"), "{extra:?}:\n{text}");
+        assert!(!text.contains("the CPU is the limit"), "{extra:?}:\n{text}");
+        assert!(!text.contains(" 0 ns"), "{extra:?}:\n{text}");
+        assert!(text.contains("rate: asked"), "{extra:?}:\n{text}");
+        args.push("--json");
+        let t = &json(&diskscope(dir.path(), &args))["total"];
+        let (due, issued) = (t["due"].as_u64().unwrap(), t["issued"].as_u64().unwrap());
+        assert!(due >= 2 && due.abs_diff(issued) <= 4, "{extra:?}: {t}");
+    }
+}
+
+/// A page-cached file asked far beyond what two cores can issue: the workers spend their time
+/// on a CPU or waiting for one, so the verdict is the CPU's, never the disk's.
+#[test]
+fn a_rate_beyond_the_cpu_blames_the_cpu_not_the_disk() {
+    let _serial = serial();
+    let dir = workdir();
+    let path = dir.path().join("f");
+    make_file(&path, 16 << 20);
+    let _ = std::fs::read(&path);
+    let p = path.to_str().unwrap();
+    let args = [
+        p,
+        "--no-tui",
+        "--buffered",
+        "--ioengine",
+        "psync",
+        "-t",
+        "8",
+        "--rate",
+        "100M",
+        "-T",
+        "2s",
+    ];
+    let out = diskscope(dir.path(), &args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(!text.contains("saturated"), "{text}");
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let said = format!("the CPU is the limit (8 workers on {cpus} cores), not the disk");
+    assert!(text.contains(&said), "{text}");
+}

@@ -1,7 +1,9 @@
 //! Root-only io_uring tests on loop devices with direct I/O: the queue depth reaches the
 //! device (the kernel's average queue size rises with it), the op count agrees with the
-//! kernel's at depth 32, and `kernel.io_uring_disabled=2` (restored by a guard) makes a run
-//! fall back to psync saying why, and `--ioengine io_uring` fail saying why.
+//! kernel's at depth 32, `--fsync` syncs agree with the device's flush counter (every one
+//! reaches it with psync; at depth they overlap in the ring and the kernel merges them), and
+//! `kernel.io_uring_disabled=2` (restored by a guard) makes a run fall back to psync saying
+//! why, and `--ioengine io_uring` fail saying why.
 
 mod common;
 
@@ -69,6 +71,81 @@ fn depth_reaches_the_device_and_ops_match_the_kernels_count() {
         diff < 0.01,
         "QD32: app {ops} ops, kernel {kernel} reads ({:.2}% apart)",
         diff * 100.0
+    );
+}
+
+/// A 2 s run of 4k random writes with `--fsync 1` and `extra` (engine, depth): diskscope's
+/// JSON totals, and the device's completed writes and flushes over the run.
+fn sync_run(dir: &Path, dev: &LoopDev, extra: &[&str]) -> (serde_json::Value, u64, u64) {
+    let before = counters(dev);
+    let allow = format!("--allow-write={}", dev.path);
+    let mut args = vec![&*dev.path, "--no-tui", "--json", "-T", "2s", "--read", "0"];
+    args.extend(["--fsync", "1", &allow]);
+    args.extend(extra);
+    let v = json(&diskscope(dir, &args));
+    let after = counters(dev);
+    let flushes = after
+        .flushes_completed
+        .expect("flush counters (Linux 5.5+)")
+        - before.flushes_completed.expect("flush counters");
+    (
+        v["total"].clone(),
+        after.writes_completed - before.writes_completed,
+        flushes,
+    )
+}
+
+#[test]
+#[ignore = "needs root: attaches a loop device"]
+fn syncs_agree_with_the_devices_flushes_and_overlap_at_depth() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = workdir();
+    let dev = LoopDev::on_new_file(dir.path(), 256 << 20, &[]);
+    let u = |v: &serde_json::Value, k: &str| v[k].as_u64().unwrap_or_else(|| panic!("{k}: {v}"));
+
+    // psync, one thread: each write, then its fdatasync, which reaches the device alone.
+    let (t, writes, flushes) = sync_run(dir.path(), &dev, &["--ioengine", "psync"]);
+    eprintln!(
+        "psync: {} ops, {} syncs; device {writes} writes, {flushes} flushes",
+        u(&t, "ops"),
+        u(&t, "syncs")
+    );
+    assert!(u(&t, "ops") > 50, "{t}");
+    assert_eq!(u(&t, "syncs"), u(&t, "ops"), "--fsync 1: a sync per write");
+    assert!(
+        flushes.abs_diff(u(&t, "syncs")) <= 2,
+        "psync: {} syncs, device flushes {flushes}",
+        u(&t, "syncs")
+    );
+    assert_eq!(
+        writes,
+        u(&t, "ops") + u(&t, "syncs"),
+        "a data write and an empty PREFLUSH write per op"
+    );
+    if !uring_allowed() {
+        return;
+    }
+    // io_uring at depth 8: a sync per write still, each linked after its write, so the
+    // device saw every write counted; the syncs overlap and the kernel merges them.
+    let (t, writes, flushes) = sync_run(dir.path(), &dev, &["-Q", "8"]);
+    let (ops, syncs) = (u(&t, "ops"), u(&t, "syncs"));
+    eprintln!("QD8: {ops} ops, {syncs} syncs; device {writes} writes, {flushes} flushes");
+    assert!(ops > 100, "{t}");
+    assert_eq!(syncs, ops, "--fsync 1 at depth: a sync per write counted");
+    // Each sync reaches the device as an empty write flagged PREFLUSH, counted among its
+    // writes, before the flush machinery merges the flushes themselves.
+    let data_writes = writes - syncs;
+    assert!(
+        data_writes >= ops && data_writes <= ops + t["cancelled"].as_u64().unwrap_or(0) + 8,
+        "device {writes} writes ({syncs} of them a sync's) for {ops} ops"
+    );
+    assert!(
+        flushes > 0 && flushes <= syncs,
+        "{flushes} flushes for {syncs} syncs"
+    );
+    assert!(
+        (flushes as f64) < 0.95 * syncs as f64,
+        "at depth 8 the syncs overlap and merge: {flushes} device flushes for {syncs} syncs"
     );
 }
 

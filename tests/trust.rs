@@ -217,10 +217,13 @@ fn the_engine_refuses_settings_over_the_buffer_limit_so_a_live_slider_stops_ther
         direct: true,
         write_allowed: false,
     };
-    let limit = buffer_limit().bytes;
+    let limit = buffer_limit();
     let bs = 16u64 << 20;
-    let per_thread = bs + diskscope::engine::memory::THREAD_STACK as u64 + 4096;
-    let fits = (limit / per_thread).clamp(1, 1024) as usize;
+    let need = |t| diskscope::engine::memory::Need::of(t, 1, bs, limit.address_space).total();
+    let fits = (1..=1024)
+        .take_while(|&t| need(t) <= limit.bytes)
+        .last()
+        .unwrap_or(1);
     let s = |threads| Settings {
         threads,
         bs,

@@ -264,10 +264,13 @@ fn rated_app(rate_iops: u64) -> App {
     let mut run = Run::new(info(false), s, Some("sdb".into()));
     let mut total = Counts::default();
     for i in 0..40 {
-        run.push(Snapshot {
+        let mut snap = Snapshot {
             settings: s,
             ..snapshot(i, &mut total)
-        });
+        };
+        // A tenth of a second of the timetable came due; the disk started what it finished.
+        (snap.interval.due, snap.interval.issued) = (rate_iops / 10, snap.interval.ops);
+        run.push(snap);
     }
     App::new(Screen::Run(Box::new(run)), true)
 }

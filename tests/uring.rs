@@ -410,3 +410,60 @@ fn in_flight_per_thread_stays_within_the_depth_and_rises_with_it() {
         "depth 8 should keep more out than depth 1: {in_flight:?}"
     );
 }
+
+/// `/dev/full` as a target: every write fails with ENOSPC. Each handle is its own descriptor
+/// on it, so the io_uring engine submits there, and each write's linked sync comes back
+/// cancelled when the write breaks the link.
+struct DevFull;
+
+impl diskscope::engine::io::IoOpener for DevFull {
+    fn open_io(&self) -> std::io::Result<Box<dyn diskscope::engine::io::BlockIo>> {
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/full")?;
+        Ok(Box::new(f))
+    }
+}
+
+/// A write that fails breaks the link to its sync: it is one error, never a second one for
+/// the sync that the kernel cancelled, and every issued write is accounted for.
+#[test]
+fn a_failed_write_is_one_error_not_two_with_its_linked_sync() {
+    if !uring_allowed() || !std::path::Path::new("/dev/full").exists() {
+        return;
+    }
+    let g = Geometry {
+        span: 64 << 20,
+        logical_block_size: 512,
+        direct: false,
+        write_allowed: true,
+    };
+    let s = Settings {
+        iodepth: 8,
+        read_pct: 0,
+        ..Settings::default()
+    };
+    let options = Options {
+        fsync_every: 1,
+        ..uring()
+    };
+    let engine = Engine::start_with(Arc::new(DevFull), g, s, options).unwrap();
+    drain(&engine, Duration::from_millis(300));
+    engine.request_stop();
+    let last = drain(&engine, Duration::from_secs(3))
+        .pop()
+        .expect("a last snapshot");
+    engine.join();
+    let t = &last.total;
+    assert!(t.errors > 10, "{t:?}");
+    assert_eq!((t.ops, t.syncs), (0, 0), "{t:?}");
+    assert_eq!(
+        t.errors + t.cancelled + t.unfinished,
+        t.issued,
+        "each write once: {t:?}"
+    );
+    for e in &last.first_errors {
+        assert_eq!((e.op, e.errno), ("write", Some(nix::libc::ENOSPC)), "{e:?}");
+    }
+}

@@ -55,9 +55,11 @@ pub struct WorkloadArgs {
     #[arg(long)]
     pub buffered: bool,
 
-    /// Durable writes: fdatasync after every N writes of each thread (fio's fsync=N). The
-    /// sync's time counts in the latency of the write that triggered it; with 1, IOPS and
-    /// latency are those of writes that reached the device
+    /// Durable writes: fdatasync after every N writes of each thread (fio's fdatasync=N). With
+    /// io_uring the sync is in the ring, linked after the write that triggers it in that
+    /// write's slot of the queue depth; the write counts when its sync completes, the sync's
+    /// time in its latency. With 1, IOPS and latency are those of writes that reached the
+    /// device
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub fsync: u32,
 

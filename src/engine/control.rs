@@ -2,10 +2,11 @@
 //! pause, a generation number that moves whenever they change), and each worker's slot with
 //! the mailbox through which its counters and latencies travel together to the sampler.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
+use super::pace::Timetable;
 use crate::settings::{IoEngine, Settings};
 use crate::stats::{Counts, IoErrorRecord};
 
@@ -16,6 +17,9 @@ pub const BATCH: usize = 256;
 /// workers compare it once per I/O and re-read the rest only when it moved.
 pub struct Control {
     pub generation: AtomicU64,
+    /// Moves with `generation`, as a futex word: a paced worker sleeping until its next slot
+    /// (`pace::wait_until`) is woken through it the moment the settings change.
+    pub wake_word: AtomicU32,
     pub state: Mutex<ControlState>,
     pub wake: Condvar,
     pub errors: Mutex<Vec<IoErrorRecord>>,
@@ -48,6 +52,8 @@ impl Control {
     /// state at their next I/O), wakes paused workers, releases the lock.
     pub fn publish(&self, guard: std::sync::MutexGuard<'_, ControlState>) {
         self.generation.fetch_add(1, Release);
+        self.wake_word.fetch_add(1, Release);
+        crate::sys::futex_wake_all(&self.wake_word);
         self.wake.notify_all();
         drop(guard);
     }
@@ -83,6 +89,7 @@ impl WorkerSlot {
                 latency_sum_ns: 0,
                 boundary: None,
                 cut_without: None,
+                timetable: Timetable::default(),
             }),
             acked_generation: AtomicU64::new(0),
             stop: AtomicBool::new(false),
@@ -111,6 +118,10 @@ pub struct Mailbox {
     /// worker's boundary (the worker had not switched within its wait): until the worker
     /// switches to that generation, what it hands over belongs to an interval already cut.
     pub cut_without: Option<u64>,
+    /// The worker's rate timetable as of its last switch, from which the sampler counts the
+    /// slots due by the end of each interval (`Counts::due`), even while the worker is stuck
+    /// in an I/O and hands nothing over.
+    pub timetable: Timetable,
 }
 
 /// A worker's state at the moment it switched generation: everything before ran under the

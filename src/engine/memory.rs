@@ -5,14 +5,65 @@
 //! memory limit (v1 or v2, ancestors included) and the address-space rlimit — so the page
 //! cache, the kernel and whatever else the server runs keep the rest. It is read once per
 //! process; the reading is a pure function of the files' text so tests can feed it fixtures.
+//!
+//! What a run holds, measured with the release binary on this project's VM (Linux 6.18, 2 CPUs;
+//! O_DIRECT 4k reads of a scratch file for 3 s, two runs each, peak VmHWM of the process and the
+//! rise of /proc/meminfo's KernelStack and SUnreclaim while it ran — `tests/memory.rs` repeats
+//! the user-space part):
+//! - a slot (one I/O in flight): its buffer, `bs` rounded up to the page, as one `BufferSet`
+//!   per worker; plus 58 bytes of the worker's own (ring entries, bookkeeping: VmHWM 288,392 KiB
+//!   at `-t 256 -Q 256` against 17,204 at `-Q 1`, over 65,280 more slots: 4,154 bytes a 4 KiB
+//!   slot) and 1.2 KiB of the kernel's per request in flight (SUnreclaim +81.8 MiB against
+//!   +4.5 MiB). Before the set, each buffer was its own allocation and a 4 KiB one cost glibc
+//!   about 8 KiB: 549 MB at `-t 256 -Q 256`.
+//! - a worker thread: 42.6 KiB of VmHWM (its touched stack, batches, ring mappings; 49,888 KiB
+//!   at `-t 1024 -Q 1` against 6,272 at `-t 1`), 16 KiB of kernel stack and 22.4 KiB of slab
+//!   (its task, ring and files); its 256 KiB stack is reserved address space, counted against
+//!   `ulimit -v` only. The first threads cost more: each gets a malloc arena of its own, up to
+//!   8 per CPU (a second thread added 264-448 KiB).
+//! - an io-wq worker (a kernel thread of the process that runs what cannot be issued without
+//!   blocking: buffered writes, fsyncs): about 17 KiB of kernel stack and task; capped per ring
+//!   (`ring::iowq_bounded_cap`), so 8 at `-t 4 -Q 32 --buffered` writes and 64 at `-t 64`.
+//! - the process itself: 6.2 MiB at one thread, with microsecond latencies; the sampler's four
+//!   latency histograms and the report's windows grow with the largest latency seen (an
+//!   HdrHistogram of 3 digits holds about 2,048 counters per doubling of its range: some
+//!   200 KiB each at second-long latencies).
+//!
+//! `Need` counts these, rounded up, so the refusal's figure is what the run would really hold.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::units::format_bytes;
 
-/// Stack size of a worker thread; with its guard page, counted against the limit too.
+/// Stack size of a worker thread (reserved address space; what it touches is in
+/// `THREAD_BYTES`).
 pub const THREAD_STACK: usize = 256 << 10;
+
+/// One worker thread's resident memory beyond its buffers: 40-43 KiB measured with the release
+/// binary, 50.4 KiB with the debug one (larger stack frames), rounded up.
+const THREAD_USER_BYTES: u64 = 56 << 10;
+/// One worker thread in the kernel: 16 KiB of kernel stack and 22.4 KiB of slab measured.
+const THREAD_KERNEL_BYTES: u64 = 40 << 10;
+/// One slot's resident memory beyond its buffer: 58 bytes measured at `-t 256 -Q 256`, up to
+/// 144 at `-t 64 -Q 64`, rounded up.
+const SLOT_USER_BYTES: u64 = 256;
+/// One request in flight in the kernel: 1.2 KiB of slab measured, rounded up.
+const SLOT_KERNEL_BYTES: u64 = 1280;
+/// One io-wq kernel thread: about 17 KiB of kernel stack and task measured, rounded up.
+const IOWQ_WORKER_BYTES: u64 = 32 << 10;
+/// glibc gives each thread that allocates an arena of its own, up to 8 per CPU (the default
+/// `M_ARENA_MAX` on 64-bit; 2 under `ulimit -v`, see `prepare_allocator`): what one holds
+/// resident. A second thread added 264-448 KiB of VmHWM, a 128th 42.8 KiB (the arenas were
+/// all there), rounded up.
+const ARENA_BYTES: u64 = 256 << 10;
+/// An arena's reserved address space (glibc's `HEAP_MAX_SIZE`), counted under `ulimit -v`.
+const ARENA_RESERVED: u64 = 64 << 20;
+/// The process before any worker: 6.2 MiB of RSS measured, and room for its latency
+/// histograms to grow to second-long latencies.
+const BASE_BYTES: u64 = 10 << 20;
+/// Buffers are whole pages.
+const PAGE: u64 = 4096;
 
 /// The share of usable memory the buffers may take: one part in `SHARE_DIVISOR`.
 const SHARE_DIVISOR: u64 = 4;
@@ -20,10 +71,60 @@ const SHARE_DIVISOR: u64 = 4;
 /// The buffer limit and the memory it was derived from, for messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BufferLimit {
-    /// Most bytes of I/O buffers a run may hold at once.
+    /// Most bytes a run may hold at once: buffers, threads, rings, the kernel's share.
     pub bytes: u64,
     /// What the limit is a quarter of, e.g. "the 24 GiB of RAM" or "the cgroup's 2 GiB limit".
     pub basis: String,
+    /// Whether the basis is address space (`ulimit -v`), where reserved stacks count in full.
+    pub address_space: bool,
+}
+
+/// What a run of `threads × depth × bs` holds: its buffers; the rest of its resident memory
+/// (threads, rings, bookkeeping, the process); and the kernel's share (per thread, per
+/// request in flight, io-wq threads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Need {
+    pub buffers: u64,
+    pub user: u64,
+    pub kernel: u64,
+}
+
+impl Need {
+    /// The need of `threads` workers each with `depth` slots of `bs` bytes; with
+    /// `address_space`, each thread's reserved stack counts in full.
+    pub fn of(threads: usize, depth: usize, bs: u64, address_space: bool) -> Need {
+        let t = threads as u64;
+        let slots = t.saturating_mul(depth as u64);
+        let stride = bs.div_ceil(PAGE).saturating_mul(PAGE);
+        let iowq = u64::from(super::ring::iowq_bounded_cap(threads, super::ring::cpus()));
+        let mut per_thread = THREAD_USER_BYTES;
+        let (arenas, mut per_arena) = if address_space {
+            per_thread += THREAD_STACK as u64 + PAGE;
+            (t.min(2), ARENA_BYTES + ARENA_RESERVED)
+        } else {
+            (t.min(8 * super::ring::cpus() as u64), ARENA_BYTES)
+        };
+        per_arena = arenas.saturating_mul(per_arena);
+        Need {
+            buffers: slots.saturating_mul(stride),
+            user: BASE_BYTES
+                .saturating_add(t.saturating_mul(per_thread))
+                .saturating_add(per_arena)
+                .saturating_add(slots.saturating_mul(SLOT_USER_BYTES)),
+            kernel: t
+                .saturating_mul(THREAD_KERNEL_BYTES + iowq * IOWQ_WORKER_BYTES)
+                .saturating_add(slots.saturating_mul(SLOT_KERNEL_BYTES)),
+        }
+    }
+
+    /// Everything but the buffers.
+    pub fn other(&self) -> u64 {
+        self.user.saturating_add(self.kernel)
+    }
+
+    pub fn total(&self) -> u64 {
+        self.buffers.saturating_add(self.other())
+    }
 }
 
 impl BufferLimit {
@@ -47,17 +148,16 @@ impl BufferLimit {
         let (usable, basis) = best.unwrap_or((4 << 30, "an assumed 4 GiB of memory".into()));
         BufferLimit {
             bytes: usable / SHARE_DIVISOR,
+            address_space: basis.contains("ulimit -v"),
             basis,
         }
     }
 
-    /// Checks `threads × depth × bs` of buffers, plus the workers' stacks, against the
-    /// limit; the message names the numbers (the limit first, so a narrow screen keeps it)
-    /// and what to lower.
+    /// Checks what `threads × depth × bs` would hold (`Need`) against the limit; the message
+    /// names the numbers and what to lower.
     pub fn check(&self, threads: usize, depth: usize, bs: u64) -> Result<(), String> {
-        let need = (threads as u128) * (depth as u128) * u128::from(bs);
-        let stacks = threads as u128 * (THREAD_STACK as u128 + 4096);
-        if need + stacks <= u128::from(self.bytes) {
+        let need = Need::of(threads, depth, bs, self.address_space);
+        if need.total() <= self.bytes {
             return Ok(());
         }
         let shape = if depth > 1 {
@@ -65,13 +165,14 @@ impl BufferLimit {
         } else {
             format!("{threads} threads × {} blocks", format_bytes(bs))
         };
-        let bytes = |b: u128| format_bytes(u64::try_from(b).unwrap_or(u64::MAX));
         Err(format!(
-            "{shape} need {} of buffers, over the limit of {} (+{} of stacks; diskscope's \
-             limit is a quarter of {}): use fewer threads or smaller blocks",
-            bytes(need),
+            "{shape} need {} ({} of buffers, {} of threads, rings and kernel state), over the \
+             limit of {} (diskscope's limit is a quarter of {}): use fewer threads or smaller \
+             blocks",
+            format_bytes(need.total()),
+            format_bytes(need.buffers),
+            format_bytes(need.other()),
             format_bytes(self.bytes),
-            bytes(stacks),
             self.basis
         ))
     }
@@ -187,7 +288,7 @@ mod tests {
     #[test]
     fn check_names_the_numbers() {
         let l = BufferLimit::from_sources(MEMINFO, Some(4 << 30), None);
-        assert!(l.check(63, 1, 16 << 20).is_ok()); // 1008 MiB and 16 MiB of stacks
+        assert!(l.check(62, 1, 16 << 20).is_ok()); // 992 MiB and 14 MiB of the rest
         assert!(l.check(64, 1, 16 << 20).is_err()); // 1 GiB of buffers alone
         let e = l.check(1024, 1, 16 << 20).unwrap_err();
         assert!(e.contains("1024 threads × 16 MiB blocks"), "{e}");
@@ -195,6 +296,27 @@ mod tests {
         assert!(e.contains("limit of 1 GiB"), "{e}");
         let e = l.check(4, 64, 16 << 20).unwrap_err();
         assert!(e.contains("depth 64"), "{e}");
+    }
+
+    #[test]
+    fn the_need_counts_whole_pages_threads_and_the_kernels_share() {
+        // 4 KiB blocks: a page each, and 1.5 KiB of the rest per slot.
+        let n = Need::of(256, 256, 4096, false);
+        assert_eq!(n.buffers, 256 * 256 * 4096);
+        assert!(n.other() >= 256 * 256 * 1536 + 256 * (96 << 10), "{n:?}");
+        // A 6 KiB block takes two pages.
+        assert_eq!(Need::of(1, 1, 6144, false).buffers, 8192);
+        // Under ulimit -v the reserved stacks count too.
+        let rss = Need::of(1024, 1, 4096, false).other();
+        let virt = Need::of(1024, 1, 4096, true).other();
+        let arenas = 8 * crate::engine::ring::cpus().min(128) as u64;
+        assert_eq!(
+            virt - rss,
+            1024 * ((256 << 10) + 4096) + 2 * ((256 << 10) + (64 << 20)) - arenas * (256 << 10)
+        );
+        // Nothing overflows at the largest settings.
+        let big = Need::of(usize::MAX, 256, 16 << 20, true);
+        assert_eq!(big.total(), u64::MAX);
     }
 
     #[test]

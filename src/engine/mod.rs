@@ -11,13 +11,16 @@
 //! change so that no snapshot spans two settings, and at every stop of the process (`stops`),
 //! so a SIGSTOP or Ctrl-Z is left out of the figures rather than counted as run time.
 
+mod account;
 pub mod buffer;
 mod control;
+mod handover;
 pub mod io;
 pub mod ioengine;
 pub mod memory;
 mod pace;
 pub mod pattern;
+mod ring;
 mod sampler;
 pub mod stops;
 mod uring;

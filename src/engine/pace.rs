@@ -10,8 +10,16 @@
 //! change — rate, threads, pause, a stop of the process — starts a fresh one rather than
 //! leaving a backlog from before. A worker that falls behind issues as fast as it can until it
 //! is back on the timetable; it never skips a slot, so the achieved rate tells whether the
-//! disk kept up. Nothing here touches shared memory but the control generation, read while
-//! waiting so a change is taken up promptly even at a low rate.
+//! disk kept up. Nothing here touches shared memory but the control generation and its futex
+//! word: a worker waiting for its slot sleeps on the word until the slot is due, and a change
+//! of settings wakes it at once. (Sleeping in 2 ms naps instead, to look at the generation,
+//! cost 1024 paced workers 512k wake-ups a second: on two cores the workers' own naps were the
+//! load that made them late.)
+//!
+//! The sampler reads each worker's `Timetable` to count the slots that came due in an
+//! interval (`Counts::due`) beside those the worker started (`Counts::issued`): a backlog that
+//! grows is a disk (or CPU) that cannot keep up, which the achieved rate alone cannot tell
+//! apart from I/Os simply not being due yet (`--rate 1` in its first second).
 //!
 //! Paced workers keep the nice 19 of all workers, so a waking worker may wait behind busy
 //! threads of normal priority, and that wait counts in the latency from the due time, as it
@@ -24,9 +32,6 @@ use std::sync::atomic::Ordering::Acquire;
 use std::time::{Duration, Instant};
 
 use super::control::Control;
-
-/// Longest single sleep while waiting for a slot: a change of settings is noticed within it.
-const NAP: Duration = Duration::from_millis(2);
 
 /// One worker's timetable.
 #[derive(Debug, Clone, Copy)]
@@ -67,12 +72,47 @@ impl Pace {
         self.k += 1;
         due
     }
+
+    /// How many slots are due at `t` or before (0 before the first).
+    pub fn due_by(&self, t: Instant) -> u64 {
+        match t.checked_duration_since(self.start) {
+            Some(d) => (d.as_nanos() as f64 / self.period_ns) as u64 + 1,
+            None => 0,
+        }
+    }
 }
 
-/// Sleeps until `due`, in naps of at most `NAP`; false when the control generation moved
-/// away from `seen` meanwhile (the worker must take up the change instead).
+/// A worker's timetables as the sampler counts them: the slots that came due under the ones
+/// it has retired (at each change of settings, pause or stop), and the one in force.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Timetable {
+    /// Slots that came due under earlier timetables before each was retired.
+    pub due_before: u64,
+    /// The timetable in force; `None` without a rate, or while paused.
+    pub pace: Option<Pace>,
+}
+
+impl Timetable {
+    /// Slots due at `t` or before, since the worker started.
+    pub fn due_by(&self, t: Instant) -> u64 {
+        self.due_before + self.pace.map_or(0, |p| p.due_by(t))
+    }
+
+    /// Ends the timetable in force at `t`: what came due under it is counted, and no more.
+    pub fn retire(&mut self, t: Instant) {
+        self.due_before = self.due_by(t);
+        self.pace = None;
+    }
+}
+
+/// Sleeps until `due`; false when the control generation moved away from `seen` meanwhile
+/// (the worker must take up the change instead). The sleep is on the control's futex word,
+/// which every change of settings moves and wakes.
 pub fn wait_until(due: Instant, control: &Control, seen: u64) -> bool {
     loop {
+        // The word first, then the generation: a change published after this load moves the
+        // word, so the futex wait below returns at once rather than missing it.
+        let word = control.wake_word.load(Acquire);
         if control.generation.load(Acquire) != seen {
             return false;
         }
@@ -80,7 +120,7 @@ pub fn wait_until(due: Instant, control: &Control, seen: u64) -> bool {
         if now >= due {
             return true;
         }
-        std::thread::sleep((due - now).min(NAP));
+        crate::sys::futex_wait(&control.wake_word, word, due - now);
     }
 }
 
@@ -114,5 +154,69 @@ mod tests {
             assert!((gap - 250_000).abs() <= 1, "{gap}");
         }
         assert!(slots[3999] < Duration::from_secs(1));
+    }
+
+    #[test]
+    fn due_counts_the_slots_whose_time_has_passed() {
+        let t0 = Instant::now();
+        // 1 IOPS on one thread: a slot at 0 s, 1 s, 2 s …
+        let p = Pace::new(1, 1, 0, t0).unwrap();
+        assert_eq!(p.due_by(t0), 1);
+        assert_eq!(p.due_by(t0 + Duration::from_millis(999)), 1);
+        assert_eq!(p.due_by(t0 + Duration::from_millis(2500)), 3);
+        // 3 IOPS on 4 threads: each thread every 4/3 s; thread 3 first at 1 s.
+        let p = Pace::new(3, 4, 3, t0).unwrap();
+        assert_eq!(p.due_by(t0 + Duration::from_millis(999)), 0);
+        assert_eq!(p.due_by(t0 + Duration::from_millis(1001)), 1);
+        let total: u64 = (0..4)
+            .map(|i| {
+                Pace::new(3, 4, i, t0)
+                    .unwrap()
+                    .due_by(t0 + Duration::from_millis(2999))
+            })
+            .sum();
+        assert_eq!(total, 9, "3 IOPS for 3 s");
+        let mut tt = Timetable {
+            due_before: 5,
+            pace: Some(Pace::new(1, 1, 0, t0).unwrap()),
+        };
+        assert_eq!(tt.due_by(t0 + Duration::from_millis(1500)), 7);
+        tt.retire(t0 + Duration::from_millis(1500));
+        assert_eq!(
+            tt.due_by(t0 + Duration::from_secs(60)),
+            7,
+            "nothing after retiring"
+        );
+    }
+
+    #[test]
+    fn a_change_wakes_a_worker_waiting_for_a_far_slot() {
+        use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize};
+        use std::sync::{Arc, Condvar, Mutex};
+        let control = Arc::new(Control {
+            generation: AtomicU64::new(7),
+            wake_word: AtomicU32::new(0),
+            state: Mutex::new(crate::engine::control::ControlState {
+                settings: crate::settings::Settings::default(),
+                paused: false,
+            }),
+            wake: Condvar::new(),
+            errors: Mutex::new(Vec::new()),
+            errors_kept: AtomicUsize::new(0),
+            align: 4096,
+            span: 1 << 20,
+            fsync_every: 0,
+            ioengine: crate::settings::IoEngine::Psync,
+        });
+        let c = control.clone();
+        let start = Instant::now();
+        let waiter =
+            std::thread::spawn(move || wait_until(Instant::now() + Duration::from_secs(30), &c, 7));
+        std::thread::sleep(Duration::from_millis(50));
+        control.update(|_| {});
+        assert!(!waiter.join().unwrap(), "woken by the change, not the slot");
+        assert!(start.elapsed() < Duration::from_secs(5));
+        // A slot already due returns at once.
+        assert!(wait_until(Instant::now(), &control, 8));
     }
 }

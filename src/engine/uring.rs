@@ -1,13 +1,28 @@
-//! The io_uring worker loop: one ring per worker, `iodepth` I/Os in flight on it, each with its
-//! own aligned buffer and its own offset from the worker's generator (random offsets are
-//! independent; sequential ones are consecutive blocks of the worker's stripe, as with fio).
-//! Accounting, boundaries and kept errors are the psync loop's own (`worker::Worker`): only
-//! a completion that moved the whole block is an op; a short or negative `res` is counted
-//! apart with its offset and errno.
+//! The io_uring worker loop: one ring per worker (`ring`), `iodepth` requests in flight on it,
+//! each with its own aligned buffer and its own offset from the worker's generator (random
+//! offsets are independent; sequential ones are consecutive blocks of the worker's stripe, as
+//! with fio). Accounting, boundaries and kept errors are the psync loop's own (`account`):
+//! only a completion that moved the whole block is an op; a short or negative `res` is
+//! counted apart with its offset and errno.
 //!
 //! Latency is from submission to reaping: the time is taken when a request is queued (just
 //! before the `io_uring_enter` that submits it) and once when a batch of completions is
 //! reaped. That is fio's total latency `lat`, not `clat`.
+//!
+//! `--fsync N`: every N-th write issued is linked (`IOSQE_IO_LINK`) to an `IORING_OP_FSYNC`
+//! with `IORING_FSYNC_DATASYNC` in the same slot: the kernel starts the sync when that write
+//! has completed, so it covers it and every write completed before, while the other slots go
+//! on; the kernel merges syncs that overlap into fewer device flushes. The write counts (an
+//! op, with the sync's time in its latency, as with psync) when its sync completes; a write
+//! that failed breaks the link and its sync comes back cancelled, counted once as the write's
+//! failure. A slot thus holds one active request, the write or then its sync, as fio's
+//! `iodepth` counts its syncs among its I/Os. fio (engines/io_uring.c; io_u.c `get_rw_ddir`)
+//! queues its sync after every N-th write *issued*, with no link or drain flag: it may start,
+//! and end, before that write does, and fio before 3.38 sends far fewer than N asks at depth
+//! (see `scripts/bench-vs-fio` case e). Measured against fio 3.41 at QD8 on this VM (3 pairs):
+//! a sync in a slot of its own, linked and held idle while its write ran, did 0.72-0.84x fio;
+//! the sync sent by the worker once it had reaped the write (no link) lost the round trip;
+//! sharing the write's slot, 0.85x at QD8 and QD32 (fsync 1, a loaded machine, README).
 //!
 //! With a rate (`pace`), the timetable governs submissions: a free slot is filled only when
 //! its I/O is due, and while I/Os are in flight the worker waits for a completion or the next
@@ -18,7 +33,10 @@
 //! request still in flight (they count under the old settings, before the boundary), and only
 //! then marks its boundary and takes the new settings, depth included. Pause, stop, reset and
 //! the detection of a stopped process all go through the generation, so they too find no I/O
-//! in flight once the worker has switched.
+//! in flight once the worker has switched. When the worker is told to stop (the run's end, or
+//! fewer threads), what is still in flight is cancelled rather than waited for: at
+//! `-t 1024 -Q 256` a quarter of a million requests waited in the kernel's queues and the run
+//! overran `-T 3s` by 1.5 s reaping them. Cancelled requests count as `cancelled`.
 //!
 //! What makes it fast was measured with the release binary on a 1 GiB scratch file, 4k random
 //! reads, one thread at QD32, A/B runs of 3 s alternated (3-4 pairs, on a shared 2-core
@@ -40,25 +58,26 @@ use std::os::fd::RawFd;
 use std::sync::atomic::Ordering::Acquire;
 use std::time::Instant;
 
-use io_uring::{IoUring, cqueue, opcode, squeue, types};
+use io_uring::squeue;
 
-use super::io::BlockIo;
-use super::pace;
+use super::ring::{self, CANCEL_TAG, Ring};
 use super::stops;
 use super::worker::{Control, Outcome, Timing, Worker, WorkerSlot, scramble};
 
-/// Registered buffers (ReadFixed/WriteFixed): the kernel maps the pages once instead of at
-/// every I/O. Falls back to plain reads and writes when registration is refused (the
-/// RLIMIT_MEMLOCK of an unprivileged user).
-const FIXED_BUFFERS: bool = true;
-/// Registered file: the kernel skips the descriptor table lookup and reference count per I/O.
-const FIXED_FILE: bool = true;
+/// Marks the `user_data` of a slot's linked sync (the slot's own number in the low bits).
+const SYNC_TAG: u64 = 1 << 62;
 
-/// What one in-flight request is.
+/// What one slot's request is.
 #[derive(Clone, Copy)]
 struct InFlight {
     offset: u64,
     is_read: bool,
+    /// A write with its sync linked after it in this slot: the slot is free, and the write
+    /// counted, when the sync completes.
+    linked: bool,
+    /// The linked write did not complete whole and was counted already; its sync comes back
+    /// cancelled (the link broke) and counts nothing.
+    write_counted: bool,
     start: Instant,
     /// Its slot on the timetable, with a rate.
     due: Option<Instant>,
@@ -66,100 +85,34 @@ struct InFlight {
     continued: u64,
 }
 
-/// One worker's ring and what is registered on it.
-struct Ring {
-    ring: IoUring,
-    entries: usize,
-    fixed_file: bool,
-    /// The `Worker::bufs_epoch` whose buffers are registered; None: plain reads and writes.
-    registered: Option<u64>,
-    /// Whether the kernel takes a timeout with the wait (5.11+): with a rate, the worker then
-    /// wakes for the next slot even while I/Os are in flight; without it, it submits the next
-    /// slot after the next completion.
-    ext_arg: bool,
+/// The requests of one `drive`: what each slot holds and which slots are free.
+struct Flight {
+    meta: Vec<InFlight>,
+    free: Vec<usize>,
+    /// Whether the cancellation of everything in flight was sent.
+    cancelling: bool,
 }
 
-impl Ring {
-    fn new(depth: usize, fd: RawFd) -> io::Result<Ring> {
-        let entries = depth.next_power_of_two() as u32;
-        // Only this thread submits, and it reaps in its own loop: no IPI per completion
-        // (coop taskrun, single issuer; kernels before 6.0 refuse them, then plain). Measured
-        // at T1 QD32 O_DIRECT, 3 pairs: 88-98k IOPS against 84-91k plain; defer taskrun
-        // gained nothing more.
-        let ring = IoUring::builder()
-            .setup_coop_taskrun()
-            .setup_single_issuer()
-            .build(entries)
-            .or_else(|_| IoUring::builder().build(entries))?;
-        let fixed_file = FIXED_FILE && ring.submitter().register_files(&[fd]).is_ok();
-        let entries = ring.params().sq_entries() as usize;
-        let ext_arg = ring.params().is_feature_ext_arg();
-        Ok(Ring {
-            ext_arg,
-            ring,
-            entries,
-            fixed_file,
-            registered: None,
-        })
-    }
-
-    /// Registers the worker's buffers if they changed since the last registration.
-    fn register(&mut self, w: &mut Worker) {
-        if !FIXED_BUFFERS || self.registered == Some(w.bufs_epoch) {
-            return;
-        }
-        let sub = self.ring.submitter();
-        if self.registered.take().is_some() {
-            let _ = sub.unregister_buffers();
-        }
-        let iovecs: Vec<nix::libc::iovec> = w
-            .bufs
-            .iter_mut()
-            .map(|b| nix::libc::iovec {
-                iov_base: b.as_mut_ptr().cast(),
-                iov_len: b.len(),
-            })
-            .collect();
-        // SAFETY: the buffers stay allocated until `Worker::refresh` replaces them, which
-        // bumps the epoch; they are re-registered before any further submission, and no
-        // request is in flight across a refresh.
-        if unsafe { sub.register_buffers(&iovecs) }.is_ok() {
-            self.registered = Some(w.bufs_epoch);
-        }
-    }
-
-    /// The submission entry for request `i`: read or write of buffer `i` at `offset`.
-    fn entry(
-        &self,
-        w: &mut Worker,
-        fd: RawFd,
-        i: usize,
-        is_read: bool,
-        offset: u64,
-    ) -> squeue::Entry {
-        let buf = &mut w.bufs[i];
-        let (ptr, len) = (buf.as_mut_ptr(), buf.len() as u32);
-        let fixed = self.registered.is_some();
-        macro_rules! op {
-            ($target:expr) => {
-                match (is_read, fixed) {
-                    (true, true) => opcode::ReadFixed::new($target, ptr, len, i as u16)
-                        .offset(offset)
-                        .build(),
-                    (true, false) => opcode::Read::new($target, ptr, len).offset(offset).build(),
-                    (false, true) => opcode::WriteFixed::new($target, ptr, len, i as u16)
-                        .offset(offset)
-                        .build(),
-                    (false, false) => opcode::Write::new($target, ptr, len).offset(offset).build(),
-                }
-            };
-        }
-        let e = if self.fixed_file {
-            op!(types::Fixed(0))
-        } else {
-            op!(types::Fd(fd))
+impl Flight {
+    fn new(depth: usize) -> Flight {
+        let idle = InFlight {
+            offset: 0,
+            is_read: true,
+            linked: false,
+            write_counted: false,
+            start: Instant::now(),
+            due: None,
+            continued: 0,
         };
-        e.user_data(i as u64)
+        Flight {
+            meta: vec![idle; depth],
+            free: (0..depth).rev().collect(),
+            cancelling: false,
+        }
+    }
+
+    fn in_flight(&self) -> usize {
+        self.meta.len() - self.free.len()
     }
 }
 
@@ -169,185 +122,186 @@ pub(super) fn run(
     w: &mut Worker,
     slot: &WorkerSlot,
     control: &Control,
-    io: &mut dyn BlockIo,
     fd: RawFd,
 ) -> io::Result<()> {
     let mut ring: Option<Ring> = None;
     while w.refresh(slot, control) {
         let depth = w.settings.iodepth.max(1);
-        if ring.as_ref().is_none_or(|r| r.entries < depth) {
+        // A linked pair is queued as two entries at once.
+        let entries = if control.fsync_every > 0 {
+            depth.max(2)
+        } else {
+            depth
+        };
+        if ring.as_ref().is_none_or(|r| r.entries < entries) {
             drop(ring.take()); // the old ring is empty: close it before building the next
-            ring = Some(Ring::new(depth, fd)?);
+            ring = Some(Ring::new(entries, fd)?);
         }
         let r = ring.as_mut().expect("built above");
+        r.cap_iowq(w.settings.threads);
         r.register(w);
-        drive(r, w, slot, control, io, fd, depth)?;
+        drive(r, w, slot, control, fd, depth)?;
     }
     Ok(())
 }
 
-/// Keeps `depth` requests in flight until the generation moves, then reaps the rest.
+/// Keeps `depth` slots busy until the generation moves, then reaps the rest (or cancels them,
+/// when the worker must stop).
 fn drive(
     r: &mut Ring,
     w: &mut Worker,
     slot: &WorkerSlot,
     control: &Control,
-    io: &mut dyn BlockIo,
     fd: RawFd,
     depth: usize,
 ) -> io::Result<()> {
-    let mut free: Vec<usize> = (0..depth).rev().collect();
-    let mut meta = vec![
-        InFlight {
-            offset: 0,
-            is_read: true,
-            start: Instant::now(),
-            due: None,
-            continued: 0,
-        };
-        depth
-    ];
+    let mut f = Flight::new(depth);
     loop {
         let submitting = control.generation.load(Acquire) == w.seen_generation;
-        if submitting && !free.is_empty() {
-            let continued = stops::continued();
-            while let Some(i) = free.pop() {
-                // With a rate, only what is due by now goes out.
-                let due = match &mut w.pace {
-                    Some(p) if p.peek() > Instant::now() => {
-                        free.push(i);
-                        break;
-                    }
-                    Some(p) => Some(p.take()),
-                    None => None,
-                };
-                let Some((is_read, offset)) = w.next_io() else {
-                    free.push(i);
-                    break;
-                };
-                if !is_read {
-                    scramble(&mut w.bufs[i], &mut w.rng);
-                }
-                let entry = r.entry(w, fd, i, is_read, offset);
-                meta[i] = InFlight {
-                    offset,
-                    is_read,
-                    start: Instant::now(),
-                    due,
-                    continued,
-                };
-                // SAFETY: buffer `i` stays allocated and untouched until its completion is
-                // reaped; the queue has room, since at most `depth <= entries` are in flight.
-                unsafe { r.ring.submission().push(&entry) }.expect("room for every request");
-                submit(&mut r.ring)?;
-            }
+        if submitting {
+            fill(r, w, &mut f, fd, control.fsync_every)?;
+        } else if !f.cancelling && f.in_flight() > 0 && slot.stop.load(Acquire) {
+            f.cancelling = true;
+            r.cancel_all()?;
         }
         // The next slot, when a rate holds back a free slot.
         let next_due = match &w.pace {
-            Some(p) if submitting && !free.is_empty() => Some(p.peek()),
+            Some(p) if submitting && !f.free.is_empty() => Some(p.peek()),
             _ => None,
         };
-        if free.len() == depth {
+        if f.in_flight() == 0 {
             match next_due {
                 // Nothing in flight and the next I/O not due yet: sleep until it is.
                 Some(due) => {
-                    pace::wait_until(due, control, w.seen_generation);
+                    w.idle_until(slot, control, due);
                     continue;
                 }
                 None => return Ok(()), // nothing in flight, and not submitting
             }
         }
+        if !submitting {
+            // Draining: what is done is handed over before each wait, so a worker the run
+            // stops waiting for (`STOP_GRACE`) leaves only what is really unfinished.
+            w.flush(slot);
+        }
         match next_due.filter(|_| r.ext_arg) {
-            Some(due) => wait_until(&mut r.ring, due)?,
-            None => wait(&mut r.ring)?,
+            Some(due) => ring::wait_until(&mut r.ring, due)?,
+            None => ring::wait(&mut r.ring)?,
         }
-        let end = Instant::now();
-        let stopped_now = stops::continued();
-        let mut cq = r.ring.completion();
-        cq.sync();
-        for cqe in &mut cq {
-            let i = cqe.user_data() as usize;
-            let m = meta[i];
-            let outcome = outcome(w, io, control.fsync_every, &cqe, m.is_read);
-            let stopped = stopped_now != m.continued;
-            w.settle(
-                slot,
-                control,
-                outcome,
-                m.is_read,
-                m.offset,
-                stopped,
-                Timing::of(m.start, m.due, end),
-            );
-            free.push(i);
-        }
-        drop(cq);
-        w.maybe_flush(slot, end);
+        reap(r, w, slot, control, &mut f);
     }
 }
 
-/// How a completion ended: all of `bs` moved (then the fdatasync when due), fewer, or an errno.
-#[inline]
-fn outcome(
+/// Fills the free slots with new requests, each submitted as it is queued (a write due a sync
+/// with its sync); with a rate, only what is due by now.
+fn fill(
+    r: &mut Ring,
     w: &mut Worker,
-    io: &mut dyn BlockIo,
+    f: &mut Flight,
+    fd: RawFd,
     fsync_every: u32,
-    cqe: &cqueue::Entry,
-    is_read: bool,
-) -> Outcome {
-    let res = cqe.result();
-    let op = if is_read { "read" } else { "write" };
+) -> io::Result<()> {
+    let continued = stops::continued();
+    while let Some(&i) = f.free.last() {
+        if w.pace.is_some_and(|p| p.peek() > Instant::now()) {
+            break;
+        }
+        let Some((is_read, offset)) = w.next_io() else {
+            break;
+        };
+        f.free.pop();
+        let linked = !is_read && w.sync_due(fsync_every);
+        if !is_read {
+            scramble(w.bufs.get_mut(i), &mut w.rng);
+        }
+        let entry = r.entry(w, fd, i, is_read, offset);
+        f.meta[i] = InFlight {
+            offset,
+            is_read,
+            linked,
+            write_counted: false,
+            start: Instant::now(),
+            due: w.issue(),
+            continued,
+        };
+        if linked {
+            let sync = r.sync_entry(fd, i as u64 | SYNC_TAG);
+            // SAFETY: buffer `i` stays allocated and untouched until its completion is reaped
+            // (buffers are replaced only in `refresh`, with nothing in flight); a sync points
+            // at no memory.
+            unsafe { r.push_pair(&entry.flags(squeue::Flags::IO_LINK), &sync) }?;
+        } else {
+            // SAFETY: as above, buffer `i` outlives the request until it is reaped.
+            unsafe { r.push(&entry) }?;
+        }
+    }
+    Ok(())
+}
+
+/// Counts every completion waiting on the ring. A write linked to a sync is counted when its
+/// sync completes (or at once, if it failed and broke the link); its slot is free then.
+fn reap(r: &mut Ring, w: &mut Worker, slot: &WorkerSlot, control: &Control, f: &mut Flight) {
+    let end = Instant::now();
+    let stopped_now = stops::continued();
+    let mut cq = r.ring.completion();
+    cq.sync();
+    for cqe in &mut cq {
+        let tag = cqe.user_data();
+        if tag == CANCEL_TAG {
+            continue;
+        }
+        let (i, is_sync) = ((tag & !SYNC_TAG) as usize, tag & SYNC_TAG != 0);
+        let m = f.meta[i];
+        if is_sync || !m.linked {
+            f.free.push(i);
+        }
+        if is_sync && m.write_counted {
+            continue;
+        }
+        let outcome = outcome(w, cqe.result(), &m, is_sync, f.cancelling);
+        if m.linked && !is_sync {
+            if matches!(outcome, Outcome::Full(_)) {
+                continue; // counted when its sync completes
+            }
+            f.meta[i].write_counted = true;
+        }
+        let stopped = stopped_now != m.continued;
+        w.settle(
+            slot,
+            control,
+            outcome,
+            m.is_read,
+            m.offset,
+            stopped,
+            Timing::of(m.start, m.due, end),
+        );
+    }
+    drop(cq);
+    w.maybe_flush(slot, end);
+}
+
+/// How a completion ended: all of `bs` moved, fewer, an errno, or cancelled at the end; for a
+/// sync, done (counted) or its errno.
+#[inline]
+fn outcome(w: &mut Worker, res: i32, m: &InFlight, is_sync: bool, cancelling: bool) -> Outcome {
+    let cancelled = cancelling && matches!(-res, nix::libc::ECANCELED | nix::libc::EINTR);
+    if cancelled {
+        return Outcome::Cancelled;
+    }
+    if is_sync {
+        return if res < 0 {
+            Outcome::Failed(io::Error::from_raw_os_error(-res), "fdatasync")
+        } else {
+            w.local.syncs += 1;
+            Outcome::Full(w.settings.bs)
+        };
+    }
+    let op = if m.is_read { "read" } else { "write" };
     if res < 0 {
         Outcome::Failed(io::Error::from_raw_os_error(-res), op)
     } else if (res as u64) < w.settings.bs {
         Outcome::Short(res as usize)
-    } else if is_read {
-        Outcome::Full(res as u64)
     } else {
-        w.after_full_write(io, fsync_every, res as u64)
-    }
-}
-
-/// Hands the kernel the request just queued; a signal interrupting the call is retried.
-fn submit(ring: &mut IoUring) -> io::Result<()> {
-    loop {
-        match ring.submit() {
-            Err(e) if e.raw_os_error() == Some(nix::libc::EINTR) => continue,
-            other => return other.map(drop),
-        }
-    }
-}
-
-/// Waits for at least one completion; a signal (SIGCONT after a stop) interrupting the wait
-/// is not an error.
-fn wait(ring: &mut IoUring) -> io::Result<()> {
-    loop {
-        match ring.submit_and_wait(1) {
-            Ok(_) => return Ok(()),
-            Err(e) if e.raw_os_error() == Some(nix::libc::EINTR) => {
-                if !ring.completion().is_empty() {
-                    return Ok(());
-                }
-            }
-            Err(e) => return Err(e),
-        }
-    }
-}
-
-/// Waits for a completion or until `due` (a rate's next slot), whichever comes first, but
-/// never longer than 2 ms so a change of settings is noticed.
-fn wait_until(ring: &mut IoUring, due: Instant) -> io::Result<()> {
-    let wait = due
-        .saturating_duration_since(Instant::now())
-        .min(std::time::Duration::from_millis(2));
-    if wait.is_zero() {
-        return Ok(());
-    }
-    let ts = types::Timespec::from(wait);
-    let args = types::SubmitArgs::new().timespec(&ts);
-    match ring.submitter().submit_with_args(1, &args) {
-        Ok(_) => Ok(()),
-        Err(e) if matches!(e.raw_os_error(), Some(nix::libc::ETIME | nix::libc::EINTR)) => Ok(()),
-        Err(e) => Err(e),
+        Outcome::Full(res as u64)
     }
 }

@@ -39,7 +39,7 @@ pub fn step_line(d: Dimension, r: &IntervalFigures) -> String {
         } else {
             value.to_string()
         };
-        let short = if crate::render::rate::falls_short(value, r.iops) {
+        let short = if crate::render::rate::RateFigures::window(r).fell_behind() {
             "  (saturated)"
         } else {
             ""

@@ -5,6 +5,7 @@
 
 use std::fmt::Write;
 
+use super::rate::RateFigures;
 use crate::model::{ConfigReport, RunReport, ThreadReport};
 use crate::settings::Settings;
 use crate::stats::{Counts, IntervalFigures, IoErrorRecord, LeftOut};
@@ -126,10 +127,11 @@ pub fn interval_line(r: &IntervalFigures) -> String {
         r.t_s,
         format_count_rate(r.iops),
         format_bytes(r.bw_bytes_per_s as u64),
-        format_latency_ns(r.latency_ns.mean),
-        format_latency_ns(r.latency_ns.p99 as f64),
+        r.latency_ns.show(|l| l.mean),
+        r.latency_ns.show(|l| l.p99 as f64),
         not_ops(&r.counts, r.elapsed_s),
-        crate::render::rate::saturated(r.settings.rate_iops, r.iops, "doing")
+        RateFigures::window(r)
+            .shortfall("doing", super::rate::cpus())
             .map(|s| format!("  [{s}]"))
             .unwrap_or_default()
             + &if r.left_out.is_empty() {
@@ -172,6 +174,12 @@ pub(super) fn not_ops(c: &Counts, elapsed_s: f64) -> String {
             "{} finished after a settings change",
             c.after_switch
         ));
+    }
+    if c.cancelled > 0 {
+        parts.push(format!("{} cancelled at the end", c.cancelled));
+    }
+    if c.unfinished > 0 {
+        parts.push(format!("{} in flight when the run ended", c.unfinished));
     }
     format!("  + {} (not in IOPS)", parts.join(", "))
 }
@@ -220,7 +228,9 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
         c.short_ios,
         [
             (c.spanning_stop, "in flight across a stop"),
-            (c.after_switch, "finished after a settings change")
+            (c.after_switch, "finished after a settings change"),
+            (c.cancelled, "cancelled at the end"),
+            (c.unfinished, "in flight when the run ended")
         ]
         .iter()
         .filter(|(n, _)| *n > 0)
@@ -273,8 +283,10 @@ fn latency_lines(out: &mut String, r: &RunReport) {
     let t = &r.total;
     // Only a run that kept one rate throughout compares its total with it.
     let rate = r.config.settings.rate_iops;
+    let threads = r.final_settings.threads;
+    let figures = RateFigures::new(rate, t.iops, t.counts, t.elapsed_s, threads);
     if r.final_settings.rate_iops == rate
-        && let Some(line) = crate::render::rate::rate_line(rate, t.iops)
+        && let Some(line) = figures.rate_line(super::rate::cpus())
     {
         let _ = writeln!(out, "rate: {line}");
     }
@@ -311,7 +323,7 @@ fn thread_lines(out: &mut String, threads: &[ThreadReport]) {
             th.counts.ops,
             th.elapsed_s,
             th.iops,
-            format_latency_ns(th.latency_mean_ns),
+            crate::stats::latency::show_mean_ns(th.latency_mean_ns, th.counts.ops),
             if th.counts.errors + th.counts.short_ios > 0 {
                 format!(
                     ", {} errors, {} short",

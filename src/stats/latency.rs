@@ -123,6 +123,31 @@ impl LatencySummary {
     }
 }
 
+/// What an empty latency figure shows: an interval with no I/O has no latency, and "0 ns"
+/// would read as a measurement.
+pub const NO_LATENCY: &str = "–";
+
+impl LatencySummary {
+    /// `pick` of the summary for people, in adaptive units (`units::format_latency_ns`), or
+    /// `NO_LATENCY` when it holds no latencies.
+    pub fn show(&self, pick: impl Fn(&LatencySummary) -> f64) -> String {
+        if self.count == 0 {
+            NO_LATENCY.to_string()
+        } else {
+            crate::units::format_latency_ns(pick(self))
+        }
+    }
+}
+
+/// A mean latency of `ops` I/Os for people, or `NO_LATENCY` when there were none.
+pub fn show_mean_ns(mean_ns: f64, ops: u64) -> String {
+    if ops == 0 {
+        NO_LATENCY.to_string()
+    } else {
+        crate::units::format_latency_ns(mean_ns)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,6 +170,18 @@ mod tests {
                 "{got} vs {exact}"
             );
         }
+    }
+
+    #[test]
+    fn no_latencies_show_a_dash_not_zero() {
+        let empty = Latency::default().summary();
+        assert_eq!(empty.show(|l| l.mean), "–");
+        assert_eq!(empty.show(|l| l.p99 as f64), "–");
+        assert_eq!(show_mean_ns(0.0, 0), "–");
+        let mut one = Latency::default();
+        one.record(250_000);
+        assert_eq!(one.summary().show(|l| l.p99 as f64), "250 µs");
+        assert_eq!(show_mean_ns(1500.0, 3), "1.50 µs");
     }
 
     #[test]

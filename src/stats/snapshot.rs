@@ -35,8 +35,29 @@ pub struct Counts {
     /// Complete I/Os during which the process was stopped (SIGSTOP, Ctrl-Z): their latency
     /// would be the stop's length, so they are not ops.
     pub spanning_stop: u64,
-    /// fdatasync calls made for `--fsync` (their time is in the triggering write's latency).
+    /// fdatasyncs completed for `--fsync` (their time is in the triggering write's latency).
+    /// With io_uring each is an `IORING_OP_FSYNC` (datasync) in the ring, sent once the write
+    /// that triggered it has completed, so it covers that write and every one before it.
     pub syncs: u64,
+    /// I/Os still in flight when the run ended that were cancelled (`IORING_OP_ASYNC_CANCEL`)
+    /// rather than waited for, and writes whose sync was cancelled: not ops, not errors.
+    pub cancelled: u64,
+    /// With a rate: slots of the timetable whose due time had passed (by more than
+    /// `rate::LATE_AFTER`) at the end of the interval: what was asked. Without a rate, 0.
+    pub due: u64,
+    /// I/Os started (a write and its linked sync are one). With a rate, each takes a slot of
+    /// the timetable, so `due - issued` is the backlog of late I/Os; a disk (or CPU) that
+    /// keeps up leaves none. At the end of a run every issued I/O is settled: an op or one of
+    /// the kinds counted apart (`settled() + unfinished == issued`).
+    pub issued: u64,
+    /// I/Os still in flight (or done but not yet handed over) when the run ended and its
+    /// workers were not waited for any longer (`sampler::STOP_GRACE`): not ops, not errors.
+    pub unfinished: u64,
+    /// The workers' time on a CPU, from the kernel's schedstat (read every ~100 ms per
+    /// worker, so up to that much behind).
+    pub worker_cpu_ns: u64,
+    /// The workers' time runnable but waiting for a CPU (schedstat's run-queue wait).
+    pub worker_runq_wait_ns: u64,
     /// Complete I/Os of the previous settings that a worker handed over only after the
     /// interval of those settings was cut (it did not switch within the sampler's wait: a slow
     /// disk, a starved CPU). Counted apart, so no interval mixes two settings.
@@ -57,6 +78,14 @@ impl Counts {
             short_ios: self.short_ios.saturating_sub(earlier.short_ios),
             spanning_stop: self.spanning_stop.saturating_sub(earlier.spanning_stop),
             syncs: self.syncs.saturating_sub(earlier.syncs),
+            cancelled: self.cancelled.saturating_sub(earlier.cancelled),
+            due: self.due.saturating_sub(earlier.due),
+            issued: self.issued.saturating_sub(earlier.issued),
+            unfinished: self.unfinished.saturating_sub(earlier.unfinished),
+            worker_cpu_ns: self.worker_cpu_ns.saturating_sub(earlier.worker_cpu_ns),
+            worker_runq_wait_ns: self
+                .worker_runq_wait_ns
+                .saturating_sub(earlier.worker_runq_wait_ns),
             after_switch: self.after_switch.saturating_sub(earlier.after_switch),
         }
     }
@@ -73,13 +102,35 @@ impl Counts {
         self.short_ios += other.short_ios;
         self.spanning_stop += other.spanning_stop;
         self.syncs += other.syncs;
+        self.cancelled += other.cancelled;
+        self.due += other.due;
+        self.issued += other.issued;
+        self.unfinished += other.unfinished;
+        self.worker_cpu_ns += other.worker_cpu_ns;
+        self.worker_runq_wait_ns += other.worker_runq_wait_ns;
         self.after_switch += other.after_switch;
     }
 
-    /// I/Os that were issued but are not ops: short, failed, spanning a stop, or finished
-    /// after their settings' interval was cut.
+    /// I/Os that were issued but are not ops: short, failed, spanning a stop, finished
+    /// after their settings' interval was cut, cancelled or unfinished at the end.
     pub fn not_ops(&self) -> u64 {
-        self.short_ios + self.errors + self.spanning_stop + self.after_switch
+        self.short_ios
+            + self.errors
+            + self.spanning_stop
+            + self.after_switch
+            + self.cancelled
+            + self.unfinished
+    }
+
+    /// Issued I/Os that ended one way or another: ops, and those counted apart but
+    /// `unfinished`.
+    pub fn settled(&self) -> u64 {
+        self.ops
+            + self.short_ios
+            + self.errors
+            + self.spanning_stop
+            + self.after_switch
+            + self.cancelled
     }
 }
 

@@ -2,11 +2,16 @@
 //! the interval, the deltas per worker and in all, stopped intervals set apart from the run's
 //! totals, and the `Snapshot` sent.
 
+use std::sync::atomic::Ordering::Acquire;
 use std::time::Instant;
 
 use super::{Cut, Sampler};
 use crate::engine::worker::WorkerSlot;
 use crate::stats::{Counts, Snapshot, ThreadSample};
+
+/// One worker's part of an interval: its cumulative counters and latency sum as handed over,
+/// or `None` when it could not be taken this time.
+type Taken = Option<(Counts, u64)>;
 
 impl Sampler {
     /// Samples every worker and sends the snapshot of the interval since the last one. A
@@ -17,31 +22,7 @@ impl Sampler {
             Some(c) => (c.settings, c.paused, c.stopped),
             None => (self.settings, self.paused, None),
         };
-        // Each worker's hand-over, counters and latencies together, so the interval's latency
-        // count is its op count; then the clock. At a cut, what came before each worker's
-        // switch, and the interval ends at the last switch.
-        let mut end = None;
-        let mut taken = Vec::with_capacity(self.workers.len());
-        for w in &self.workers {
-            let t = take_handover(
-                &w.slot,
-                cut.map(|c| c.generation),
-                &mut self.spare,
-                &mut self.spare_service,
-            );
-            for &ns in &self.spare {
-                self.interval_latency.record(ns);
-            }
-            for &ns in &self.spare_service {
-                self.interval_service.record(ns);
-            }
-            self.spare.clear();
-            self.spare_service.clear();
-            if let Some((_, _, Some(at))) = t {
-                end = end.max(Some(at));
-            }
-            taken.push(t.map(|(counts, sum, _)| (counts, sum)));
-        }
+        let (taken, end) = self.take_all(cut.map(|c| c.generation));
         let now = Instant::now()
             .min(end.unwrap_or_else(Instant::now))
             .max(self.last);
@@ -50,38 +31,7 @@ impl Sampler {
         // The stop lasted at least as long as the sampler woke late, and as the interval ran
         // beyond its tick (the sampler may have been stopped mid-emit rather than asleep).
         let stopped = stopped.map(|late| late.max(elapsed.saturating_sub(self.tick)));
-        let mut interval = Counts::default();
-        let mut total = Counts::default();
-        let mut threads = Vec::with_capacity(self.workers.len());
-        for (w, t) in self.workers.iter_mut().zip(taken) {
-            let (counts, latency_sum) = t.unwrap_or(w.prev);
-            let delta = counts.since(&w.prev.0);
-            let delta_latency = latency_sum.saturating_sub(w.prev.1);
-            w.prev = (counts, latency_sum);
-            if stopped.is_some() {
-                w.left_out.0.add(&delta);
-                w.left_out.1 += delta_latency;
-            } else if (w.active || w.just_stopped) && !paused {
-                w.active_time += elapsed;
-            }
-            w.just_stopped = false;
-            let since_base = counts.since(&w.base.0).since(&w.left_out.0);
-            let latency_since_base = latency_sum
-                .saturating_sub(w.base.1)
-                .saturating_sub(w.left_out.1);
-            interval.add(&delta);
-            total.add(&since_base);
-            threads.push(ThreadSample {
-                id: w.slot.id,
-                active: w.active,
-                total: since_base,
-                active_time: w.active_time,
-                interval_ops: delta.ops,
-                interval_latency_mean_ns: mean(delta_latency, delta.ops),
-                latency_mean_ns: mean(latency_since_base, since_base.ops),
-            });
-        }
-        threads.sort_by_key(|t| (!t.active, t.id));
+        let (interval, total, threads) = self.per_worker(taken, elapsed, stopped, paused);
         match stopped {
             // Left out of the run's time, counts and latency, and counted apart.
             Some(stop) => self.left_out.add(stop, elapsed, &interval),
@@ -133,6 +83,83 @@ impl Sampler {
         // A consumer that went away is not an error: the run is being torn down.
         self.out.send(snapshot);
     }
+
+    /// Each worker's hand-over, counters and latencies together (the latencies recorded into
+    /// the interval's histograms), so the interval's latency count is its op count. At a cut
+    /// (`generation`), what came before each worker's switch, and the last switch's moment,
+    /// where the interval ends.
+    fn take_all(&mut self, generation: Option<u64>) -> (Vec<Taken>, Option<Instant>) {
+        let mut end = None;
+        let mut taken = Vec::with_capacity(self.workers.len());
+        for w in &self.workers {
+            let t = take_handover(
+                &w.slot,
+                generation,
+                &mut self.spare,
+                &mut self.spare_service,
+            );
+            for &ns in &self.spare {
+                self.interval_latency.record(ns);
+            }
+            for &ns in &self.spare_service {
+                self.interval_service.record(ns);
+            }
+            self.spare.clear();
+            self.spare_service.clear();
+            if let Some((_, _, Some(at))) = t {
+                end = end.max(Some(at));
+            }
+            taken.push(t.map(|(counts, sum, _)| (counts, sum)));
+        }
+        (taken, end)
+    }
+
+    /// Each worker's deltas over the interval, summed into the interval's and the run's
+    /// counts, and its row of the thread table. A stopped interval's deltas are set apart.
+    fn per_worker(
+        &mut self,
+        taken: Vec<Taken>,
+        elapsed: std::time::Duration,
+        stopped: Option<std::time::Duration>,
+        paused: bool,
+    ) -> (Counts, Counts, Vec<ThreadSample>) {
+        let mut interval = Counts::default();
+        let mut total = Counts::default();
+        let mut threads = Vec::with_capacity(self.workers.len());
+        for (w, t) in self.workers.iter_mut().zip(taken) {
+            let (mut counts, latency_sum) = t.unwrap_or(w.prev);
+            if self.ending && !w.slot.finished.load(Acquire) {
+                counts.unfinished = counts.issued.saturating_sub(counts.settled());
+            }
+            let delta = counts.since(&w.prev.0);
+            let delta_latency = latency_sum.saturating_sub(w.prev.1);
+            w.prev = (counts, latency_sum);
+            if stopped.is_some() {
+                w.left_out.0.add(&delta);
+                w.left_out.1 += delta_latency;
+            } else if (w.active || w.just_stopped) && !paused {
+                w.active_time += elapsed;
+            }
+            w.just_stopped = false;
+            let since_base = counts.since(&w.base.0).since(&w.left_out.0);
+            let latency_since_base = latency_sum
+                .saturating_sub(w.base.1)
+                .saturating_sub(w.left_out.1);
+            interval.add(&delta);
+            total.add(&since_base);
+            threads.push(ThreadSample {
+                id: w.slot.id,
+                active: w.active,
+                total: since_base,
+                active_time: w.active_time,
+                interval_ops: delta.ops,
+                interval_latency_mean_ns: mean(delta_latency, delta.ops),
+                latency_mean_ns: mean(latency_since_base, since_base.ops),
+            });
+        }
+        threads.sort_by_key(|t| (!t.active, t.id));
+        (interval, total, threads)
+    }
 }
 
 /// Takes what a worker handed over into `into` (latencies) and `service` (service times, with
@@ -152,7 +179,7 @@ fn take_handover(
         std::mem::swap(&mut mailbox.latencies, into);
         std::mem::swap(&mut mailbox.service, service);
         mailbox.boundary = None;
-        return Some((mailbox.counts, mailbox.latency_sum_ns, None));
+        return Some((due_now(&mailbox), mailbox.latency_sum_ns, None));
     };
     let mut mailbox = slot.mailbox.lock().unwrap_or_else(|e| e.into_inner());
     match mailbox
@@ -171,8 +198,17 @@ fn take_handover(
             mailbox.cut_without = Some(generation);
             into.append(&mut mailbox.latencies);
             service.append(&mut mailbox.service);
-            Some((mailbox.counts, mailbox.latency_sum_ns, None))
+            Some((due_now(&mailbox), mailbox.latency_sum_ns, None))
         }
+    }
+}
+
+/// The mailbox's counters with the slots of the worker's timetable due by now: counted here,
+/// not by the worker, so a worker stuck in a slow I/O still shows the slots it is missing.
+fn due_now(mailbox: &crate::engine::control::Mailbox) -> Counts {
+    Counts {
+        due: mailbox.timetable.due_by(Instant::now()),
+        ..mailbox.counts
     }
 }
 

@@ -9,7 +9,7 @@
 //! dilutes the rates nor becomes a latency.
 
 use std::sync::atomic::Ordering::*;
-use std::sync::atomic::{AtomicU64, AtomicUsize};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle};
@@ -29,7 +29,11 @@ use crate::stats::{Counts, Latency, LeftOut};
 use crate::engine::memory::THREAD_STACK as WORKER_STACK;
 /// How long a settings change waits for every worker to switch before cutting the interval.
 const SWITCH_WAIT: Duration = Duration::from_millis(200);
-/// How long a stop waits for workers stuck in an I/O before leaving them behind.
+/// How long the end of a run waits for workers to reap (or cancel) what they have in flight
+/// before leaving them behind: a run ends at most this long after it was asked to. What
+/// they still hold then is counted as `unfinished`. (A dying disk can take minutes to fail an
+/// I/O; a throttled or slow one minutes to serve a deep queue, and what it already holds
+/// cannot be cancelled.)
 const STOP_GRACE: Duration = Duration::from_secs(1);
 /// How long to wait for a pending SIGCONT's handler to run on whichever thread takes it.
 const SIGCONT_WAIT: Duration = Duration::from_millis(100);
@@ -54,6 +58,7 @@ pub(super) fn spawn(
 ) -> Result<JoinHandle<()>, String> {
     let control = Arc::new(Control {
         generation: AtomicU64::new(0),
+        wake_word: AtomicU32::new(0),
         state: Mutex::new(ControlState {
             settings: Settings {
                 threads: 0,
@@ -93,6 +98,7 @@ pub(super) fn spawn(
         total_elapsed: Duration::ZERO,
         left_out: LeftOut::default(),
         continued_seen: stops::continued(),
+        ending: false,
         out,
     };
     thread::Builder::new()
@@ -139,6 +145,9 @@ struct Sampler {
     left_out: LeftOut,
     /// The SIGCONT count already accounted for.
     continued_seen: u64,
+    /// Set for the last snapshot: what a worker not finished by then has in flight is counted
+    /// as `unfinished`.
+    ending: bool,
     out: Box<dyn SnapshotSink>,
 }
 
@@ -199,6 +208,7 @@ impl Sampler {
             }
         }
         self.stop_workers();
+        self.ending = true;
         self.emit(None);
         self.out.done();
     }

@@ -179,11 +179,10 @@ pub(super) fn message_line(run: &Run, theme: Theme) -> Line<'static> {
 /// it ran entirely at the rate in force.
 pub(super) fn rate_shortfall(run: &Run) -> Option<String> {
     let now = run.seconds.now.as_ref()?;
-    let rate = run.settings.rate_iops;
     if now.settings != run.settings || now.mixed_settings || run.paused {
         return None;
     }
-    crate::render::rate::saturated(rate, now.iops, "doing")
+    crate::render::rate::RateFigures::now(now).shortfall("doing", crate::render::rate::cpus())
 }
 
 /// The baseline's figures when it is a single run, or a fleet's median host.
