@@ -50,6 +50,7 @@ fn info(write_allowed: bool) -> ConfigReport {
         latency_basis: diskscope::model::LATENCY_BASIS,
         durability: Default::default(),
         warnings: vec![],
+        disk: Default::default(),
     }
 }
 

@@ -92,6 +92,7 @@ pub fn run(intervals: Vec<IntervalFigures>) -> RunReport {
         writeback: None,
         interrupted_by: None,
         cpu: None,
+        why: Default::default(),
     }
 }
 
