@@ -15,7 +15,7 @@ pub(crate) mod docs;
 pub mod values;
 
 pub use crate::target::prepare::{DEFAULT_SCRATCH_SIZE, SCRATCH_NAME};
-pub use config::{Config, Output};
+pub use config::{Config, Output, SteadyConfig};
 
 const AFTER_HELP: &str = "\
 TARGET may be a block device (/dev/sdb, /dev/nvme0n1p2), a regular file, or a directory (the
@@ -61,6 +61,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub rate: args::RateArgs,
+
+    #[command(flatten)]
+    pub steady: args::SteadyArgs,
 
     #[command(flatten)]
     pub fleet: args::FleetArgs,

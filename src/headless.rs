@@ -1,7 +1,10 @@
 //! The headless run: consume the engine's snapshots until the time is up or a signal arrives,
 //! print a line per second (unless quiet or machine output), and build the `RunReport`. Time
 //! here is run time: an interval in which the process was stopped (SIGSTOP, Ctrl-Z) does not
-//! count toward `-T` or the one-second rows. After a run that wrote, it looks at what the page
+//! count toward `-T` or the one-second rows. Each row is read beside the target's second (the
+//! kernel's counters and the drive's temperature) and fed to the run's `why`, whose findings
+//! and steady-state changes are printed as they appear; `--until-steady` ends the run once
+//! steady. After a run that wrote, it looks at what the page
 //! cache still holds of the target and, with `--end-fsync`, times the final sync. Sweeps and
 //! suites run their series of steps on the same live engine, the runner deciding each change.
 
@@ -14,10 +17,11 @@ use crate::engine::Engine;
 use crate::model::{ConfigReport, CpuReport, RunReport, SweepReport, WritebackReport};
 use crate::render::baseline::Baseline;
 use crate::render::compare::compare_step;
-use crate::render::{card, csv, sweep as sweep_text, text};
-use crate::stats::{Snapshot, Window};
+use crate::render::{card, csv, sweep as sweep_text, text, why as why_text};
+use crate::stats::{IntervalFigures, Snapshot, Window};
 use crate::suite::{SuiteReport, SuiteRunner};
 use crate::sweep::{Next, RAMP, SweepRunner, findings};
+use crate::why::Live;
 use crate::{output, signals};
 
 /// Length of a reporting interval.
@@ -57,6 +61,9 @@ fn print_header(out: &mut impl Write, config: &ConfigReport, output: Output, csv
     match output {
         Output::Text => {
             let _ = writeln!(out, "{}", text::header(config));
+            for line in why_text::disk_lines(config) {
+                let _ = writeln!(out, "  {line}");
+            }
             for w in &config.warnings {
                 let _ = writeln!(out, "  warning: {w}");
             }
@@ -68,26 +75,26 @@ fn print_header(out: &mut impl Write, config: &ConfigReport, output: Output, csv
     }
 }
 
-/// Runs `engine` for `duration` (or until a termination signal) and returns the report.
-pub fn run(
-    mut engine: Engine,
-    config: ConfigReport,
-    duration: Duration,
+/// The one-second rows of a run: printed as they close, kept for the report, and each read
+/// beside the target's second and fed to the run's `why`.
+struct Rows {
     output: Output,
-) -> RunReport {
-    let cpu_start = cpu_seconds();
-    let mut out = output::stdout();
-    print_header(&mut out, &config, output, &csv::header());
-    let mut window = Window::default();
-    let mut intervals = Vec::new();
-    let mut next_row = REPORT_EVERY;
-    // Real time of the intervals the process was stopped in: not run time.
-    let mut stopped = Duration::ZERO;
-    let mut emit = |window: &mut Window, out: &mut output::Stdout| {
-        let row = window.take().figures();
-        match output {
+    intervals: Vec<IntervalFigures>,
+    live: Live,
+}
+
+impl Rows {
+    /// Closes the row in `window`; returns true when `--until-steady` ends the run now.
+    fn emit(&mut self, window: &mut Window, out: &mut output::Stdout, run_s: f64) -> bool {
+        let w = window.take();
+        let mut row = w.figures();
+        let news = self.live.on_row(&mut row, &w.latency);
+        match self.output {
             Output::Text => {
                 let _ = writeln!(out, "{}", text::interval_line(&row));
+                for line in why_text::news_lines(&news) {
+                    let _ = writeln!(out, "{line}");
+                }
             }
             Output::Csv => {
                 let _ = writeln!(out, "{}", csv::row(&row));
@@ -95,34 +102,64 @@ pub fn run(
             Output::Quiet | Output::Json => {}
         }
         let _ = out.flush();
-        intervals.push(row);
+        self.intervals.push(row);
+        self.live.should_end(run_s)
+    }
+}
+
+/// Runs `engine` for `duration` (or until a termination signal, or with `--until-steady`
+/// until steady) and returns the report, with what `live` found.
+pub fn run(
+    mut engine: Engine,
+    config: ConfigReport,
+    duration: Duration,
+    output: Output,
+    live: Live,
+) -> RunReport {
+    let cpu_start = cpu_seconds();
+    let mut out = output::stdout();
+    print_header(&mut out, &config, output, &csv::header());
+    let mut window = Window::default();
+    let mut rows = Rows {
+        output,
+        intervals: Vec::new(),
+        live,
     };
+    let mut next_row = REPORT_EVERY;
+    // Real time of the intervals the process was stopped in: not run time.
+    let mut stopped = Duration::ZERO;
+    let mut steady_end = false;
     let last = drive(&mut engine, |_, s, stopping| {
         window.push(s);
         if s.stopped.is_some() {
             stopped += s.interval_elapsed;
         }
         let run_time = s.at.saturating_sub(stopped);
-        let stop = run_time >= duration;
+        let stop = run_time >= duration || steady_end;
         // A row per second of run time; half a tick of slack absorbs timer jitter. Once
         // stopping, the last row waits for the final snapshot so the rows add up to the
         // totals without a sliver of a row at the end.
         if !stopping && !stop && run_time + Duration::from_millis(50) >= next_row {
-            emit(&mut window, &mut out);
+            steady_end = rows.emit(&mut window, &mut out, run_time.as_secs_f64());
             next_row += REPORT_EVERY;
         }
-        stop
+        stop || steady_end
     });
     // The last row: the final second, or the part of one before a signal.
     if window.snapshots > 0 {
-        emit(&mut window, &mut out);
+        let run_s = last
+            .as_ref()
+            .map_or(0.0, |s| s.at.saturating_sub(stopped).as_secs_f64());
+        rows.emit(&mut window, &mut out, run_s);
     }
     let last = last.expect("the engine always sends a final snapshot");
     let ios = last.total.ops + last.total_left_out.counts.ops;
     let cpu = CpuReport::between(cpu_start, cpu_seconds(), ios);
     let durability = config.durability;
-    let mut report = RunReport::new(config, &last, intervals);
+    let run_s = last.at.saturating_sub(stopped).as_secs_f64();
+    let mut report = RunReport::new(config, &last, rows.intervals);
     report.cpu = Some(cpu);
+    report.why = rows.live.finish(run_s);
     let written = report.total.counts.write_bytes + report.left_out.counts.write_bytes;
     if written > 0 {
         report.writeback = Some(writeback(engine, durability.end_fsync));

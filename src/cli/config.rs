@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use super::Args;
 use super::args::{FleetArgs, OutputArgs, SeriesArgs, WorkloadArgs};
+use crate::findings::steady::SteadyParams;
+use crate::findings::thresholds::{STEADY_ROUND_HEADLESS_S, STEADY_ROUNDS};
 use crate::fleet::hosts::Host;
 use crate::model::{ConfigReport, Durability};
 use crate::render::ResultFiles;
@@ -17,6 +19,7 @@ use crate::settings::{IoEngine, Settings};
 use crate::suite::{SuiteName, Timing};
 use crate::sweep::SweepSpec;
 use crate::target::prepare::{Prepared, TargetRequest, config_report};
+use crate::units::format_duration;
 
 /// How results are printed when there is no TUI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +28,36 @@ pub enum Output {
     Quiet,
     Json,
     Csv,
+}
+
+/// The steady-state check's flags (`--steady-round`, `--steady-excursion`,
+/// `--steady-slope`) and `--until-steady[=MAX]`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SteadyConfig {
+    /// `None`: the TUI's or headless default.
+    pub round: Option<Duration>,
+    pub excursion_pct: f64,
+    pub slope_pct: f64,
+    /// `Some(max)`: end once steady or at `max` (`-T` when MAX is not given).
+    pub until: Option<Duration>,
+}
+
+impl SteadyConfig {
+    /// The check's parameters for the TUI (`tui`) or a headless run.
+    pub fn params(&self, tui: bool) -> SteadyParams {
+        let base = if tui {
+            SteadyParams::tui()
+        } else {
+            SteadyParams::headless()
+        };
+        SteadyParams {
+            max_excursion_pct: self.excursion_pct,
+            max_slope_pct: self.slope_pct,
+            ..self
+                .round
+                .map_or(base, |r| SteadyParams::with_round(r.as_secs_f64()))
+        }
+    }
 }
 
 /// Validated command line.
@@ -72,6 +105,8 @@ pub struct Config {
     pub man: bool,
     /// `--fsync N`, `--end-fsync`.
     pub durability: Durability,
+    /// The steady-state check and `--until-steady`.
+    pub steady: SteadyConfig,
     /// `--ioengine`; `None`: io_uring when the kernel allows it (`engine::ioengine::resolve`).
     /// After `run::resolve_engine`, always the engine the run uses.
     pub ioengine: Option<IoEngine>,
@@ -110,6 +145,7 @@ impl Args {
         check_buffers(settings, self.series.sweep.as_ref())?;
         check_fleet(&self)?;
         check_series(&self.series, &self.workload)?;
+        let steady = steady(&self)?;
         let w = self.workload;
         Ok(Config {
             target: self.target,
@@ -142,6 +178,7 @@ impl Args {
             },
             ioengine: w.ioengine,
             ioengine_fallback: None,
+            steady,
         })
     }
 }
@@ -291,6 +328,64 @@ fn check_series(s: &SeriesArgs, w: &WorkloadArgs) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// The steady-state flags, and `--until-steady` where it can end something: a local headless
+/// run, sweep step or suite pass, given room for a whole window of rounds.
+fn steady(a: &Args) -> Result<SteadyConfig, String> {
+    let s = &a.steady;
+    let round = s.steady_round;
+    let Some(given) = s.until_steady else {
+        return Ok(SteadyConfig {
+            round,
+            excursion_pct: s.steady_excursion,
+            slope_pct: s.steady_slope,
+            until: None,
+        });
+    };
+    for (flag, on) in [
+        ("--fleet", a.fleet.fleet.is_some()),
+        ("--fio", a.output.fio),
+        ("--tui", a.output.tui),
+    ] {
+        if on {
+            return Err(format!(
+                "--until-steady ends a local run without the TUI once it is steady, and \
+                 {flag} cannot; drop one of them"
+            ));
+        }
+    }
+    // MAX is -T where not given: the run's, or a sweep step's or a suite pass's default.
+    let default_time = if a.series.sweep.is_some() {
+        crate::sweep::DEFAULT_STEP_TIME
+    } else if a.series.suite.is_some() {
+        crate::suite::DEFAULT_PASS_TIME
+    } else {
+        crate::settings::DEFAULT_HEADLESS_TIME
+    };
+    let max = given.or(a.workload.time).unwrap_or(default_time);
+    let round_s = round.unwrap_or(Duration::from_secs_f64(STEADY_ROUND_HEADLESS_S));
+    let needs = round_s * STEADY_ROUNDS as u32;
+    if max < needs {
+        let what = match (given, a.workload.time) {
+            (Some(_), _) => format!("--until-steady={}", format_duration(max)),
+            (None, Some(_)) => format!("its MAX, -T {},", format_duration(max)),
+            (None, None) => format!("its MAX, the default -T {},", format_duration(max)),
+        };
+        return Err(format!(
+            "--until-steady: {what} is shorter than the {STEADY_ROUNDS} rounds of {} a steady \
+             window needs ({}); give a longer MAX (--until-steady=2m) or a shorter \
+             --steady-round",
+            format_duration(round_s),
+            format_duration(needs)
+        ));
+    }
+    Ok(SteadyConfig {
+        round,
+        excursion_pct: s.steady_excursion,
+        slope_pct: s.steady_slope,
+        until: Some(max),
+    })
 }
 
 /// `--passes`, `-T` and `--pause`, or a suite's defaults.

@@ -272,4 +272,7 @@ pub struct DiskReport {
     pub link: LinkInfo,
     pub queue_limits: QueueLimits,
     pub temperature: TemperatureInfo,
+    /// The NVMe controller (`"nvme0"`) whose SMART log holds the throttling counters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvme_controller: Option<String>,
 }

@@ -66,6 +66,15 @@ pub struct SteadyChange {
     pub text: String,
 }
 
+/// How a `--until-steady[=MAX]` run (or step) ended: steady, or at MAX without settling.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UntilSteadyReport {
+    pub max_s: f64,
+    pub settled: bool,
+    /// "steady since 0:25 (…)", or "never settled in 60 s (…)".
+    pub text: String,
+}
+
 /// What a run's result says about why its figures look as they do: `findings`,
 /// `steady_state` and `nvme_thermal_log` in the JSON, beside the figures.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -77,6 +86,12 @@ pub struct WhyReport {
     /// `None` where none was kept.
     #[serde(default)]
     pub steady_state: Option<SteadyState>,
+    /// The check's own line at the end: "steady since 0:42 (…)", "settling: −9% per round".
+    #[serde(default)]
+    pub steady_text: Option<String>,
+    /// `--until-steady`: how the run ended, when it was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_steady: Option<UntilSteadyReport>,
     /// Every time the check became steady or stopped being steady, oldest first.
     #[serde(default)]
     pub steady_changes: Vec<SteadyChange>,

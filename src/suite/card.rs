@@ -93,6 +93,7 @@ mod tests {
             latency_ns: l.summary(),
             service_latency_ns: l.summary(),
             left_out: Default::default(),
+            temp_c: None,
         };
         (f, l)
     }

@@ -102,6 +102,7 @@ impl DiskFacts {
                 sensor: self.temperature_sensor.clone(),
                 thresholds: self.thresholds,
             },
+            nvme_controller: self.nvme_controller.clone(),
         }
     }
 }

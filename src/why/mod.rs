@@ -11,6 +11,7 @@
 //! stopped time is never fed (the consumers skip it, and bump the key's `Epoch`).
 
 pub mod key;
+pub mod live;
 
 use std::collections::VecDeque;
 
@@ -26,6 +27,7 @@ use crate::settings::Settings;
 use crate::stats::{Counts, Latency};
 
 pub use key::{Epoch, key_of};
+pub use live::Live;
 
 /// Seconds of the series kept for the findings judged over a whole run (link at its
 /// ceiling, throttling): the last six hours; the live detectors see every second.
@@ -370,6 +372,8 @@ impl Tracker {
         WhyReport {
             findings,
             steady_state: Some(self.steady_state()),
+            steady_text: Some(self.steady.text()),
+            until_steady: None,
             steady_changes: self.steady_changes.clone(),
             nvme_thermal_log: logs,
         }

@@ -63,6 +63,7 @@ pub fn interval(t_s: f64, elapsed_s: f64, s: Settings, iops: f64, lat_ns: u64) -
         latency_ns: l.summary(),
         service_latency_ns: l.summary(),
         left_out: LeftOut::default(),
+        temp_c: None,
     }
 }
 
