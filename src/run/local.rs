@@ -2,24 +2,19 @@
 //! the engine started (with the run's live why: sensors, steady state, findings), the result
 //! printed as text, JSON or CSV, compared with the baseline and saved.
 
-use std::path::Path;
-
 use anyhow::{Result, anyhow};
 
 use super::{DEFAULT_HEADLESS_TIME, Mode};
 use crate::cli::{Config, Output};
 use crate::engine::{DEFAULT_TICK, Engine, Options};
 use crate::exit::ExitStatus;
-use crate::model::ConfigReport;
 use crate::render::baseline::Baseline;
 use crate::render::save::{save_run, save_sweep};
-use crate::sensors::Sensors;
 use crate::settings::Settings;
 use crate::sweep::{DEFAULT_STEP_TIME, SweepRunner, SweepSpec};
 use crate::target::cache;
 use crate::target::prepare::{Prepared, prepare, stderr_progress};
 use crate::why::Live;
-use crate::why::live::LogReader;
 use crate::{headless, output, render, signals};
 
 /// A run, a sweep or a suite without the TUI: prepare the target, run, print, save.
@@ -96,22 +91,6 @@ fn sweep(
         .any(|s| s.counts.errors + s.counts.short_ios > 0))
 }
 
-/// The run's live why: the target's sensors (diskstats and temperature, read once a second
-/// beside the rows), the steady-state check as the flags set it, and for an NVMe drive as
-/// root its thermal log, read now and again at the end.
-pub fn live_why(config: &Config, info: &ConfigReport, prepared: &Prepared, tui: bool) -> Live {
-    let sensors = Sensors::open(
-        &prepared.target.path,
-        Path::new("/proc"),
-        &crate::sys::sysfs_root(),
-    );
-    let read_log = info.disk.nvme_controller.clone().map(|c| {
-        Box::new(move || crate::target::nvme_log::read_thermal_log(Path::new("/dev"), &c))
-            as LogReader
-    });
-    Live::new(info, sensors, config.steady.params(tui), read_log)
-}
-
 /// A headless run; returns whether it had I/O errors.
 fn single_run(config: &Config, prepared: &Prepared, baseline: Option<&Baseline>) -> Result<bool> {
     // With --until-steady, -T (or MAX) is the most it runs.
@@ -120,7 +99,7 @@ fn single_run(config: &Config, prepared: &Prepared, baseline: Option<&Baseline>)
         .unwrap_or(DEFAULT_HEADLESS_TIME);
     let mut info = config.describe(prepared);
     info.duration_s = Some(duration.as_secs_f64());
-    let live = live_why(config, &info, prepared, false)
+    let live = Live::for_target(&info, &prepared.target.path, config.steady.params(false))
         .until_steady(config.steady.until.map(|d| d.as_secs_f64()));
     let engine = start_engine(config, prepared, config.settings)?;
     let report = headless::run(engine, info, duration, config.output, live);

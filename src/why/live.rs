@@ -9,6 +9,7 @@
 //! device, a short temperature history, and `--until-steady`'s verdict.
 
 use std::collections::VecDeque;
+use std::path::Path;
 
 use super::{Epoch, News, Second, Tracker, WhyFacts, key_of};
 use crate::findings::steady::{SteadyParams, UntilSteady, until_steady};
@@ -62,6 +63,18 @@ impl Live {
             read_log,
             log_before,
         }
+    }
+
+    /// The why of a run on the target at `path` described by `config`: the machine's
+    /// sensors for it (`/proc/diskstats`, the hwmon sensor under `SYSFS_PATH`) and, for an
+    /// NVMe drive as root, its thermal log through `/dev`.
+    pub fn for_target(config: &ConfigReport, path: &Path, params: SteadyParams) -> Live {
+        let sensors = Sensors::open(path, Path::new("/proc"), &crate::sys::sysfs_root());
+        let read_log = config.disk.nvme_controller.clone().map(|c| {
+            Box::new(move || crate::target::nvme_log::read_thermal_log(Path::new("/dev"), &c))
+                as LogReader
+        });
+        Live::new(config, sensors, params, read_log)
     }
 
     /// Ends the run once steady, or at `max_s` seconds of it (`--until-steady=MAX`).

@@ -12,6 +12,7 @@
 
 pub mod key;
 pub mod live;
+mod report;
 
 use std::collections::VecDeque;
 
@@ -19,10 +20,10 @@ use crate::findings::link::{LinkInput, link_below_max, link_bound_in};
 use crate::findings::queue::{Observed, QueueLimits, QueueSettings, queue_findings};
 use crate::findings::slowdown::{SlowdownDetector, SlowdownParams};
 use crate::findings::steady::{SteadyCheck, SteadyParams};
-use crate::findings::thermal::{CountersAround, thermal_throttling};
+use crate::findings::thermal::thermal_throttling;
 use crate::findings::{Finding, Interval, kind};
 use crate::model::ConfigReport;
-use crate::model::why::{SteadyChange, SteadyState, ThermalLogs, WhyReport};
+use crate::model::why::SteadyChange;
 use crate::settings::Settings;
 use crate::stats::{Counts, Latency};
 
@@ -314,78 +315,6 @@ impl Tracker {
     /// Every finding said live so far, oldest first.
     pub fn said(&self) -> &[Finding] {
         &self.said
-    }
-
-    /// The steady state now, with the window's latency merged from its seconds' histograms
-    /// where they were kept.
-    pub fn steady_state(&self) -> SteadyState {
-        let mut state = self.steady.state();
-        if let (Some(from), Some(to)) = (state.window_start_s, state.window_end_s) {
-            let mut merged = Latency::default();
-            let inside = self
-                .recent
-                .iter()
-                .filter(|(start, end, _)| *start >= from - 1e-6 && *end <= to + 1e-6);
-            for (_, _, l) in inside {
-                merged.add(l);
-            }
-            if !merged.is_empty() {
-                let s = merged.summary();
-                state.latency_mean_ns = Some(s.mean);
-                state.latency_p99_ns = Some(s.p99);
-            }
-        }
-        state
-    }
-
-    /// Every finding of the run in reading order — the link, the queue's limits for every
-    /// settings run, the link's ceiling over the best window, then drops, recoveries and
-    /// throttling by time — and the steady state, for the result.
-    pub fn report(&self, logs: Option<ThermalLogs>) -> WhyReport {
-        let mut findings: Vec<Finding> = self
-            .facts
-            .link
-            .as_ref()
-            .and_then(link_below_max)
-            .into_iter()
-            .collect();
-        findings.extend(self.queue.iter().cloned());
-        let series: Vec<Interval> = self.series.iter().copied().collect();
-        if let Some(link) = &self.facts.link {
-            findings.extend(link_bound_in(link, &series));
-        }
-        let counters = logs.map(|l| CountersAround {
-            before: counters_of(&l.before),
-            after: counters_of(&l.after),
-        });
-        let mut timed = self.slowdown.findings();
-        timed.extend(thermal_throttling(
-            &series,
-            self.facts.temp_warn_c,
-            counters,
-        ));
-        timed.sort_by(|a, b| {
-            let at = |f: &Finding| f.at_s.unwrap_or(f64::INFINITY);
-            at(a).total_cmp(&at(b))
-        });
-        findings.extend(timed);
-        WhyReport {
-            findings,
-            steady_state: Some(self.steady_state()),
-            steady_text: Some(self.steady.text()),
-            until_steady: None,
-            steady_changes: self.steady_changes.clone(),
-            nvme_thermal_log: logs,
-        }
-    }
-}
-
-fn counters_of(log: &crate::model::disk::ThermalLog) -> crate::findings::thermal::ThermalCounters {
-    crate::findings::thermal::ThermalCounters {
-        tmt1_transitions: log.tmt1_transitions,
-        tmt2_transitions: log.tmt2_transitions,
-        tmt1_time_s: log.tmt1_total_s,
-        tmt2_time_s: log.tmt2_total_s,
     }
 }
 
