@@ -21,7 +21,7 @@ use crate::render::{card, csv, sweep as sweep_text, text, why as why_text};
 use crate::stats::{IntervalFigures, Snapshot, Window};
 use crate::suite::{SuiteReport, SuiteRunner};
 use crate::sweep::{Next, RAMP, SweepRunner, findings};
-use crate::why::Live;
+use crate::why::{Live, WhyFacts, step_findings};
 use crate::{output, signals};
 
 /// Length of a reporting interval.
@@ -247,15 +247,49 @@ fn follow(engine: &mut Engine, next: Next, stopping: bool, failure: &mut Option<
     })
 }
 
+/// Prints a sweep's step `measured` as it is measured (and, with `--until-steady`, how it
+/// ended).
+fn step_lines(
+    out: &mut output::Stdout,
+    output: Output,
+    runner: &SweepRunner,
+    measured: usize,
+    baseline: Option<&Baseline>,
+) {
+    let Some(r) = runner.results().get(measured) else {
+        return;
+    };
+    let dimension = runner.spec().dimension;
+    let _ = match output {
+        Output::Text => writeln!(
+            out,
+            "{}{}",
+            sweep_text::step_line(dimension, r),
+            baseline
+                .map(|b| compare_step(b, dimension, r))
+                .unwrap_or_default()
+        ),
+        Output::Csv => writeln!(out, "{}", csv::step_row(measured, r)),
+        Output::Quiet | Output::Json => Ok(()),
+    };
+    if let (Output::Text, Some(u)) = (output, runner.steadies().get(measured)) {
+        let _ = writeln!(out, "  {}", u.text);
+    }
+    let _ = out.flush();
+}
+
 /// Runs a sweep: each step's settings applied live when the previous step has been measured.
-/// Prints a table row per step (text) and returns the report. Fails only if a step's settings
-/// cannot be applied (they were validated before the start, so this means the engine failed).
+/// Prints a table row per step (text) and returns the report, with the drive's temperature
+/// at each step's end and what the steps' settings crossed (`findings`). Fails only if a
+/// step's settings cannot be applied (they were validated before the start, so this means
+/// the engine failed).
 pub fn run_sweep(
     mut engine: Engine,
     mut runner: SweepRunner,
     config: ConfigReport,
     output: Output,
     baseline: Option<&Baseline>,
+    mut live: Live,
 ) -> anyhow::Result<SweepReport> {
     let mut out = output::stdout();
     let dimension = runner.spec().dimension;
@@ -272,31 +306,24 @@ pub fn run_sweep(
         let _ = writeln!(out, "{}", sweep_text::step_header(dimension));
     }
     let mut failure = None;
+    let mut temps = Vec::new();
     let last = drive(&mut engine, |engine, s, stopping| {
         let measured = runner.results().len();
         let next = runner.on_snapshot(s);
-        if let Some(r) = runner.results().get(measured) {
-            let _ = match output {
-                Output::Text => writeln!(
-                    out,
-                    "{}{}",
-                    sweep_text::step_line(dimension, r),
-                    baseline
-                        .map(|b| compare_step(b, dimension, r))
-                        .unwrap_or_default()
-                ),
-                Output::Csv => writeln!(out, "{}", csv::step_row(measured, r)),
-                Output::Quiet | Output::Json => Ok(()),
-            };
-            let _ = out.flush();
+        if runner.results().len() > measured {
+            temps.push(live.read_now());
         }
+        step_lines(&mut out, output, &runner, measured, baseline);
         follow(engine, next, stopping, &mut failure)
     });
     engine.join();
     if let Some(e) = failure {
         anyhow::bail!("{}: sweep stopped: {e}", config.target.path);
     }
-    let steps = runner.results().to_vec();
+    let mut steps = runner.results().to_vec();
+    for (step, t) in steps.iter_mut().zip(temps) {
+        step.temp_c = t;
+    }
     let (saturation, latency_curve) = findings(dimension, &steps);
     Ok(SweepReport {
         saturation,
@@ -306,6 +333,8 @@ pub fn run_sweep(
         step_time_s: config.duration_s.unwrap_or(0.0),
         errors: last.map(|s| s.first_errors).unwrap_or_default(),
         interrupted_by: signals::received().map(|s| s.as_str().to_string()),
+        findings: step_findings(&WhyFacts::of(&config), &steps),
+        until_steady: runner.steadies().to_vec(),
         config,
         steps,
     })
@@ -332,6 +361,9 @@ pub fn run_suite(
             plan.timing.pause.as_secs_f64(),
         );
         let _ = writeln!(out, "{header}");
+        for line in why_text::disk_lines(&config) {
+            let _ = writeln!(out, "  {line}");
+        }
         for w in config.warnings.iter().filter(|w| !notes.contains(w)) {
             let _ = writeln!(out, "  warning: {w}");
         }
@@ -364,6 +396,7 @@ pub fn run_suite(
         Some(sig) => format!("not run: the suite was stopped by {sig}"),
         None => "not run".to_string(),
     };
+    let tests = runner.card(&pending);
     Ok(SuiteReport {
         suite: plan.suite,
         passes: plan.timing.passes,
@@ -371,7 +404,9 @@ pub fn run_suite(
         ramp_s: RAMP.as_secs_f64(),
         pause_s: plan.timing.pause.as_secs_f64(),
         notes,
-        tests: runner.card(&pending),
+        findings: crate::suite::card::findings(&config, &tests),
+        until_steady: runner.steadies().to_vec(),
+        tests,
         errors: last.map(|s| s.first_errors).unwrap_or_default(),
         interrupted_by,
         config,

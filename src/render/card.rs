@@ -153,6 +153,10 @@ pub fn card(r: &SuiteReport) -> String {
     for n in &r.notes {
         let _ = writeln!(out, "note: {n}");
     }
+    for line in crate::render::why::series_lines(&r.config, &r.findings, &r.until_steady, "passes")
+    {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(sig) = &r.interrupted_by {
         let _ = writeln!(out, "(stopped early by {sig})");
     }
@@ -227,6 +231,8 @@ mod tests {
             tests: card::rows(&plan, &[], &[], "not run: stopped"),
             errors: vec![],
             interrupted_by: Some("SIGINT".into()),
+            findings: vec![],
+            until_steady: vec![],
         };
         let text = card(&r);
         assert_eq!(

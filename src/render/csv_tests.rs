@@ -132,6 +132,8 @@ fn a_suite_row_not_run_has_empty_figures_and_the_reason() {
         tests: vec![t],
         errors: vec![],
         interrupted_by: None,
+        findings: vec![],
+        until_steady: vec![],
     };
     let text = suite(&r);
     let lines: Vec<&str> = text.lines().collect();

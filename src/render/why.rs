@@ -196,6 +196,33 @@ pub fn summary_lines(r: &RunReport) -> Vec<String> {
     out
 }
 
+/// A sweep's or a card's block: the link, how many steps settled under `--until-steady`,
+/// and the findings the steps' settings and figures bring.
+pub fn series_lines(
+    c: &ConfigReport,
+    findings: &[crate::model::finding::Finding],
+    until: &[crate::model::why::UntilSteadyReport],
+    what: &str,
+) -> Vec<String> {
+    let mut out = vec![format!("link: {}", link_words(&c.disk.link))];
+    if !until.is_empty() {
+        let settled = until.iter().filter(|u| u.settled).count();
+        out.push(format!(
+            "until steady: {settled} of {} {what} settled (their figures are their steady \
+             windows'); the others ran to {:.0} s",
+            until.len(),
+            until[0].max_s
+        ));
+    }
+    if findings.is_empty() {
+        out.push("findings: none".into());
+    } else {
+        out.push("findings:".into());
+        out.extend(findings.iter().map(|f| format!("  - {}", f.text)));
+    }
+    out
+}
+
 /// The link and, where it has a ceiling, the run's bandwidth as a share of it.
 fn link_of_run(link: &LinkInfo, r: &RunReport) -> String {
     let words = link_words(link);

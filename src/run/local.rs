@@ -11,7 +11,7 @@ use crate::exit::ExitStatus;
 use crate::render::baseline::Baseline;
 use crate::render::save::{save_run, save_sweep};
 use crate::settings::Settings;
-use crate::sweep::{DEFAULT_STEP_TIME, SweepRunner, SweepSpec};
+use crate::sweep::{DEFAULT_STEP_TIME, SweepRunner, SweepSpec, UntilSteady};
 use crate::target::cache;
 use crate::target::prepare::{Prepared, prepare, stderr_progress};
 use crate::why::Live;
@@ -63,6 +63,14 @@ pub fn start_engine(config: &Config, prepared: &Prepared, settings: Settings) ->
         .map_err(|e| anyhow!("{}: {e}", target.path.display()))
 }
 
+/// `--until-steady` for each step of a series: steady by the flags, or at MAX.
+pub fn until_steady(config: &Config) -> Option<UntilSteady> {
+    config.steady.until.map(|max| UntilSteady {
+        params: config.steady.params(false),
+        max,
+    })
+}
+
 /// A headless sweep; returns whether any step had I/O errors.
 fn sweep(
     config: &Config,
@@ -74,11 +82,13 @@ fn sweep(
     spec.check_steps(config.settings, &target.geometry())
         .map_err(|e| anyhow!("{}: {e}", target.path.display()))?;
     let step_time = config.duration.unwrap_or(DEFAULT_STEP_TIME);
-    let runner = SweepRunner::new(spec.clone(), config.settings, step_time);
+    let runner = SweepRunner::new(spec.clone(), config.settings, step_time)
+        .until_steady(until_steady(config));
     let mut info = config.describe(prepared);
     info.duration_s = Some(step_time.as_secs_f64());
+    let live = Live::for_target(&info, &prepared.target.path, config.steady.params(false));
     let engine = start_engine(config, prepared, runner.first())?;
-    let report = headless::run_sweep(engine, runner, info, config.output, baseline)?;
+    let report = headless::run_sweep(engine, runner, info, config.output, baseline, live)?;
     match config.output {
         Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
         Output::Csv => {}

@@ -146,6 +146,13 @@ impl Live {
         self.feed(t_s, elapsed_s, now.settings, &now.counts, None, p50)
     }
 
+    /// Reads the target's second now (a sweep step or a suite pass just ended); returns the
+    /// drive's temperature.
+    pub fn read_now(&mut self) -> Option<f64> {
+        self.read();
+        self.latest.temp_c
+    }
+
     fn read(&mut self) {
         self.latest = self.sensors.read();
         if self.temps.len() == TEMP_HISTORY {

@@ -13,6 +13,7 @@
 pub mod key;
 pub mod live;
 mod report;
+pub mod steps;
 
 use std::collections::VecDeque;
 
@@ -29,6 +30,7 @@ use crate::stats::{Counts, Latency};
 
 pub use key::{Epoch, key_of};
 pub use live::Live;
+pub use steps::step_findings;
 
 /// Seconds of the series kept for the findings judged over a whole run (link at its
 /// ceiling, throttling): the last six hours; the live detectors see every second.

@@ -127,6 +127,8 @@ pub fn sweep(dimension: Dimension, steps: Vec<IntervalFigures>) -> SweepReport {
         partial_step: None,
         errors: Vec::new(),
         interrupted_by: None,
+        findings: vec![],
+        until_steady: vec![],
     }
 }
 
@@ -231,6 +233,8 @@ pub fn card() -> SuiteReport {
         ],
         errors: Vec::new(),
         interrupted_by: None,
+        findings: vec![],
+        until_steady: vec![],
     }
 }
 

@@ -110,15 +110,18 @@ impl Run {
             .as_ref()
             .filter(|w| w.state == SweepState::Done)?;
         let plan = suite.runner.plan();
+        let (config, tests) = (self.suite_config(), suite.card());
         Some(SuiteReport {
+            findings: crate::suite::card::findings(&config, &tests),
+            until_steady: Vec::new(),
             suite: plan.suite,
-            config: self.suite_config(),
+            config,
             passes: plan.timing.passes,
             pass_time_s: plan.timing.pass_time.as_secs_f64(),
             ramp_s: RAMP.as_secs_f64(),
             pause_s: plan.timing.pause.as_secs_f64(),
             notes: suite.notes.clone(),
-            tests: suite.card(),
+            tests,
             errors: self.first_errors(),
             interrupted_by: None,
         })

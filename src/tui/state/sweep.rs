@@ -126,11 +126,14 @@ impl Run {
             ..self.info.clone()
         }
         .with_settings(b);
+        let steps = sweep.results().to_vec();
         Some(SweepReport {
+            findings: crate::why::step_findings(&crate::why::WhyFacts::of(&config), &steps),
+            until_steady: Vec::new(),
             config,
             dimension: sweep.dimension(),
             step_time_s: sweep.step_time.as_secs_f64(),
-            steps: sweep.results().to_vec(),
+            steps,
             saturation: sweep.saturation.clone(),
             latency_curve: sweep.curve.clone(),
             partial_step: None,
