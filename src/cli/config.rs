@@ -19,7 +19,6 @@ use crate::settings::{IoEngine, Settings};
 use crate::suite::{SuiteName, Timing};
 use crate::sweep::SweepSpec;
 use crate::target::prepare::{Prepared, TargetRequest, config_report};
-use crate::units::format_duration;
 
 /// How results are printed when there is no TUI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -368,16 +367,16 @@ fn steady(a: &Args) -> Result<SteadyConfig, String> {
     let needs = round_s * STEADY_ROUNDS as u32;
     if max < needs {
         let what = match (given, a.workload.time) {
-            (Some(_), _) => format!("--until-steady={}", format_duration(max)),
-            (None, Some(_)) => format!("its MAX, -T {},", format_duration(max)),
-            (None, None) => format!("its MAX, the default -T {},", format_duration(max)),
+            (Some(_), _) => format!("--until-steady={}", secs(max)),
+            (None, Some(_)) => format!("its MAX, -T {},", secs(max)),
+            (None, None) => format!("its MAX, the default -T {},", secs(max)),
         };
         return Err(format!(
             "--until-steady: {what} is shorter than the {STEADY_ROUNDS} rounds of {} a steady \
              window needs ({}); give a longer MAX (--until-steady=2m) or a shorter \
              --steady-round",
-            format_duration(round_s),
-            format_duration(needs)
+            secs(round_s),
+            secs(needs)
         ));
     }
     Ok(SteadyConfig {
@@ -388,11 +387,77 @@ fn steady(a: &Args) -> Result<SteadyConfig, String> {
     })
 }
 
+/// "10s", "2.5s": a duration as typed.
+fn secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0}s")
+    } else {
+        format!("{s:.1}s")
+    }
+}
+
 /// `--passes`, `-T` and `--pause`, or a suite's defaults.
 fn suite_timing(s: &SeriesArgs, time: Option<Duration>) -> Timing {
     Timing {
         passes: s.passes.unwrap_or(crate::suite::DEFAULT_PASSES),
         pass_time: time.unwrap_or(crate::suite::DEFAULT_PASS_TIME),
         pause: s.pause.unwrap_or(crate::suite::DEFAULT_PAUSE),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    fn config(args: &[&str]) -> Result<Config, String> {
+        let mut full = vec!["diskscope"];
+        full.extend_from_slice(args);
+        Args::try_parse_from(full)
+            .map_err(|e| super::super::values::describe(&e))?
+            .validate()
+    }
+
+    #[test]
+    fn the_steady_flags_set_the_check_and_until_steady_its_max() {
+        let c = config(&["--steady-round", "3s", "--steady-excursion", "15"]).unwrap();
+        let p = c.steady.params(true);
+        assert_eq!(
+            (p.round_s, p.max_excursion_pct, p.max_slope_pct),
+            (3.0, 15.0, 10.0)
+        );
+        assert_eq!(config(&[]).unwrap().steady.params(true).round_s, 2.0);
+        assert_eq!(config(&[]).unwrap().steady.params(false).round_s, 5.0);
+        assert_eq!(config(&[]).unwrap().steady.until, None);
+        let max = |args: &[&str]| config(args).unwrap().steady.until;
+        assert_eq!(max(&["--until-steady=2m"]), Some(Duration::from_secs(120)));
+        assert_eq!(
+            max(&["--until-steady", "-T", "1m"]),
+            Some(Duration::from_secs(60))
+        );
+        // A sweep's MAX is its step time.
+        assert_eq!(
+            max(&["--until-steady", "--sweep", "threads=1,2", "-T", "30s"]),
+            Some(Duration::from_secs(30))
+        );
+    }
+
+    #[test]
+    fn until_steady_is_refused_where_no_run_could_settle_or_end_on_it() {
+        let err = |args: &[&str]| config(args).unwrap_err();
+        assert_eq!(
+            err(&["--until-steady"]),
+            "--until-steady: its MAX, the default -T 10s, is shorter than the 5 rounds of 5s \
+             a steady window needs (25s); give a longer MAX (--until-steady=2m) or a shorter \
+             --steady-round"
+        );
+        assert!(err(&["--until-steady=20s"]).starts_with("--until-steady: --until-steady=20s is"));
+        assert!(config(&["--until-steady=20s", "--steady-round", "2s"]).is_ok());
+        assert!(err(&["--until-steady=1m", "--fio"]).contains("--fio cannot"));
+        assert!(err(&["--until-steady=1m", "--tui"]).contains("--tui cannot"));
+        assert!(err(&["--steady-round", "500ms"]).starts_with("--steady-round '500ms'"));
+        assert!(err(&["--steady-slope", "0"]).starts_with("--steady-slope '0'"));
     }
 }
