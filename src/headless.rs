@@ -84,11 +84,18 @@ struct Rows {
 }
 
 impl Rows {
-    /// Closes the row in `window`; returns true when `--until-steady` ends the run now.
-    fn emit(&mut self, window: &mut Window, out: &mut output::Stdout, run_s: f64) -> bool {
+    /// Closes the row in `window` (`last`: the run's end cut it, so it is printed and kept
+    /// but not judged); returns true when `--until-steady` ends the run now.
+    fn emit(
+        &mut self,
+        window: &mut Window,
+        out: &mut output::Stdout,
+        run_s: f64,
+        last: bool,
+    ) -> bool {
         let w = window.take();
         let mut row = w.figures();
-        let news = self.live.on_row(&mut row, &w.latency);
+        let news = self.live.on_row_judged(&mut row, &w.latency, !last);
         match self.output {
             Output::Text => {
                 let _ = writeln!(out, "{}", text::interval_line(&row));
@@ -140,7 +147,7 @@ pub fn run(
         // stopping, the last row waits for the final snapshot so the rows add up to the
         // totals without a sliver of a row at the end.
         if !stopping && !stop && run_time + Duration::from_millis(50) >= next_row {
-            steady_end = rows.emit(&mut window, &mut out, run_time.as_secs_f64());
+            steady_end = rows.emit(&mut window, &mut out, run_time.as_secs_f64(), false);
             next_row += REPORT_EVERY;
         }
         stop || steady_end
@@ -150,7 +157,7 @@ pub fn run(
         let run_s = last
             .as_ref()
             .map_or(0.0, |s| s.at.saturating_sub(stopped).as_secs_f64());
-        rows.emit(&mut window, &mut out, run_s);
+        rows.emit(&mut window, &mut out, run_s, true);
     }
     let last = last.expect("the engine always sends a final snapshot");
     let ios = last.total.ops + last.total_left_out.counts.ops;

@@ -31,6 +31,10 @@ impl KernelSampler {
             self.live.halted();
             return;
         }
+        if run.stopping {
+            // The workers are winding down: what is left of the run is not a second of it.
+            return;
+        }
         if run.seconds.windows < self.windows {
             // The statistics were reset: the screen's windows start over.
             self.live.reset();

@@ -113,6 +113,22 @@ impl Live {
     /// A headless row closed: reads the target's second, stamps the temperature on `row` and
     /// feeds it (a row with a stop in it is not fed: the stop begins a new stretch).
     pub fn on_row(&mut self, row: &mut IntervalFigures, latency: &Latency) -> News {
+        self.on_row_judged(row, latency, true)
+    }
+
+    /// `on_row`, judged (`judge`) or only read and stamped: the last row of a run, cut by its
+    /// end while the workers wind down, is not a second the findings compare.
+    pub fn on_row_judged(
+        &mut self,
+        row: &mut IntervalFigures,
+        latency: &Latency,
+        judge: bool,
+    ) -> News {
+        if !judge {
+            self.read();
+            row.temp_c = self.latest.temp_c;
+            return News::default();
+        }
         if !row.left_out.is_empty() {
             self.halted();
             self.read();

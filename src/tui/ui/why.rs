@@ -38,12 +38,12 @@ pub(super) fn steady_line(run: &Run, theme: Theme) -> Line<'static> {
     match &r.steady_state {
         Some(s) if s.reached => {
             let text = format!(
-                "steady since {} ({} × {} s within ±{:.0}%, slope {:.0}%)",
+                "steady since {} ({} × {} s within ±{}%, slope {}%)",
                 clock(s.since_s.unwrap_or(0.0)),
                 s.rounds,
                 s.round_s,
-                s.excursion_pct.unwrap_or(0.0) / 2.0,
-                s.slope_pct.unwrap_or(0.0)
+                pct(s.excursion_pct.unwrap_or(0.0) / 2.0),
+                pct(s.slope_pct.unwrap_or(0.0))
             );
             Line::styled(text, theme.accent())
         }
@@ -51,6 +51,15 @@ pub(super) fn steady_line(run: &Run, theme: Theme) -> Line<'static> {
             r.steady_text.clone().unwrap_or_else(|| "settling".into()),
             theme.dim(),
         ),
+    }
+}
+
+/// A small share with one decimal ("0.4"), a larger one whole ("7").
+fn pct(v: f64) -> String {
+    if v < 1.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.0}")
     }
 }
 
