@@ -317,6 +317,8 @@ fn is_root() -> bool {
 }
 
 fn findings_of(json: &Value, kind: &str) -> Vec<Value> {
+    // What the run said, for the log of a failure (and for README's wording).
+    eprintln!("findings: {:#}", json["findings"]);
     json["findings"]
         .as_array()
         .unwrap()
@@ -587,5 +589,6 @@ fn until_steady_ends_the_run_once_steady_and_quotes_the_steady_window() {
         clock(s["window_end_s"].as_f64().unwrap()),
         diskscope::units::format_count_rate(mean)
     );
+    eprintln!("{text}");
     assert!(text.contains(&quoted), "{quoted:?} missing:\n{text}");
 }
