@@ -12,6 +12,7 @@ use clap::Parser;
 pub mod args;
 mod config;
 pub(crate) mod docs;
+mod steady;
 pub mod values;
 
 pub use crate::target::prepare::{DEFAULT_SCRATCH_SIZE, SCRATCH_NAME};
