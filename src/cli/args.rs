@@ -170,14 +170,14 @@ pub struct SteadyArgs {
     #[arg(long, value_name = "DUR", value_parser = values::steady_round)]
     pub steady_round: Option<Duration>,
 
-    /// Largest range (max - min) of the 5 rounds, % of their mean (PTS: 20)
-    #[arg(long, value_name = "PCT", default_value = "20", value_parser = values::steady_pct)]
-    pub steady_excursion: f64,
+    /// Largest range (max - min) of the 5 rounds, % of their mean [default: 20, as PTS]
+    #[arg(long, value_name = "PCT", value_parser = values::steady_pct)]
+    pub steady_excursion: Option<f64>,
 
     /// Largest excursion of the rounds' least-squares line across the window, % of their
-    /// mean (PTS: 10)
-    #[arg(long, value_name = "PCT", default_value = "10", value_parser = values::steady_pct)]
-    pub steady_slope: f64,
+    /// mean [default: 10, as PTS]
+    #[arg(long, value_name = "PCT", value_parser = values::steady_pct)]
+    pub steady_slope: Option<f64>,
 
     /// End the run (each sweep step, each suite pass) once steady, or at MAX saying it never
     /// settled [MAX default: -T]; the summary then quotes the steady window's figures, as

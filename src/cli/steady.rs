@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use super::Args;
 use crate::findings::steady::SteadyParams;
-use crate::findings::thresholds::{STEADY_ROUND_HEADLESS_S, STEADY_ROUNDS};
+use crate::findings::thresholds::{
+    STEADY_MAX_EXCURSION_PCT, STEADY_MAX_SLOPE_PCT, STEADY_ROUND_HEADLESS_S, STEADY_ROUNDS,
+};
 
 /// The steady-state check's flags (`--steady-round`, `--steady-excursion`,
 /// `--steady-slope`) and `--until-steady[=MAX]`.
@@ -43,26 +45,42 @@ impl SteadyConfig {
 /// run, sweep step or suite pass, given room for a whole window of rounds.
 pub(super) fn steady(a: &Args) -> Result<SteadyConfig, String> {
     let s = &a.steady;
+    let given = [
+        ("--steady-round", s.steady_round.is_some()),
+        ("--steady-excursion", s.steady_excursion.is_some()),
+        ("--steady-slope", s.steady_slope.is_some()),
+        ("--until-steady", s.until_steady.is_some()),
+    ];
+    if let Some((flag, _)) = given.iter().find(|(_, on)| *on) {
+        for (other, on) in [
+            ("--fleet", a.fleet.fleet.is_some()),
+            ("--fio", a.output.fio),
+        ] {
+            if on {
+                return Err(format!(
+                    "{flag} sets diskscope's steady-state check, and {other} runs or prints a \
+                     fio job, which has none; drop one of them"
+                ));
+            }
+        }
+    }
+    let excursion_pct = s.steady_excursion.unwrap_or(STEADY_MAX_EXCURSION_PCT);
+    let slope_pct = s.steady_slope.unwrap_or(STEADY_MAX_SLOPE_PCT);
     let round = s.steady_round;
     let Some(given) = s.until_steady else {
         return Ok(SteadyConfig {
             round,
-            excursion_pct: s.steady_excursion,
-            slope_pct: s.steady_slope,
+            excursion_pct,
+            slope_pct,
             until: None,
         });
     };
-    for (flag, on) in [
-        ("--fleet", a.fleet.fleet.is_some()),
-        ("--fio", a.output.fio),
-        ("--tui", a.output.tui),
-    ] {
-        if on {
-            return Err(format!(
-                "--until-steady ends a local run without the TUI once it is steady, and \
-                 {flag} cannot; drop one of them"
-            ));
-        }
+    if a.output.tui {
+        return Err(
+            "--until-steady ends a run without the TUI once it is steady (the run screen shows \
+             the steady mark live), and --tui asks for the screen; drop one of them"
+                .into(),
+        );
     }
     // MAX is -T where not given: the run's, or a sweep step's or a suite pass's default.
     let default_time = if a.series.sweep.is_some() {
@@ -91,8 +109,8 @@ pub(super) fn steady(a: &Args) -> Result<SteadyConfig, String> {
     }
     Ok(SteadyConfig {
         round,
-        excursion_pct: s.steady_excursion,
-        slope_pct: s.steady_slope,
+        excursion_pct,
+        slope_pct,
         until: Some(max),
     })
 }
@@ -156,8 +174,16 @@ mod tests {
         );
         assert!(err(&["--until-steady=20s"]).starts_with("--until-steady: --until-steady=20s is"));
         assert!(config(&["--until-steady=20s", "--steady-round", "2s"]).is_ok());
-        assert!(err(&["--until-steady=1m", "--fio"]).contains("--fio cannot"));
-        assert!(err(&["--until-steady=1m", "--tui"]).contains("--tui cannot"));
+        assert_eq!(
+            err(&["--until-steady=1m", "--fio"]),
+            "--until-steady sets diskscope's steady-state check, and --fio runs or prints a fio \
+             job, which has none; drop one of them"
+        );
+        assert!(
+            err(&["--steady-slope", "5", "--fleet", "h1", "/dev/x"])
+                .starts_with("--steady-slope sets")
+        );
+        assert!(err(&["--until-steady=1m", "--tui"]).contains("and --tui asks for the screen"));
         assert!(err(&["--steady-round", "500ms"]).starts_with("--steady-round '500ms'"));
         assert!(err(&["--steady-slope", "0"]).starts_with("--steady-slope '0'"));
     }
