@@ -28,7 +28,7 @@ use results::HostResult;
 pub use crate::model::fleet::{FleetConfig, FleetReport};
 
 /// Default share below the fleet's median IOPS that makes a host an outlier.
-pub const DEFAULT_OUTLIER_PCT: f64 = 20.0;
+pub const DEFAULT_OUTLIER_PCT: f64 = crate::findings::thresholds::OUTLIER_BELOW_MEDIAN_PCT;
 
 /// What a fleet runs, checked.
 #[derive(Debug, Clone)]
