@@ -1,10 +1,12 @@
 //! The plain data of every result diskscope writes with `--json` and reads back with
-//! `--show` and `--baseline`: what was measured (`config`), a run, a sweep, a suite's card and
-//! a fleet with its hosts. The bottom of the results: it imports only `stats`, `settings` and
-//! `units`. `sweep`, `suite` and `fleet` produce it; `render` turns it into text, CSV and the
+//! `--show` and `--baseline`: what was measured (`config`), a run, a sweep, a suite's card,
+//! a fleet with its hosts and a run on several disks. The bottom of the results: it imports
+//! only `stats`, `settings`, `units` and the `findings::Finding` a result carries. `sweep`,
+//! `suite`, `fleet` and `disks` produce it; `render` turns it into text, CSV and the
 //! card; nothing here computes a finding, runs I/O or draws.
 
 pub mod config;
+pub mod disks;
 pub mod fleet;
 pub mod run;
 pub mod suite;
