@@ -1,6 +1,7 @@
 //! The front door: from a validated `Config`, decide once what to do (`Mode`) and do it —
 //! list the devices, print the fio job (`fio`), run headless (one run, a sweep or a suite's
-//! card: `local`, `suite`), run a fleet (`fleet`), or hand over to the TUI. Every mode's
+//! card: `local`, `suite`), run a fleet (`fleet`), run several targets at once (`disks`), or
+//! hand over to the TUI. Every mode's
 //! entry is here; below this line nothing takes a `Config`, only the plain values it holds.
 //! Returns how the process should exit.
 
@@ -16,6 +17,7 @@ use crate::sweep::SweepSpec;
 use crate::target::discover::{Roots, discover, visible};
 use crate::target::list;
 
+mod disks;
 mod fio;
 mod fleet;
 mod local;
@@ -48,6 +50,8 @@ pub enum Mode {
     Fleet { tui: bool },
     /// `--show FILE`: print a saved result.
     Show,
+    /// Several targets at once, each with its own engine; `tui` when the screen is drawn.
+    Disks { tui: bool },
 }
 
 impl Mode {
@@ -82,6 +86,19 @@ impl Mode {
         let tui = !config.no_tui && config.output == Output::Text && terminal.is_ok();
         if config.fleet.is_some() {
             return Ok(Mode::Fleet { tui });
+        }
+        if config.targets.len() > 1 {
+            if tui && config.durability != Default::default() {
+                anyhow::bail!(
+                    "--fsync and --end-fsync work in text runs only for now; add --no-tui"
+                );
+            }
+            if tui && config.each_then_all {
+                anyhow::bail!(
+                    "--each-then-all prints its table as text; add --no-tui (the screen shows the targets together)"
+                );
+            }
+            return Ok(Mode::Disks { tui });
         }
         if tui {
             if config.durability != Default::default() {
@@ -119,16 +136,19 @@ pub fn run(config: Config) -> Result<ExitStatus> {
     let mode = Mode::decide(&config)?;
     if matches!(
         mode,
-        Mode::Tui | Mode::Run | Mode::Sweep(_) | Mode::Suite(_)
+        Mode::Tui | Mode::Run | Mode::Sweep(_) | Mode::Suite(_) | Mode::Disks { .. }
     ) {
         // The UI, the sampler and their helper threads inherit this (nice -5 when allowed);
         // workers lower their own, so the screen stays on time beside a thousand of them.
         crate::sys::set_thread_niceness(-5);
     }
     let config = match mode {
-        Mode::Tui | Mode::Run | Mode::Sweep(_) | Mode::Suite(_) | Mode::Fio => {
-            resolve_engine(config)?
-        }
+        Mode::Tui
+        | Mode::Run
+        | Mode::Sweep(_)
+        | Mode::Suite(_)
+        | Mode::Fio
+        | Mode::Disks { .. } => resolve_engine(config)?,
         _ => config,
     };
     match mode {
@@ -139,6 +159,8 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         Mode::Tui => crate::tui::run(config),
         Mode::Run | Mode::Sweep(_) | Mode::Suite(_) => local::run(&config, &mode),
         Mode::Fleet { tui } => fleet::run(&config, tui),
+        Mode::Disks { tui: true } => crate::tui::run(config),
+        Mode::Disks { tui: false } => disks::run(&config),
         Mode::Show => {
             let path = config.show.clone().unwrap_or_default();
             let text = crate::show::show(&path).map_err(anyhow::Error::msg)?;

@@ -30,15 +30,21 @@ pub enum Output {
 /// Validated command line.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// What to test; `None` is the scratch file in the current directory.
+    /// What to test; `None` is the scratch file in the current directory. The first of
+    /// `targets`.
     pub target: Option<PathBuf>,
+    /// Every target given; two or more run at once (`run::Mode::Disks`).
+    pub targets: Vec<PathBuf>,
+    /// `--each-then-all`: each target alone, then all together.
+    pub each_then_all: bool,
     /// Starting settings.
     pub settings: Settings,
     /// Run length; `None` runs until quit (TUI only).
     pub duration: Option<Duration>,
     /// O_DIRECT (true) or through the page cache.
     pub direct: bool,
-    /// `None`: read-only. `Some("")`: --allow-write without a device name.
+    /// `None`: read-only. `Some("")`: --allow-write without a device name. Several names
+    /// (the flag repeated, or a comma list) are one comma list.
     pub allow_write: Option<String>,
     /// Span of the target to use, or the scratch file's size.
     pub size: Option<u64>,
@@ -104,19 +110,23 @@ impl Config {
 impl Args {
     /// Checks every value; the error quotes what was typed and what would work.
     pub fn validate(self) -> Result<Config, String> {
-        check_writes(&self.workload, &self.safety.allow_write)?;
-        let (output, files) = output(&self.output, self.target.as_deref())?;
+        let allow_write = super::targets::allow_write_list(&self.safety.allow_write);
+        check_writes(&self.workload, &allow_write)?;
+        let (output, files) = output(&self.output, &self.targets)?;
         let settings = workload(&self.workload, self.rate.rate)?;
         check_buffers(settings, self.series.sweep.as_ref())?;
         check_fleet(&self)?;
         check_series(&self.series, &self.workload)?;
+        super::targets::check(&self, settings)?;
         let w = self.workload;
         Ok(Config {
-            target: self.target,
+            target: self.targets.first().cloned(),
+            each_then_all: self.disks.each_then_all,
+            targets: self.targets,
             settings,
             duration: w.time,
             direct: !w.buffered,
-            allow_write: self.safety.allow_write,
+            allow_write,
             size: w.size,
             keep: self.safety.keep,
             no_tui: self.output.no_tui,
@@ -194,7 +204,7 @@ fn check_buffers(settings: Settings, sweep: Option<&SweepSpec>) -> Result<(), St
 
 /// What goes to stdout, and the files to save: one of `--json` and `--csv` may print, and a
 /// file must be one that may receive a result (`result_file::check_output`), not the target.
-fn output(o: &OutputArgs, target: Option<&Path>) -> Result<(Output, ResultFiles), String> {
+fn output(o: &OutputArgs, targets: &[PathBuf]) -> Result<(Output, ResultFiles), String> {
     let to_stdout = |o: &Option<String>| o.as_deref() == Some("-");
     if to_stdout(&o.json) && to_stdout(&o.csv) {
         return Err(
@@ -219,8 +229,8 @@ fn output(o: &OutputArgs, target: Option<&Path>) -> Result<(Output, ResultFiles)
         csv: file(&o.csv, Kind::Csv)?,
     };
     for (flag, file) in [("--json", &files.json), ("--csv", &files.csv)] {
-        if let (Some(f), Some(t)) = (file, target)
-            && f == t
+        if let Some(f) = file
+            && targets.iter().any(|t| t == f)
         {
             return Err(format!(
                 "{flag} {}: that is the target; save the result elsewhere",
@@ -237,7 +247,13 @@ fn check_fleet(a: &Args) -> Result<(), String> {
     let FleetArgs { fleet: Some(_), .. } = &a.fleet else {
         return Ok(());
     };
-    if a.target.is_none() {
+    if a.targets.len() > 1 {
+        return Err(
+            "--fleet runs one TARGET path on every host; give one (several hosts, not several targets)"
+                .into(),
+        );
+    }
+    if a.targets.is_empty() {
         return Err(
             "--fleet needs TARGET: the path of the file or device on every host \
                     (fio never creates it there)"

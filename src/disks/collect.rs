@@ -110,6 +110,7 @@ impl Collector {
                 name: id.name.clone(),
                 model: id.model.clone(),
                 link: id.link.clone(),
+                device: id.device.clone(),
                 kernel: end.kernel.get(i).copied().flatten(),
                 below_median_pct: None,
                 run: RunReport::new(id.config.clone(), last, self.rows(i)),

@@ -3,7 +3,8 @@
 //! clock and cuts it into shared seconds; `collect` turns those into each target's rows, the
 //! aggregate (sums of ops and bytes, each target's rate added, latency histograms merged,
 //! never averaged) and the report; `together` runs them headless — all at once, or each
-//! alone then all together (`--each-then-all`); `cpu` says how busy the CPU was meanwhile.
+//! alone then all together (`--each-then-all`); `cpu` says how busy the CPU was meanwhile;
+//! `prepare` makes every target ready, all or none.
 //!
 //! It produces `model::disks` results and knows nothing of the command line, the screen or
 //! how the results are printed; the TUI feeds the same `clock` and `collect` from its own
@@ -13,6 +14,7 @@ pub mod clock;
 pub mod collect;
 pub mod cpu;
 pub mod group;
+pub mod prepare;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod together;

@@ -64,7 +64,10 @@ pub struct TargetRun {
     pub model: Option<String>,
     /// Its link in a narrow column (`PCIe 4.0 x4`, `SATA 6 Gb/s`, `virtio`), when known.
     pub link: Option<String>,
-    /// The kernel's own count of its device over the run, for checking the op count.
+    /// The block device under it, by its name in /proc/diskstats: the target itself, or
+    /// the device a file's filesystem is on (shared with whatever else is there).
+    pub device: Option<String>,
+    /// The kernel's own count of that device over the run, for checking the op count.
     pub kernel: Option<KernelCount>,
     /// Set when it is an outlier: how far below the median IOPS, percent.
     #[serde(skip_serializing_if = "Option::is_none")]

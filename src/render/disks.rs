@@ -94,8 +94,9 @@ fn live_row(r: &LiveRow) -> Row<BelowMedianPct> {
     }
 }
 
-/// One row per target, in the order given: its totals, the kernel's count of its device
-/// (completed + merged), its link and model; an outlier flagged with how far below.
+/// One row per target, in the order given: its totals, the kernel's count of it (completed
+/// and merged; for a file, the device it is on, in brackets: that count is not the file's
+/// alone), its link and model; an outlier flagged with how far below.
 pub fn target_table(targets: &[TargetRun]) -> Table<BelowMedianPct> {
     Table {
         columns: COLUMNS,
@@ -113,7 +114,7 @@ fn target_row(t: &TargetRun) -> Row<BelowMedianPct> {
             format_latency_ns(total.latency_ns.mean),
             format_latency_ns(total.latency_ns.p99 as f64),
             total.counts.ops.to_string(),
-            t.kernel.map_or("-".into(), |k| k.ios().to_string()),
+            kernel_cell(t),
             t.link.clone().unwrap_or_else(|| "-".into()),
             t.model.clone().unwrap_or_default(),
         ],
@@ -124,6 +125,15 @@ fn target_row(t: &TargetRun) -> Row<BelowMedianPct> {
         } else {
             Tone::Plain
         },
+    }
+}
+
+/// The kernel's count of a device target; a file's device in brackets.
+fn kernel_cell(t: &TargetRun) -> String {
+    match (&t.device, t.kernel) {
+        (Some(d), Some(k)) if *d == t.name => k.ios().to_string(),
+        (Some(d), _) => format!("({d})"),
+        (None, _) => "-".into(),
     }
 }
 

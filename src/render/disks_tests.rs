@@ -50,6 +50,7 @@ fn target(name: &str, iops: f64, below: Option<f64>) -> TargetRun {
         name: name.into(),
         model: Some("QEMU HARDDISK".into()),
         link: Some("virtio".into()),
+        device: Some(name.into()),
         kernel: Some(KernelCount {
             reads_completed: ops,
             reads_merged: 1,
