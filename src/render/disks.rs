@@ -348,6 +348,21 @@ pub fn csv_row(target: &str, r: &IntervalFigures) -> String {
     format!("{},{}", field.trim_end_matches('\n'), super::csv::row(r))
 }
 
+/// `--json FILE` and `--csv FILE`, each announced on stderr.
+pub fn save(files: &super::ResultFiles, r: &DisksReport) -> anyhow::Result<()> {
+    use crate::result_file::{Kind, write_result};
+    if let Some(path) = &files.json {
+        write_result(Kind::Json, path, &(serde_json::to_string_pretty(r)? + "\n"))
+            .map_err(anyhow::Error::msg)?;
+        eprintln!("diskscope: saved {}", path.display());
+    }
+    if let Some(path) = &files.csv {
+        write_result(Kind::Csv, path, &csv(r)).map_err(anyhow::Error::msg)?;
+        eprintln!("diskscope: saved {}", path.display());
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 #[path = "disks_tests.rs"]
 mod tests;

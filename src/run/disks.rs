@@ -5,7 +5,6 @@
 //! the saved files, and the exit status (3 when any target's I/O failed).
 
 use std::io::Write;
-use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Result, anyhow};
@@ -20,7 +19,6 @@ use crate::model::disks::{DisksConfig, DisksReport};
 use crate::model::latency_basis;
 use crate::render::disks::{self as text, csv_header, csv_row};
 use crate::render::disks_compare::{DisksBaseline, compare};
-use crate::result_file::{Kind, write_result};
 use crate::target::parent::{chain_of, device_of_file, shared};
 use crate::target::prepare::{Prepared, TargetRequest, stderr_progress};
 use crate::{output, signals};
@@ -254,24 +252,5 @@ fn finish(config: &Config, r: &DisksReport, baseline: Option<&DisksBaseline>) ->
     if let (Some(b), Output::Text | Output::Quiet) = (baseline, config.output) {
         output::print(&compare(b, r));
     }
-    save(config, r)
-}
-
-/// `--json FILE` and `--csv FILE`.
-pub fn save(config: &Config, r: &DisksReport) -> Result<()> {
-    let files = [
-        (
-            Kind::Json,
-            config.files.json.as_deref(),
-            serde_json::to_string_pretty(r)? + "\n",
-        ),
-        (Kind::Csv, config.files.csv.as_deref(), text::csv(r)),
-    ];
-    for (kind, path, content) in files {
-        if let Some(path) = path {
-            write_result(kind, path, &content).map_err(anyhow::Error::msg)?;
-            eprintln!("diskscope: saved {}", Path::new(path).display());
-        }
-    }
-    Ok(())
+    text::save(&config.files, r)
 }

@@ -40,7 +40,9 @@ use ratatui::backend::{Backend, ClearType};
 
 use crate::cli::Config;
 use crate::exit::ExitStatus;
+use crate::model::disks::DisksReport;
 use crate::render::baseline::Baseline;
+use crate::render::disks_compare::DisksBaseline;
 use crate::render::final_text::final_text;
 use crate::signals;
 use event::spawn_input;
@@ -52,8 +54,17 @@ const SIGNAL_POLL: Duration = Duration::from_millis(250);
 /// Runs the TUI until the user quits; prints the summary on the normal screen afterwards.
 pub fn run(config: Config) -> Result<ExitStatus> {
     signals::install();
-    // Before the screen is taken, so a wrong path fails as a plain message.
-    let baseline = config.baseline.as_deref().map(Baseline::load).transpose()?;
+    // Before the screen is taken, so a wrong path fails as a plain message. Several targets
+    // compare target by target with a saved run on several.
+    let many = config.targets.len() > 1;
+    let disks_baseline = match &config.baseline {
+        Some(path) if many => Some(DisksBaseline::load(path)?),
+        _ => None,
+    };
+    let baseline = match &config.baseline {
+        Some(path) if !many => Some(Baseline::load(path)?),
+        _ => None,
+    };
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let (tx, rx) = mpsc::channel();
     let (mut term, guard) = terminal::init()?;
@@ -67,6 +78,7 @@ pub fn run(config: Config) -> Result<ExitStatus> {
     drop(guard);
     let code = match outcome? {
         Outcome::Left(code) => code,
+        Outcome::Disks(report) => finish_disks(&config, &report, disks_baseline.as_ref()),
         Outcome::Finished {
             report,
             sweep,
@@ -97,6 +109,21 @@ pub fn run(config: Config) -> Result<ExitStatus> {
     };
     drop(session);
     Ok(code)
+}
+
+/// A run on several targets ended: its table (and the comparison) on the normal screen, the
+/// files saved.
+fn finish_disks(config: &Config, r: &DisksReport, baseline: Option<&DisksBaseline>) -> ExitStatus {
+    let mut out = std::io::stdout().lock();
+    let _ = write!(out, "{}", crate::render::disks::summary(r));
+    if let Some(b) = baseline {
+        let _ = write!(out, "{}", crate::render::disks_compare::compare(b, r));
+    }
+    let _ = out.flush();
+    if let Err(e) = crate::render::disks::save(&config.files, r) {
+        let _ = writeln!(std::io::stderr(), "diskscope: {e:#}");
+    }
+    ExitStatus::after_run(r.had_io_errors())
 }
 
 /// Waits for events and redraws after each batch until the session has an outcome.
@@ -139,6 +166,10 @@ where
             return outcome;
         }
         if !woke_by_event && !signalled {
+            continue;
+        }
+        if !session.take_redraw() && !full_redraw && !signalled {
+            // Only snapshots the screen shows once a second came (several targets).
             continue;
         }
         if full_redraw {

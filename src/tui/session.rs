@@ -24,6 +24,7 @@ use crate::stats::Snapshot;
 use crate::suite::SuiteReport;
 use crate::target::prepare::Prepared;
 
+mod disks;
 mod start;
 
 /// How a session ended.
@@ -37,6 +38,8 @@ pub enum Outcome {
         sweep: Option<Box<SweepReport>>,
         suite: Option<Box<SuiteReport>>,
     },
+    /// A run on several targets ended: print its table.
+    Disks(Box<crate::model::disks::DisksReport>),
 }
 
 /// What the loop drives: the config, the prepared target and the engine.
@@ -60,6 +63,11 @@ pub struct Session {
     asked_settings: crate::settings::Settings,
     /// The device whose write confirmation was accepted for the current start.
     confirmed: Option<PathBuf>,
+    /// The engines and clock of a run on several targets.
+    disks: Option<disks::DisksSession>,
+    /// Whether an event since the last frame changed what is drawn: every event but a
+    /// snapshot of a target the disks screen draws only once a second.
+    redraw: bool,
 }
 
 impl Session {
@@ -79,7 +87,14 @@ impl Session {
             last: None,
             cancelled: false,
             outcome: None,
+            disks: None,
+            redraw: true,
         }
+    }
+
+    /// Whether to draw a frame for the events handled since the last call.
+    pub fn take_redraw(&mut self) -> bool {
+        std::mem::take(&mut self.redraw)
     }
 
     /// Begins leaving: stops the engine (the loop then waits for its last snapshot), cancels
@@ -102,14 +117,21 @@ impl Session {
                     engine.request_stop();
                 }
             }
+            Screen::Disks(_) => {
+                self.disks_act(app, &Action::Quit);
+            }
         }
     }
 
     fn act(&mut self, app: &mut App, action: Action) {
+        if self.disks_act(app, &action) {
+            return;
+        }
         match action {
             Action::None | Action::Suspend => {}
             Action::Quit => self.quit(app),
             Action::Start(target) => self.start(app, target),
+            Action::StartMany(targets) => self.start_many(app, targets),
             Action::Apply(settings) => {
                 if let Some(engine) = &mut self.engine {
                     let result = engine.apply(settings);
@@ -225,6 +247,9 @@ impl Session {
         suspend: &mut dyn FnMut() -> Result<()>,
     ) -> Result<bool> {
         let mut full_redraw = false;
+        if !matches!(event, Event::DiskSnapshot(..)) {
+            self.redraw = true;
+        }
         match event {
             Event::Key(k) => match app.on_key(k) {
                 Action::Suspend => {
@@ -256,6 +281,11 @@ impl Session {
                 }
             }
             Event::Prepared(result) => self.prepared(app, result),
+            Event::DiskSnapshot(i, s, at) => {
+                self.redraw |= self.disk_snapshot(app, i, *s, at);
+            }
+            Event::DiskDone(i) => self.disk_done(app, i),
+            Event::PreparedMany(result) => self.prepared_many(app, result),
         }
         Ok(full_redraw)
     }

@@ -1,0 +1,313 @@
+//! The disks screen, drawn from `Disks` alone: a status line, the sliders of every target on
+//! one line, the aggregate (the last second's IOPS, bandwidth and p99 of all targets, and a
+//! sparkline of their live sum), then a row per target — the live table `render::disks`
+//! defines (name, IOPS now, MB/s, p99, %util, link, model), its outlier mark and a sparkline
+//! of its IOPS second by second on one scale for all rows, so the slow one stands out —
+//! scrolling to keep the selected row on screen; the outliers named; a key line. Columns go
+//! as width runs short: the model first, then the link. With a row opened, the target's own
+//! run screen (`run::draw_run`) instead. Fits 80x24 with 24 targets.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Sparkline, Widget};
+
+use super::framed;
+use crate::render::disks::live_table;
+use crate::render::table::Tone;
+use crate::render::text::describe_settings;
+use crate::settings::Knob;
+use crate::tui::state::disks::{Disks, Order};
+use crate::tui::widgets::Theme;
+use crate::units::{format_block_size, format_count_rate, format_duration, format_latency_ns};
+
+/// Widths of the live table's first five columns after the name: IOPS now, MB/s, p99, %util.
+const FIGURES: [usize; 4] = [8, 7, 8, 5];
+/// The outlier mark's column: "-38%".
+const NOTE: usize = 5;
+/// The narrowest sparkline worth drawing.
+const MIN_SPARK: usize = 8;
+
+pub(super) fn draw_disks(d: &Disks, theme: Theme, area: Rect, buf: &mut Buffer) {
+    if area.is_empty() {
+        return;
+    }
+    if let Some(run) = d.open.and_then(|i| d.rows.get(i)) {
+        return super::run::draw_run(&run.run, None, theme, area, buf);
+    }
+    let graph_h = match area.height {
+        h if h >= 30 => 7,
+        h if h >= 16 => 4,
+        _ => 0,
+    };
+    let [status, sliders, graph, table, outliers, keys] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Length(graph_h),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    status_line(d, theme).render(status, buf);
+    slider_line(d, theme).render(sliders, buf);
+    draw_aggregate(d, theme, graph, buf);
+    let shown = draw_table(d, theme, table, buf);
+    outliers_line(d, theme, shown).render(outliers, buf);
+    key_line(d, theme).render(keys, buf);
+}
+
+fn status_line(d: &Disks, theme: Theme) -> Line<'static> {
+    let sep = || Span::styled("│ ", theme.dim());
+    let mut spans = vec![
+        Span::styled("diskscope ", theme.accent()),
+        Span::raw(format!("{} targets ", d.rows.len())),
+        sep(),
+        Span::raw(format!(
+            "{} on each ({}) ",
+            describe_settings(&d.settings),
+            d.mode
+        )),
+        sep(),
+        Span::raw(format!("{} ", format_duration(d.elapsed))),
+        sep(),
+        Span::styled(
+            format!("errors {} ", d.errors),
+            if d.errors > 0 {
+                theme.error()
+            } else {
+                Style::new()
+            },
+        ),
+    ];
+    if d.stopping {
+        spans.push(Span::styled("│ STOPPING ", theme.warn()));
+    } else if d.paused {
+        let style = theme
+            .warn()
+            .add_modifier(ratatui::style::Modifier::REVERSED);
+        spans.push(Span::styled("│ PAUSED ", style));
+    }
+    spans.push(Span::styled("│ ? help", theme.dim()));
+    Line::from(spans)
+}
+
+/// Every slider on one line, the focused one marked: "▶threads 4 · depth 32 · bs 4k …".
+fn slider_line(d: &Disks, theme: Theme) -> Line<'static> {
+    let s = d.settings;
+    let mut spans = Vec::new();
+    for knob in Knob::ALL {
+        let value = match knob {
+            Knob::Threads => s.threads.to_string(),
+            Knob::QueueDepth => s.iodepth.to_string(),
+            Knob::BlockSize => format_block_size(s.bs),
+            Knob::ReadPct => format!("{}%", s.read_pct),
+            Knob::RandomPct => format!("{}%", s.random_pct),
+            Knob::Rate if s.rate_iops == 0 => "unlimited".into(),
+            Knob::Rate => format_count_rate(s.rate_iops as f64),
+        };
+        let name = match knob {
+            Knob::Threads => "threads",
+            Knob::QueueDepth => "depth",
+            Knob::BlockSize => "bs",
+            Knob::ReadPct => "read",
+            Knob::RandomPct => "random",
+            Knob::Rate => "rate",
+        };
+        if !spans.is_empty() {
+            spans.push(Span::styled(" · ", theme.dim()));
+        }
+        if knob == d.focus {
+            spans.push(Span::styled(format!("▶{name} {value}"), theme.accent()));
+        } else {
+            spans.push(Span::raw(format!("{name} {value}")));
+        }
+    }
+    spans.push(Span::styled("  each target", theme.dim()));
+    Line::from(spans)
+}
+
+/// The aggregate: the last second's figures in the title, the live sum as a sparkline.
+fn draw_aggregate(d: &Disks, theme: Theme, area: Rect, buf: &mut Buffer) {
+    if area.height < 3 {
+        return;
+    }
+    let title = match &d.now {
+        Some(a) => format!(
+            " all {}: {} IOPS · {:.1} MB/s · p99 {} (last second) ",
+            d.rows.len(),
+            format_count_rate(a.iops),
+            a.bw_bytes_per_s / 1e6,
+            format_latency_ns(a.latency_ns.p99 as f64)
+        ),
+        None => format!(" all {}: waiting for the first second ", d.rows.len()),
+    };
+    let block = Block::bordered().title(Span::styled(title, theme.accent()));
+    let inner = framed(block, area, buf);
+    let n = inner.width as usize;
+    let h = &d.sum_history;
+    let data: Vec<u64> = h.iter().skip(h.len().saturating_sub(n)).copied().collect();
+    Sparkline::default()
+        .data(&data)
+        .style(theme.graph())
+        .render(inner, buf);
+}
+
+/// The widths of the name, then the optional link and model columns, and the sparkline's,
+/// for `width` columns.
+fn layout(d: &Disks, width: usize) -> (usize, Option<usize>, Option<usize>, usize) {
+    let longest = |f: &dyn Fn(usize) -> usize, header: usize, cap: usize| {
+        (0..d.rows.len())
+            .map(f)
+            .max()
+            .unwrap_or(0)
+            .max(header)
+            .min(cap)
+    };
+    let name = longest(&|i| d.rows[i].id.name.chars().count(), 6, 20);
+    let link = longest(
+        &|i| d.rows[i].id.link.as_ref().map_or(1, |l| l.chars().count()),
+        4,
+        24,
+    );
+    let model = longest(
+        &|i| d.rows[i].id.model.as_ref().map_or(0, |m| m.chars().count()),
+        5,
+        24,
+    );
+    let fixed = name + 1 + FIGURES.iter().map(|w| w + 1).sum::<usize>() + NOTE + 1;
+    let rest = width.saturating_sub(fixed);
+    if rest >= MIN_SPARK + 1 + link + 1 + model {
+        (name, Some(link), Some(model), rest - link - model - 2)
+    } else if rest >= MIN_SPARK + 1 + link {
+        (name, Some(link), None, rest - link - 1)
+    } else {
+        (name, None, None, rest)
+    }
+}
+
+/// The table; returns (first row shown, rows shown).
+fn draw_table(d: &Disks, theme: Theme, area: Rect, buf: &mut Buffer) -> (usize, usize) {
+    if area.height < 2 {
+        return (0, 0);
+    }
+    let width = area.width as usize;
+    let (name_w, link_w, model_w, spark_w) = layout(d, width);
+    let widths = [name_w, FIGURES[0], FIGURES[1], FIGURES[2], FIGURES[3]];
+    let table = live_table(&d.live_rows());
+    let order = if d.order == Order::SlowestFirst {
+        "IOPS/s, slowest first (o)"
+    } else {
+        "IOPS/s (o: slowest first)"
+    };
+    let mut header = format!(
+        "{} {:<NOTE$} {:<spark_w$}",
+        table.header(&widths),
+        "",
+        order
+    );
+    for (w, i) in [(link_w, 5), (model_w, 6)] {
+        if let Some(w) = w {
+            header.push_str(&format!(" {:<w$}", table.columns[i].header));
+        }
+    }
+    buf.set_stringn(area.x, area.y, &header, width, theme.dim());
+    let visible = area.height as usize - 1;
+    let start = d.selected.saturating_sub(visible.saturating_sub(1));
+    let order = d.order();
+    // One scale for every row's sparkline: the slow one's line sits lower.
+    let scale = d
+        .rows
+        .iter()
+        .flat_map(|r| r.history.iter().rev().take(spark_w))
+        .copied()
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    for (shown, row) in table.rows.iter().enumerate().skip(start).take(visible) {
+        let y = area.y + 1 + (shown - start) as u16;
+        let target = &d.rows[order[shown]];
+        let mut style = match row.tone {
+            Tone::Warn => theme.warn(),
+            Tone::Error => theme.error(),
+            Tone::Plain => Style::new(),
+        };
+        if shown == d.selected {
+            style = style.patch(theme.selected());
+        }
+        let note = row.note.map_or(String::new(), |n| format!("-{:.0}%", n.0));
+        let text = format!("{} {note:>NOTE$} ", table.row(row, &widths));
+        let x = area.x + text.chars().count() as u16;
+        buf.set_stringn(area.x, y, &text, width, style);
+        let spark = Rect {
+            x,
+            y,
+            width: (spark_w as u16).min((area.x + area.width).saturating_sub(x)),
+            height: 1,
+        };
+        let h = &target.history;
+        let data: Vec<u64> = h
+            .iter()
+            .skip(h.len().saturating_sub(spark_w))
+            .copied()
+            .collect();
+        Sparkline::default()
+            .data(&data)
+            .max(scale)
+            .style(theme.graph())
+            .render(spark, buf);
+        let mut tail = String::new();
+        for (w, i) in [(link_w, 5), (model_w, 6)] {
+            if let Some(w) = w {
+                let cell: String = row.cells[i].chars().take(w).collect();
+                tail.push_str(&format!(" {cell:<w$}"));
+            }
+        }
+        let tx = spark.x + spark.width;
+        let room = (area.x + area.width).saturating_sub(tx) as usize;
+        buf.set_stringn(tx, y, &tail, room, style);
+    }
+    (start, (table.rows.len() - start).min(visible))
+}
+
+/// "outliers (over 20% below the median 9.8k IOPS, last 5 s): sdf 38% below the median of
+/// 12", with where the table is when it scrolls.
+fn outliers_line(d: &Disks, theme: Theme, (start, shown): (usize, usize)) -> Line<'static> {
+    let named = d.outliers();
+    let mut spans = Vec::new();
+    if shown < d.rows.len() {
+        spans.push(Span::styled(
+            format!(
+                "rows {}–{} of {} · ",
+                start + 1,
+                start + shown,
+                d.rows.len()
+            ),
+            theme.dim(),
+        ));
+    }
+    let window = crate::findings::thresholds::OUTLIER_WINDOW_S;
+    let head = format!(
+        "outliers (over {:.0}% below the median {} IOPS, last {window} s): ",
+        d.outlier_pct,
+        format_count_rate(d.median_iops)
+    );
+    spans.push(Span::styled(head, theme.dim()));
+    if named.is_empty() {
+        spans.push(Span::raw("none"));
+    } else {
+        spans.push(Span::styled(named.join(", "), theme.warn()));
+    }
+    Line::from(spans)
+}
+
+fn key_line(d: &Disks, theme: Theme) -> Line<'static> {
+    match &d.message {
+        Some(m) => Line::styled(m.clone(), theme.error()),
+        None => Line::styled(
+            "↑↓ choose · Enter open · o order · Tab ←→ sliders · space pause · r reset · q quit · ? help",
+            theme.dim(),
+        ),
+    }
+}
