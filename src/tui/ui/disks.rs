@@ -50,51 +50,68 @@ pub(super) fn draw_disks(d: &Disks, theme: Theme, area: Rect, buf: &mut Buffer) 
         Constraint::Length(1),
     ])
     .areas(area);
-    status_line(d, theme).render(status, buf);
-    slider_line(d, theme).render(sliders, buf);
+    status_line(d, theme, status.width).render(status, buf);
+    slider_line(d, theme, sliders.width).render(sliders, buf);
     draw_aggregate(d, theme, graph, buf);
     let shown = draw_table(d, theme, table, buf);
-    outliers_line(d, theme, shown).render(outliers, buf);
+    outliers_line(d, theme, outliers.width, shown).render(outliers, buf);
     key_line(d, theme).render(keys, buf);
 }
 
-fn status_line(d: &Disks, theme: Theme) -> Line<'static> {
+/// The status line, fitted to `width`: the mode, then "? help", give way first.
+fn status_line(d: &Disks, theme: Theme, width: u16) -> Line<'static> {
     let sep = || Span::styled("│ ", theme.dim());
-    let mut spans = vec![
-        Span::styled("diskscope ", theme.accent()),
-        Span::raw(format!("{} targets ", d.rows.len())),
-        sep(),
-        Span::raw(format!(
-            "{} on each ({}) ",
-            describe_settings(&d.settings),
-            d.mode
-        )),
-        sep(),
-        Span::raw(format!("{} ", format_duration(d.elapsed))),
-        sep(),
-        Span::styled(
-            format!("errors {} ", d.errors),
-            if d.errors > 0 {
-                theme.error()
-            } else {
-                Style::new()
-            },
+    // (drop order: 1 goes first, then 2; 0 stays)
+    let mut parts: Vec<(u8, Span<'static>)> = vec![
+        (0, Span::styled("diskscope ", theme.accent())),
+        (0, Span::raw(format!("{} targets ", d.rows.len()))),
+        (0, sep()),
+        (
+            0,
+            Span::raw(format!("{} each ", describe_settings(&d.settings))),
+        ),
+        (2, Span::raw(format!("({}) ", d.mode))),
+        (0, sep()),
+        (0, Span::raw(format!("{} ", format_duration(d.elapsed)))),
+        (0, sep()),
+        (
+            0,
+            Span::styled(
+                format!("errors {} ", d.errors),
+                if d.errors > 0 {
+                    theme.error()
+                } else {
+                    Style::new()
+                },
+            ),
         ),
     ];
     if d.stopping {
-        spans.push(Span::styled("│ STOPPING ", theme.warn()));
+        parts.push((0, Span::styled("│ STOPPING ", theme.warn())));
     } else if d.paused {
         let style = theme
             .warn()
             .add_modifier(ratatui::style::Modifier::REVERSED);
-        spans.push(Span::styled("│ PAUSED ", style));
+        parts.push((0, Span::styled("│ PAUSED ", style)));
     }
-    spans.push(Span::styled("│ ? help", theme.dim()));
-    Line::from(spans)
+    parts.push((1, Span::styled("│ ? help", theme.dim())));
+    fit(parts, width)
+}
+
+/// The spans that fit `width`, those of drop order 1, then 2, left out first.
+fn fit(mut parts: Vec<(u8, Span<'static>)>, width: u16) -> Line<'static> {
+    for level in 1..=2 {
+        let used: usize = parts.iter().map(|(_, s)| s.width()).sum();
+        if used <= width as usize {
+            break;
+        }
+        parts.retain(|(l, _)| *l != level);
+    }
+    Line::from(parts.into_iter().map(|(_, s)| s).collect::<Vec<_>>())
 }
 
 /// Every slider on one line, the focused one marked: "▶threads 4 · depth 32 · bs 4k …".
-fn slider_line(d: &Disks, theme: Theme) -> Line<'static> {
+fn slider_line(d: &Disks, theme: Theme, width: u16) -> Line<'static> {
     let s = d.settings;
     let mut spans = Vec::new();
     for knob in Knob::ALL {
@@ -124,8 +141,12 @@ fn slider_line(d: &Disks, theme: Theme) -> Line<'static> {
             spans.push(Span::raw(format!("{name} {value}")));
         }
     }
-    spans.push(Span::styled("  each target", theme.dim()));
-    Line::from(spans)
+    let parts: Vec<(u8, Span<'static>)> = spans
+        .into_iter()
+        .map(|s| (0, s))
+        .chain([(1, Span::styled("  (every target)", theme.dim()))])
+        .collect();
+    fit(parts, width)
 }
 
 /// The aggregate: the last second's figures in the title, the live sum as a sparkline.
@@ -135,10 +156,10 @@ fn draw_aggregate(d: &Disks, theme: Theme, area: Rect, buf: &mut Buffer) {
     }
     let title = match &d.now {
         Some(a) => format!(
-            " all {}: {} IOPS · {:.1} MB/s · p99 {} (last second) ",
+            " all {}: {} IOPS · {} · p99 {} (last second) ",
             d.rows.len(),
             format_count_rate(a.iops),
-            a.bw_bytes_per_s / 1e6,
+            crate::findings::words::bytes_per_s(a.bw_bytes_per_s),
             format_latency_ns(a.latency_ns.p99 as f64)
         ),
         None => format!(" all {}: waiting for the first second ", d.rows.len()),
@@ -196,11 +217,13 @@ fn draw_table(d: &Disks, theme: Theme, area: Rect, buf: &mut Buffer) -> (usize, 
     let (name_w, link_w, model_w, spark_w) = layout(d, width);
     let widths = [name_w, FIGURES[0], FIGURES[1], FIGURES[2], FIGURES[3]];
     let table = live_table(&d.live_rows());
-    let order = if d.order == Order::SlowestFirst {
-        "IOPS/s, slowest first (o)"
-    } else {
-        "IOPS/s (o: slowest first)"
+    let order = match (d.order, spark_w) {
+        (Order::SlowestFirst, w) if w >= 25 => "IOPS/s, slowest first (o)",
+        (Order::Given, w) if w >= 25 => "IOPS/s (o: slowest first)",
+        (Order::SlowestFirst, w) if w >= 15 => "IOPS/s, slowest",
+        _ => "IOPS/s",
     };
+    let order: String = order.chars().take(spark_w).collect();
     let mut header = format!(
         "{} {:<NOTE$} {:<spark_w$}",
         table.header(&widths),
@@ -272,8 +295,13 @@ fn draw_table(d: &Disks, theme: Theme, area: Rect, buf: &mut Buffer) -> (usize, 
 }
 
 /// "outliers (over 20% below the median 9.8k IOPS, last 5 s): sdf 38% below the median of
-/// 12", with where the table is when it scrolls.
-fn outliers_line(d: &Disks, theme: Theme, (start, shown): (usize, usize)) -> Line<'static> {
+/// 12", shorter on a narrow screen, with where the table is when it scrolls.
+fn outliers_line(
+    d: &Disks,
+    theme: Theme,
+    width: u16,
+    (start, shown): (usize, usize),
+) -> Line<'static> {
     let named = d.outliers();
     let mut spans = Vec::new();
     if shown < d.rows.len() {
@@ -288,17 +316,28 @@ fn outliers_line(d: &Disks, theme: Theme, (start, shown): (usize, usize)) -> Lin
         ));
     }
     let window = crate::findings::thresholds::OUTLIER_WINDOW_S;
-    let head = format!(
+    let names = if named.is_empty() {
+        "none".to_string()
+    } else {
+        named.join(", ")
+    };
+    let long = format!(
         "outliers (over {:.0}% below the median {} IOPS, last {window} s): ",
         d.outlier_pct,
         format_count_rate(d.median_iops)
     );
-    spans.push(Span::styled(head, theme.dim()));
-    if named.is_empty() {
-        spans.push(Span::raw("none"));
+    let used: usize = spans.iter().map(Span::width).sum();
+    let head = if used + long.chars().count() + names.chars().count() <= width as usize {
+        long
     } else {
-        spans.push(Span::styled(named.join(", "), theme.warn()));
-    }
+        "outliers: ".to_string()
+    };
+    spans.push(Span::styled(head, theme.dim()));
+    spans.push(if named.is_empty() {
+        Span::raw(names)
+    } else {
+        Span::styled(names, theme.warn())
+    });
     Line::from(spans)
 }
 
