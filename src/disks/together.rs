@@ -93,8 +93,7 @@ pub fn run(
     let n = members.len();
     let targets: Vec<Arc<Target>> = members.iter().map(|m| m.target.clone()).collect();
     let (tx, rx) = mpsc::channel();
-    let kernel_before = diskstats();
-    let (cpu_before, process_before) = (CpuTimes::read("/proc".as_ref()), process_seconds());
+    let before = Readings::take();
     let origin = Instant::now();
     let group = Group::start(&targets, plan.settings, plan.options, |i| {
         Box::new(Stamped(i, tx.clone()))
@@ -140,35 +139,62 @@ pub fn run(
         }
     }
     group.join();
-    let kernel_after = diskstats();
-    let cpu_busy_pct = cpu_before
-        .zip(CpuTimes::read("/proc".as_ref()))
-        .and_then(|(a, b)| b.busy_pct_since(&a));
-    let identities: Vec<Identity> = members.iter().map(|m| m.id.clone()).collect();
-    let kernel = identities
-        .iter()
-        .map(|id| {
-            let d = id.device.as_deref()?;
-            kernel_count(&kernel_before, &kernel_after, d)
+    before.phase(members, &collector, &lasts, plan.outlier_pct)
+}
+
+/// What is read around a phase: the kernel's counters of every device, the machine's CPU
+/// times and this process's CPU seconds.
+struct Readings {
+    kernel: Vec<(String, DiskCounters)>,
+    cpu: Option<CpuTimes>,
+    process: (f64, f64),
+}
+
+impl Readings {
+    fn take() -> Readings {
+        Readings {
+            kernel: diskstats(),
+            cpu: CpuTimes::read("/proc".as_ref()),
+            process: process_seconds(),
+        }
+    }
+
+    /// The phase's result, read again now that its engines have stopped.
+    fn phase(
+        self,
+        members: &[&Member],
+        collector: &Collector,
+        lasts: &[Option<Snapshot>],
+        outlier_pct: f64,
+    ) -> Result<Phase, String> {
+        let after = Readings::take();
+        let cpu_busy_pct = self
+            .cpu
+            .zip(after.cpu)
+            .and_then(|(a, b)| b.busy_pct_since(&a));
+        let identities: Vec<Identity> = members.iter().map(|m| m.id.clone()).collect();
+        let kernel = identities
+            .iter()
+            .map(|id| kernel_count(&self.kernel, &after.kernel, id.device.as_deref()?))
+            .collect();
+        let report = collector.finish(&Finish {
+            identities: &identities,
+            lasts: lasts.iter().map(Option::as_ref).collect(),
+            kernel,
+            outlier_pct,
+            cpu_busy_pct,
+        })?;
+        let ios: u64 = report
+            .targets
+            .iter()
+            .map(|t| t.run.total.counts.ops + t.run.left_out.counts.ops)
+            .sum();
+        Ok(Phase {
+            report,
+            cpu: CpuReport::between(self.process, after.process, ios),
+            cpu_busy_pct,
         })
-        .collect();
-    let report = collector.finish(&Finish {
-        identities: &identities,
-        lasts: lasts.iter().map(Option::as_ref).collect(),
-        kernel,
-        outlier_pct: plan.outlier_pct,
-        cpu_busy_pct,
-    })?;
-    let ios: u64 = report
-        .targets
-        .iter()
-        .map(|t| t.run.total.counts.ops + t.run.left_out.counts.ops)
-        .sum();
-    Ok(Phase {
-        report,
-        cpu: CpuReport::between(process_before, process_seconds(), ios),
-        cpu_busy_pct,
-    })
+    }
 }
 
 /// What `each_then_all` measured.

@@ -115,58 +115,62 @@ pub fn disks_config(config: &Config, members: &[Member]) -> DisksConfig {
     }
 }
 
-/// Runs the members (together, or each alone then all) and builds the report, printing the
-/// lines `config.output` asks for as it goes.
-fn measure(config: &Config, members: &[Member]) -> Result<DisksReport> {
-    let disks = disks_config(config, members);
-    let names: Vec<String> = members.iter().map(|m| m.id.name.clone()).collect();
-    let mut out = output::stdout();
-    match config.output {
-        Output::Text => {
-            let _ = writeln!(out, "{}", text::header(&disks, &names));
-            for m in members {
-                for w in &m.id.config.warnings {
-                    let _ = writeln!(out, "  warning: {}: {w}", m.id.name);
+/// What the run prints as it goes: the header, then a line a second (text) or a row per
+/// target and second (CSV); a line when a phase of `--each-then-all` begins.
+struct Lines {
+    output: Output,
+    out: output::Stdout,
+    /// The targets of the phase running.
+    names: Vec<String>,
+    /// How many targets there are in all: CSV rows are of the together phase only.
+    all: usize,
+}
+
+impl Lines {
+    fn start(config: &Config, disks: &DisksConfig, members: &[Member]) -> Lines {
+        let names: Vec<String> = members.iter().map(|m| m.id.name.clone()).collect();
+        let mut out = output::stdout();
+        match config.output {
+            Output::Text => {
+                let _ = writeln!(out, "{}", text::header(disks, &names));
+                for m in members {
+                    for w in &m.id.config.warnings {
+                        let _ = writeln!(out, "  warning: {}: {w}", m.id.name);
+                    }
                 }
             }
-        }
-        Output::Csv => {
-            let _ = writeln!(out, "{}", csv_header());
-        }
-        Output::Quiet | Output::Json => {}
-    }
-    let plan = Plan {
-        settings: config.settings,
-        options: Options {
-            tick: DEFAULT_TICK,
-            fsync_every: config.durability.fsync_every,
-            ioengine: config.ioengine.unwrap_or_default(),
-        },
-        duration: config.duration.unwrap_or(DEFAULT_HEADLESS_TIME),
-        outlier_pct: config.outlier_pct,
-    };
-    let refs: Vec<&Member> = members.iter().collect();
-    let stop = || signals::received().is_some();
-    let mut phase_names = names.clone();
-    let mut on = |p: Progress| {
-        match (p, config.output) {
-            (Progress::Phase(ms), Output::Text) => {
-                phase_names = ms.iter().map(|m| m.id.name.clone()).collect();
-                let what = if ms.len() == 1 {
-                    "alone"
-                } else {
-                    "all together"
-                };
-                let _ = writeln!(out, "{}: {what}", phase_names.join(" "));
+            Output::Csv => {
+                let _ = writeln!(out, "{}", csv_header());
             }
-            (Progress::Phase(ms), _) => {
-                phase_names = ms.iter().map(|m| m.id.name.clone()).collect();
+            Output::Quiet | Output::Json => {}
+        }
+        Lines {
+            output: config.output,
+            out,
+            all: names.len(),
+            names,
+        }
+    }
+
+    fn on(&mut self, p: Progress) {
+        let out = &mut self.out;
+        match (p, self.output) {
+            (Progress::Phase(ms), output) => {
+                self.names = ms.iter().map(|m| m.id.name.clone()).collect();
+                if output == Output::Text {
+                    let what = if ms.len() == 1 {
+                        "alone"
+                    } else {
+                        "all together"
+                    };
+                    let _ = writeln!(out, "{}: {what}", self.names.join(" "));
+                }
             }
             (Progress::Second(rows, all), Output::Text) => {
-                let _ = writeln!(out, "{}", text::second_line(&phase_names, rows, all));
+                let _ = writeln!(out, "{}", text::second_line(&self.names, rows, all));
             }
-            (Progress::Second(rows, all), Output::Csv) if phase_names.len() == names.len() => {
-                for (n, r) in phase_names.iter().zip(rows) {
+            (Progress::Second(rows, all), Output::Csv) if self.names.len() == self.all => {
+                for (n, r) in self.names.iter().zip(rows) {
                     if let Some(r) = r {
                         let _ = writeln!(out, "{}", csv_row(n, r));
                     }
@@ -176,7 +180,32 @@ fn measure(config: &Config, members: &[Member]) -> Result<DisksReport> {
             _ => {}
         }
         let _ = out.flush();
-    };
+    }
+}
+
+/// How every target runs, from the command line.
+fn plan(config: &Config) -> Plan {
+    Plan {
+        settings: config.settings,
+        options: Options {
+            tick: DEFAULT_TICK,
+            fsync_every: config.durability.fsync_every,
+            ioengine: config.ioengine.unwrap_or_default(),
+        },
+        duration: config.duration.unwrap_or(DEFAULT_HEADLESS_TIME),
+        outlier_pct: config.outlier_pct,
+    }
+}
+
+/// Runs the members (together, or each alone then all) and builds the report, printing the
+/// lines `config.output` asks for as it goes.
+fn measure(config: &Config, members: &[Member]) -> Result<DisksReport> {
+    let disks = disks_config(config, members);
+    let mut lines = Lines::start(config, &disks, members);
+    let mut on = |p: Progress| lines.on(p);
+    let plan = plan(config);
+    let refs: Vec<&Member> = members.iter().collect();
+    let stop = || signals::received().is_some();
     let mut report = DisksReport {
         disks,
         targets: vec![],
@@ -201,9 +230,8 @@ fn measure(config: &Config, members: &[Member]) -> Result<DisksReport> {
         report.targets = t.report.targets;
         report.aggregate = t.report.aggregate;
         report.outliers = t.report.outliers;
-        let mut findings = t.report.findings;
-        findings.append(&mut report.findings);
-        report.findings = findings;
+        // The outliers first, then alone against together.
+        report.findings = [t.report.findings, std::mem::take(&mut report.findings)].concat();
         report.cpu = Some(t.cpu);
     }
     report.interrupted_by = signals::received().map(|s| s.as_str().to_string());

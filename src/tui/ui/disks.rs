@@ -15,7 +15,8 @@ use ratatui::widgets::{Block, Sparkline, Widget};
 
 use super::framed;
 use crate::render::disks::live_table;
-use crate::render::table::Tone;
+use crate::render::hosts::BelowMedianPct;
+use crate::render::table::{Row as TableRow, Table, Tone};
 use crate::render::text::describe_settings;
 use crate::settings::Knob;
 use crate::tui::state::disks::{Disks, Order};
@@ -250,48 +251,93 @@ fn draw_table(d: &Disks, theme: Theme, area: Rect, buf: &mut Buffer) -> (usize, 
         .max(1);
     for (shown, row) in table.rows.iter().enumerate().skip(start).take(visible) {
         let y = area.y + 1 + (shown - start) as u16;
-        let target = &d.rows[order[shown]];
-        let mut style = match row.tone {
-            Tone::Warn => theme.warn(),
-            Tone::Error => theme.error(),
-            Tone::Plain => Style::new(),
+        let history = &d.rows[order[shown]].history;
+        let cols = Columns {
+            widths: &widths,
+            link: link_w,
+            model: model_w,
+            spark: spark_w,
+            scale,
+            theme,
         };
-        if shown == d.selected {
-            style = style.patch(theme.selected());
-        }
-        let note = row.note.map_or(String::new(), |n| format!("-{:.0}%", n.0));
-        let text = format!("{} {note:>NOTE$} ", table.row(row, &widths));
-        let x = area.x + text.chars().count() as u16;
-        buf.set_stringn(area.x, y, &text, width, style);
-        let spark = Rect {
-            x,
-            y,
-            width: (spark_w as u16).min((area.x + area.width).saturating_sub(x)),
-            height: 1,
-        };
-        let h = &target.history;
-        let data: Vec<u64> = h
-            .iter()
-            .skip(h.len().saturating_sub(spark_w))
-            .copied()
-            .collect();
-        Sparkline::default()
-            .data(&data)
-            .max(scale)
-            .style(theme.graph())
-            .render(spark, buf);
-        let mut tail = String::new();
-        for (w, i) in [(link_w, 5), (model_w, 6)] {
-            if let Some(w) = w {
-                let cell: String = row.cells[i].chars().take(w).collect();
-                tail.push_str(&format!(" {cell:<w$}"));
-            }
-        }
-        let tx = spark.x + spark.width;
-        let room = (area.x + area.width).saturating_sub(tx) as usize;
-        buf.set_stringn(tx, y, &tail, room, style);
+        draw_row(
+            &table,
+            row,
+            history,
+            shown == d.selected,
+            &cols,
+            Rect {
+                y,
+                height: 1,
+                ..area
+            },
+            buf,
+        );
     }
     (start, (table.rows.len() - start).min(visible))
+}
+
+/// The widths a row is drawn at.
+struct Columns<'a> {
+    /// The name and figures.
+    widths: &'a [usize],
+    link: Option<usize>,
+    model: Option<usize>,
+    spark: usize,
+    /// The sparklines' common top.
+    scale: u64,
+    theme: Theme,
+}
+
+/// One target's row: its cells and outlier mark, its sparkline, its link and model.
+fn draw_row(
+    table: &Table<BelowMedianPct>,
+    row: &TableRow<BelowMedianPct>,
+    history: &std::collections::VecDeque<u64>,
+    selected: bool,
+    cols: &Columns,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let theme = cols.theme;
+    let width = area.width as usize;
+    let mut style = match row.tone {
+        Tone::Warn => theme.warn(),
+        Tone::Error => theme.error(),
+        Tone::Plain => Style::new(),
+    };
+    if selected {
+        style = style.patch(theme.selected());
+    }
+    let note = row.note.map_or(String::new(), |n| format!("-{:.0}%", n.0));
+    let text = format!("{} {note:>NOTE$} ", table.row(row, cols.widths));
+    let x = area.x + text.chars().count() as u16;
+    buf.set_stringn(area.x, area.y, &text, width, style);
+    let spark = Rect {
+        x,
+        width: (cols.spark as u16).min((area.x + area.width).saturating_sub(x)),
+        ..area
+    };
+    let data: Vec<u64> = history
+        .iter()
+        .skip(history.len().saturating_sub(cols.spark))
+        .copied()
+        .collect();
+    Sparkline::default()
+        .data(&data)
+        .max(cols.scale)
+        .style(theme.graph())
+        .render(spark, buf);
+    let mut tail = String::new();
+    for (w, i) in [(cols.link, 5), (cols.model, 6)] {
+        if let Some(w) = w {
+            let cell: String = row.cells[i].chars().take(w).collect();
+            tail.push_str(&format!(" {cell:<w$}"));
+        }
+    }
+    let tx = spark.x + spark.width;
+    let room = (area.x + area.width).saturating_sub(tx) as usize;
+    buf.set_stringn(tx, area.y, &tail, room, style);
 }
 
 /// "outliers (over 20% below the median 9.8k IOPS, last 5 s): sdf 38% below the median of
