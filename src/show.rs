@@ -1,5 +1,5 @@
 //! `--show FILE`: any saved result printed in diskscope's summary form — a run, sweep or
-//! suite's card (`--json FILE`), a fleet, or fio's own JSON output, local or client/server
+//! suite's card (`--json FILE`), a fleet, a run on several targets, or fio's own JSON output, local or client/server
 //! (per host, with the hosts' seconds differenced from fio's snapshots when it has them).
 //! Reading only: nothing runs. This reads the file, finds what kind of result it holds, and
 //! hands it to its rendering: a fleet as the model it was saved from (`render::fleet`), fio's
@@ -47,6 +47,9 @@ pub fn show(path: &Path) -> Result<String, String> {
             fleet::summary(&r)
         ));
     }
+    if v["disks"]["targets"].is_array() && v["targets"].is_array() {
+        return Ok(crate::render::disks_saved::saved(&v));
+    }
     let saved = v["config"]["target"].is_string();
     if saved && v["suite"].is_string() && v["tests"].is_array() {
         return Ok(saved::suite(&v));
@@ -58,6 +61,6 @@ pub fn show(path: &Path) -> Result<String, String> {
         return Ok(saved::run(&v));
     }
     Err(format!(
-        "--show {shown}: not a diskscope or fio result (no total, steps, hosts or fio jobs in it)"
+        "--show {shown}: not a diskscope or fio result (no total, steps, hosts, targets or fio jobs in it)"
     ))
 }

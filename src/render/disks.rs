@@ -94,46 +94,80 @@ fn live_row(r: &LiveRow) -> Row<BelowMedianPct> {
     }
 }
 
+/// What a final row shows of a target: from a report (`of`) or a saved file
+/// (`disks_saved`), so both print the one table.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Totals {
+    pub name: String,
+    pub iops: f64,
+    pub bw_bytes_per_s: f64,
+    pub mean_ns: f64,
+    pub p99_ns: f64,
+    pub ops: u64,
+    /// The kernel's count of a device target; a file's device in brackets (that count is
+    /// not the file's alone); `-` when unknown.
+    pub kernel: String,
+    pub link: Option<String>,
+    pub model: Option<String>,
+    pub below_median_pct: Option<f64>,
+}
+
+impl Totals {
+    pub fn of(t: &TargetRun) -> Totals {
+        let total = &t.run.total;
+        Totals {
+            name: t.name.clone(),
+            iops: total.iops,
+            bw_bytes_per_s: total.bw_bytes_per_s,
+            mean_ns: total.latency_ns.mean,
+            p99_ns: total.latency_ns.p99 as f64,
+            ops: total.counts.ops,
+            kernel: kernel_cell(&t.name, t.device.as_deref(), t.kernel.map(|k| k.ios())),
+            link: t.link.clone(),
+            model: t.model.clone(),
+            below_median_pct: t.below_median_pct,
+        }
+    }
+}
+
+/// The kernel column's cell (see `Totals::kernel`).
+pub fn kernel_cell(name: &str, device: Option<&str>, ios: Option<u64>) -> String {
+    match (device, ios) {
+        (Some(d), Some(k)) if d == name => k.to_string(),
+        (Some(d), _) => format!("({d})"),
+        (None, _) => "-".into(),
+    }
+}
+
 /// One row per target, in the order given: its totals, the kernel's count of it (completed
-/// and merged; for a file, the device it is on, in brackets: that count is not the file's
-/// alone), its link and model; an outlier flagged with how far below.
-pub fn target_table(targets: &[TargetRun]) -> Table<BelowMedianPct> {
+/// and merged), its link and model; an outlier flagged with how far below.
+pub fn target_table(targets: &[Totals]) -> Table<BelowMedianPct> {
     Table {
         columns: COLUMNS,
         rows: targets.iter().map(target_row).collect(),
     }
 }
 
-fn target_row(t: &TargetRun) -> Row<BelowMedianPct> {
-    let total = &t.run.total;
+fn target_row(t: &Totals) -> Row<BelowMedianPct> {
     Row {
         cells: vec![
             t.name.clone(),
-            format!("{:.0}", total.iops),
-            format!("{:.1}", total.bw_bytes_per_s / (1 << 20) as f64),
-            format_latency_ns(total.latency_ns.mean),
-            format_latency_ns(total.latency_ns.p99 as f64),
-            total.counts.ops.to_string(),
-            kernel_cell(t),
+            format!("{:.0}", t.iops),
+            format!("{:.1}", t.bw_bytes_per_s / (1 << 20) as f64),
+            format_latency_ns(t.mean_ns),
+            format_latency_ns(t.p99_ns),
+            t.ops.to_string(),
+            t.kernel.clone(),
             t.link.clone().unwrap_or_else(|| "-".into()),
             t.model.clone().unwrap_or_default(),
         ],
-        message: (total.counts.ops == 0).then(|| "did no I/O".to_string()),
+        message: (t.ops == 0).then(|| "did no I/O".to_string()),
         note: t.below_median_pct.map(BelowMedianPct),
         tone: if t.below_median_pct.is_some() {
             Tone::Warn
         } else {
             Tone::Plain
         },
-    }
-}
-
-/// The kernel's count of a device target; a file's device in brackets.
-fn kernel_cell(t: &TargetRun) -> String {
-    match (&t.device, t.kernel) {
-        (Some(d), Some(k)) if *d == t.name => k.ios().to_string(),
-        (Some(d), _) => format!("({d})"),
-        (None, _) => "-".into(),
     }
 }
 
@@ -182,7 +216,7 @@ pub fn second_line(
 }
 
 /// The per-target table, indented, an outlier's row saying how far below the median it is.
-pub fn table_lines(targets: &[TargetRun]) -> String {
+pub fn table_lines(targets: &[Totals]) -> String {
     let t = target_table(targets);
     let mut widths = vec![t.first_width(6), 9, 9, 9, 9, 11, 11];
     for i in [7, 8] {
@@ -220,7 +254,8 @@ pub fn summary(r: &DisksReport) -> String {
             "each target"
         };
         let _ = writeln!(out, "{what} (cumulative over its run):");
-        out.push_str(&table_lines(&r.targets));
+        let totals: Vec<Totals> = r.targets.iter().map(Totals::of).collect();
+        out.push_str(&table_lines(&totals));
         let _ = writeln!(out, "{}", aggregate_line(r));
         let _ = writeln!(out, "{}", outliers_line(r));
     }
@@ -365,4 +400,4 @@ pub fn save(files: &super::ResultFiles, r: &DisksReport) -> anyhow::Result<()> {
 
 #[cfg(test)]
 #[path = "disks_tests.rs"]
-mod tests;
+pub(crate) mod tests;

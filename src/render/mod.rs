@@ -2,7 +2,8 @@
 //! summary (`text`), a sweep's table (`sweep`), CSV (`csv`), the suite's card (`card`), a
 //! baseline and the comparisons with it (`baseline`, `compare`), the fleet's lines and host
 //! table (`fleet`, `hosts`, over the shared row table `table` the TUI draws too), a run on
-//! several targets (`disks`, its baseline comparison `disks_compare`), fio's own
+//! several targets (`disks`, its baseline comparison `disks_compare`, a saved one
+//! `disks_saved`), fio's own
 //! results (`fio`), a saved result as `--show` prints it (`saved`), what is printed after the
 //! TUI (`final_text`), and the files results are saved in (`save`, `export`). Nothing here
 //! runs I/O on the target or reads a clock.
@@ -14,6 +15,7 @@ pub mod compare;
 pub mod csv;
 pub mod disks;
 pub mod disks_compare;
+pub mod disks_saved;
 pub mod export;
 pub mod final_text;
 pub mod fio;
