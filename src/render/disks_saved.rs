@@ -7,7 +7,9 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use super::disks::{Totals, kernel_cell, table_lines};
-use crate::units::{format_bytes, format_latency_ns};
+use super::text::describe_settings;
+use crate::settings::Settings;
+use crate::units::{format_bytes, format_latency_ns, format_seconds};
 
 fn f64_at(v: &Value, path: &[&str]) -> f64 {
     path.iter().fold(v, |v, k| &v[*k]).as_f64().unwrap_or(0.0)
@@ -56,17 +58,14 @@ pub fn saved(v: &Value) -> String {
         .flatten()
         .filter_map(Value::as_str)
         .collect();
+    let settings = serde_json::from_value::<Settings>(d.clone())
+        .map_or_else(|_| "settings not saved".into(), |s| describe_settings(&s));
     let _ = writeln!(
         out,
-        "{} targets: {}; {} threads × depth {} each, {} blocks, {}% reads, {}% random, {} s",
+        "{} targets: {}; {settings} on each, {}",
         names.len(),
         names.join(" "),
-        d["threads"].as_u64().unwrap_or(0),
-        d["iodepth"].as_u64().unwrap_or(1),
-        format_bytes(d["bs"].as_u64().unwrap_or(0)),
-        d["read_pct"].as_u64().unwrap_or(100),
-        d["random_pct"].as_u64().unwrap_or(100),
-        d["duration_s"].as_f64().unwrap_or(0.0),
+        format_seconds(f64_at(d, &["duration_s"])),
     );
     let targets: Vec<Totals> = v["targets"]
         .as_array()
@@ -130,7 +129,12 @@ mod tests {
         {
             assert!(text.contains(line), "{line:?} missing from:\n{text}");
         }
-        assert!(text.starts_with("3 targets: /dev/loop1 /dev/loop2 /dev/loop3; 4 threads × depth 32 each, 4 KiB blocks"), "{text}");
+        assert!(
+            text.starts_with(
+                "3 targets: /dev/loop1 /dev/loop2 /dev/loop3; 4k random read, QD32 T4 on each, 10 s\n"
+            ),
+            "{text}"
+        );
         assert!(text.contains("all 3: 25800 IOPS"), "{text}");
         // Nothing in it: still a sentence per part, no panic.
         assert!(saved(&Value::Null).contains("0 targets"));
