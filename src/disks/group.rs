@@ -121,6 +121,14 @@ impl Group {
         }
     }
 
+    /// Waits (at most `timeout` each) until every engine has carried out what it was sent:
+    /// after `set_paused(true)`, until all workers are parked.
+    pub fn settle(&self, timeout: std::time::Duration) {
+        for e in &self.engines {
+            e.settle(timeout);
+        }
+    }
+
     /// Zeroes every target's cumulative statistics.
     pub fn reset_stats(&self) {
         for e in &self.engines {

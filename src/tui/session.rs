@@ -261,9 +261,13 @@ impl Session {
                         e.set_paused(true);
                         e.settle(Duration::from_millis(500));
                     }
+                    let resume_disks = self.disks_suspend(app, true);
                     let result = suspend();
                     if let Some(e) = self.engine.as_mut().filter(|_| resume) {
                         e.set_paused(false);
+                    }
+                    if resume_disks {
+                        self.disks_suspend(app, false);
                     }
                     result?;
                     full_redraw = true;

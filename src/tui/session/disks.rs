@@ -212,6 +212,26 @@ impl Session {
         true
     }
 
+    /// Ctrl-Z with several targets: every engine paused before the terminal is given back
+    /// (`pause`), and resumed after `fg`. Returns whether it paused them (they were
+    /// running).
+    pub(super) fn disks_suspend(&mut self, app: &App, pause: bool) -> bool {
+        let (Some(ds), Screen::Disks(d)) = (&mut self.disks, &app.screen) else {
+            return false;
+        };
+        let Some(group) = &mut ds.group else {
+            return false;
+        };
+        if d.paused {
+            return false;
+        }
+        group.set_paused(pause);
+        if pause {
+            group.settle(Duration::from_millis(500));
+        }
+        true
+    }
+
     /// Takes in target `i`'s snapshot; returns whether the screen needs drawing.
     pub(super) fn disk_snapshot(
         &mut self,
