@@ -1,5 +1,5 @@
-//! Several targets made ready, all or none. Every write is checked before anything is laid
-//! out or opened: each device named by `--allow-write`, nothing in use above or beside any
+//! Several targets made ready, all or none. Every target is checked before anything is laid
+//! out or opened: that it exists, each device written named by `--allow-write`, nothing in use above or beside any
 //! write target, and no target named twice under two names (the same device, file or
 //! directory) — so one refusal refuses the run before a byte is written anywhere, naming the
 //! target. Then each is prepared as a single target is (`target::prepare`: its scratch file
@@ -12,6 +12,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 
 use crate::target::discover::Roots;
+use crate::target::open::{OpenSpec, Target};
 use crate::target::prepare::{Prepared, TargetRequest, prepare};
 use crate::target::safety;
 use crate::target::stack::Node;
@@ -24,6 +25,14 @@ pub fn check_all(requests: &[TargetRequest]) -> Result<()> {
             continue;
         };
         let Ok(meta) = std::fs::metadata(path) else {
+            // Missing or unreadable: said as opening it would say it, before any other
+            // target's scratch file is laid out.
+            let spec = OpenSpec {
+                direct: r.direct,
+                write: false,
+                span: None,
+            };
+            Target::open(path, spec)?;
             continue;
         };
         let node = Node::of(&meta);
