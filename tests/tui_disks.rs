@@ -56,11 +56,11 @@ fn name(i: usize) -> String {
     format!("sd{}", (b'b' + i as u8) as char)
 }
 
-/// A 100-ms snapshot of target `i` at tick `n`: ops near `rate / 10` (the slow one at 60%),
-/// latencies near 4 ms (Little's law at QD32 T4) with a 3% tail.
-fn snapshot(i: usize, n: u64, slow: usize, total: &mut Counts) -> Snapshot {
-    let rate = if i == slow {
-        19_000
+/// A 100-ms snapshot of target `i` at tick `n`: ops near `rate / 10` (`slow.0` at its own
+/// rate `slow.1`), latencies near 4 ms (Little's law at QD32 T4) with a 3% tail.
+fn snapshot(i: usize, n: u64, slow: (usize, u64), total: &mut Counts) -> Snapshot {
+    let rate = if i == slow.0 {
+        slow.1
     } else {
         32_000 + (i as u64 % 5) * 300
     };
@@ -99,13 +99,18 @@ fn snapshot(i: usize, n: u64, slow: usize, total: &mut Counts) -> Snapshot {
 /// `n` targets run for 10 s, `slow` the slow one, through the shared clock as a session
 /// feeds them; every device 90-something % busy.
 fn disks_app(n: usize, slow: usize) -> App {
+    disks_app_at(n, (slow, 19_000))
+}
+
+/// The same with the slow target at its own rate.
+fn disks_app_at(n: usize, slow: (usize, u64)) -> App {
     let ids = (0..n)
         .map(|i| {
             let path = format!("/dev/{}", name(i));
             let id = Identity {
                 name: name(i),
                 model: Some(
-                    if i == slow {
+                    if i == slow.0 {
                         "ST4000NM0024"
                     } else {
                         "ST4000NM0035"
@@ -113,7 +118,7 @@ fn disks_app(n: usize, slow: usize) -> App {
                     .into(),
                 ),
                 link: Some(
-                    if i == slow {
+                    if i == slow.0 {
                         "SAS 6 Gb/s (of 12)"
                     } else {
                         "SAS 12 Gb/s"
@@ -242,6 +247,15 @@ fn twenty_four_disks_at_80x24_and_200x50_name_the_slow_one() {
         .map(|r| r.now.as_ref().unwrap().counts.ops)
         .sum();
     assert_eq!(d.now.as_ref().unwrap().counts.ops, ops);
+}
+
+#[test]
+fn a_disk_ten_times_slower_still_draws_its_line() {
+    let app = disks_app_at(3, (2, 2_000));
+    let screen = text(&draw(&app, 80, 24));
+    let row = screen.lines().find(|l| l.starts_with("sdd")).unwrap();
+    assert!(row.contains("▁▁▁▁"), "{row}");
+    assert!(row.contains("-93%"), "{row}");
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! one line, the aggregate (the last second's IOPS, bandwidth and p99 of all targets, and a
 //! sparkline of their live sum), then a row per target — the live table `render::disks`
 //! defines (name, IOPS now, MB/s, p99, %util, link, model), its outlier mark and a sparkline
-//! of its IOPS second by second on one scale for all rows, so the slow one stands out —
+//! of its IOPS second by second on one scale for all rows, so the slow one stands out (any
+//! I/O at all shows at least the lowest bar) —
 //! scrolling to keep the selected row on screen; the outliers named; a key line. Columns go
 //! as width runs short: the model first, then the link. With a row opened, the target's own
 //! run screen (`run::draw_run`) instead. Fits 80x24 with 24 targets.
@@ -318,10 +319,13 @@ fn draw_row(
         width: (cols.spark as u16).min((area.x + area.width).saturating_sub(x)),
         ..area
     };
+    // A second with any I/O at all shows at least the lowest bar: on one scale with disks
+    // ten times faster, the slow one's line would otherwise vanish as if it did nothing.
+    let floor = cols.scale.div_ceil(8);
     let data: Vec<u64> = history
         .iter()
         .skip(history.len().saturating_sub(cols.spark))
-        .copied()
+        .map(|&v| if v > 0 { v.max(floor) } else { 0 })
         .collect();
     Sparkline::default()
         .data(&data)
