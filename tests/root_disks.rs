@@ -1,8 +1,9 @@
 //! Root-only tests of several targets at once on real loop devices, each on its own backing
 //! file: every target's op count is its device's kernel count, a throttled device (cgroup v1
 //! blkio) is named as the outlier, alone against together shows the one disk the loop
-//! devices share, and a write refused on one device refuses the run before anything is
-//! written to any. Run with `cargo test -- --include-ignored` as root.
+//! devices share, a write refused on one device refuses the run before anything is written to
+//! any, and the same storage under two names is refused. Run with `cargo test --
+//! --include-ignored` as root.
 
 mod common;
 
@@ -229,6 +230,44 @@ fn one_refused_write_target_refuses_the_run_before_any_is_written() {
         "{err}"
     );
     assert_eq!(devs[0].checksum(), before);
+}
+
+/// The same storage under two names is refused before anything runs, reads included: two
+/// loop devices on overlapping windows of one file, a loop device and its backing file, and
+/// two on disjoint windows of that file run (they share no byte).
+#[test]
+#[ignore = "needs root: attaches loop devices"]
+fn the_same_storage_under_two_names_is_refused() {
+    let dir = workdir();
+    let file = dir.path().join("shared");
+    make_file(&file, 64 << 20);
+    let whole = LoopDev::attach(&file, &[]);
+    let first_half = LoopDev::attach(&file, &["--sizelimit", "32M"]);
+    let second_half = LoopDev::attach(&file, &["-o", "32M"]);
+    let file_path = file.to_str().unwrap();
+    for (a, b, place) in [
+        (
+            whole.path.as_str(),
+            first_half.path.as_str(),
+            "0 B–32 MiB of",
+        ),
+        (second_half.path.as_str(), file_path, "32 MiB to the end of"),
+    ] {
+        let out = diskscope(dir.path(), &[a, b, "--no-tui", "-T", "1s"]);
+        assert_eq!(out.status.code(), Some(1), "{a} {b}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("{b}: the same storage as {a}"))
+                && err.contains(&format!("both reach bytes {place} {file_path}")),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let halves = [first_half.path.as_str(), second_half.path.as_str()];
+    let mut args = halves.to_vec();
+    args.extend(["--no-tui", "--json", "-T", "1s"]);
+    let v = json(&diskscope(dir.path(), &args));
+    assert_eq!(v["targets"].as_array().map(Vec::len), Some(2), "{v}");
 }
 
 #[test]
