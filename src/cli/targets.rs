@@ -1,10 +1,10 @@
 //! The command line's checks for several targets at once: what a run on many targets cannot
-//! do yet (a sweep, a suite, the fio job, the timed final flush), a target named twice,
-//! `--each-then-all` with one target, and the limits of all targets' workers together (the
-//! thread limit and the buffer memory rule cover them all). `--allow-write` names become one
-//! comma list here, however they were typed. Nothing here opens a target: that a device is
-//! named for writing, in use, or the same as another under another name is checked when the
-//! targets are prepared.
+//! do yet (a sweep, a suite, the fio job, the timed final flush, the steady-state check and
+//! `--until-steady`), a target named twice, `--each-then-all` with one target, and the limits
+//! of all targets' workers together (the thread limit and the buffer memory rule cover them
+//! all). `--allow-write` names become one comma list here, however they were typed. Nothing
+//! here opens a target: that a device is named for writing, in use, or the same as another
+//! under another name is checked when the targets are prepared.
 
 use std::collections::HashSet;
 use std::ffi::OsString;
@@ -48,11 +48,34 @@ pub fn check(a: &Args, settings: Settings) -> Result<(), String> {
             twice.display()
         ));
     }
+    // The steady-state check judges one run's seconds; several targets have no one series
+    // (the aggregate's would hide a target that never settles), so its flags are refused.
+    let steady = &a.steady;
     for (flag, given, instead) in [
         ("--sweep", a.series.sweep.is_some(), "one TARGET"),
         ("--suite", a.series.suite.is_some(), "one TARGET"),
         ("--fio", a.output.fio, "one TARGET for its job file"),
         ("--end-fsync", a.workload.end_fsync, "one TARGET"),
+        (
+            "--until-steady",
+            steady.until_steady.is_some(),
+            "one TARGET",
+        ),
+        (
+            "--steady-round",
+            steady.steady_round.is_some(),
+            "one TARGET",
+        ),
+        (
+            "--steady-excursion",
+            steady.steady_excursion.is_some(),
+            "one TARGET",
+        ),
+        (
+            "--steady-slope",
+            steady.steady_slope.is_some(),
+            "one TARGET",
+        ),
     ] {
         if given {
             return Err(format!(
@@ -127,6 +150,18 @@ mod tests {
             (vec!["/a", "/b", "--suite"], "--suite works on one target"),
             (vec!["/a", "/b", "--fio"], "--fio works on one target"),
             (vec!["/a", "/b", "--end-fsync"], "--end-fsync works"),
+            (
+                vec!["/a", "/b", "--until-steady"],
+                "--until-steady works on one target",
+            ),
+            (
+                vec!["/a", "/b", "--steady-slope", "5"],
+                "--steady-slope works",
+            ),
+            (
+                vec!["/a", "/b", "--steady-round", "5s"],
+                "--steady-round works",
+            ),
             (vec!["/a", "/b", "/a"], "/a: named twice"),
             (vec!["/a", "--each-then-all"], "two or more TARGETs"),
             (
