@@ -270,9 +270,12 @@ fn any_size_draws_without_panicking() {
 #[test]
 fn keys_move_open_come_back_reorder_and_change_every_target() {
     let mut app = disks_app(24, 4);
+    // `e` saves every target's run so far, from the table as from an opened target.
+    assert_eq!(app.on_key(key(KeyCode::Char('e'))), Action::Export);
     assert_eq!(app.on_key(key(KeyCode::Down)), Action::None);
     assert_eq!(app.on_key(key(KeyCode::Enter)), Action::None);
     assert_eq!(disks(&app).open, Some(1));
+    assert_eq!(app.on_key(key(KeyCode::Char('e'))), Action::Export);
     let opened = text(&draw(&app, 80, 24));
     assert!(opened.starts_with("diskscope /dev/sdc"), "{opened}");
     assert!(

@@ -1,5 +1,5 @@
 //! The disks screen's keys, in its two views: the table of every target (move, open a row,
-//! change the order, move the sliders of every target at once, pause, reset) and one
+//! change the order, move the sliders of every target at once, pause, reset, save) and one
 //! target's run screen opened from it (the run screen's sliders and panes, Esc back). Each
 //! view's table is declared here once; `disks_key` looks a key up in the table of the view
 //! showing and carries the command out. A slider moved in either view changes every target.
@@ -29,6 +29,7 @@ enum Cmd {
     Step(Step),
     Pause,
     Reset,
+    Export,
     ScrollUp,
     ScrollDown,
     Heatmap,
@@ -96,6 +97,10 @@ const TABLE: &[Binding<Cmd, Disks>] = &[
         &[(Key::Char('r'), Cmd::Reset)],
         "reset every target's statistics",
     ),
+    Binding::always(
+        &[(Key::Char('e'), Cmd::Export)],
+        "save every target's run so far as JSON in the current directory",
+    ),
     Binding::always(&[(Key::Char('?'), Cmd::Help)], "this help (any key closes)"),
     Binding::always(
         &[
@@ -136,6 +141,10 @@ const OPEN: &[Binding<Cmd, Disks>] = &[
     Binding::always(
         &[(Key::Char('r'), Cmd::Reset)],
         "reset every target's statistics",
+    ),
+    Binding::always(
+        &[(Key::Char('e'), Cmd::Export)],
+        "save every target's run so far as JSON in the current directory",
     ),
     Binding::always(
         &[
@@ -218,6 +227,7 @@ pub(super) fn disks_key(d: &mut Disks, key: KeyEvent, help: &mut bool) -> Action
             return Action::ResetStats;
         }
         Cmd::ScrollUp | Cmd::ScrollDown | Cmd::Heatmap | Cmd::Members => opened(d, cmd),
+        Cmd::Export => return Action::Export,
         Cmd::Help => *help = true,
         Cmd::Quit => return Action::Quit,
     }

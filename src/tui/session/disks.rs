@@ -2,13 +2,13 @@
 //! a background thread (all or none), their engines started as one `Group`, each engine's
 //! snapshots put on the group's clock and cut into shared seconds for the disks screen, the
 //! kernel's counters read once per shared second for every target's %util and run screen,
-//! the sliders, pause and reset carried to every engine, and at the end the report of all
-//! of them. Which events need a redraw is decided here: a snapshot of the target shown, of
-//! the first target (which paces the live sum, ten times a second), or one that completed a
-//! second; not the other targets' snapshots in between.
+//! the sliders, pause and reset carried to every engine, `e`'s export of the run so far, and
+//! at the end the report of all of them. Which events need a redraw is decided here: a
+//! snapshot of the target shown, of the first target (which paces the live sum, ten times a
+//! second), or one that completed a second; not the other targets' snapshots in between.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Result, anyhow};
 
@@ -21,6 +21,7 @@ use crate::diskstats::{self, DiskCounters, KernelRates};
 use crate::engine::{DEFAULT_TICK, Options};
 use crate::model::disks::{DisksConfig, DisksReport};
 use crate::model::latency_basis;
+use crate::render::export::{Export, write_export};
 use crate::signals;
 use crate::stats::Snapshot;
 use crate::target::prepare::{Prepared, TargetRequest};
@@ -201,6 +202,25 @@ impl Session {
             Action::ResetStats => {
                 group.reset_stats();
                 ds.shared.reset();
+            }
+            Action::Export if d.rows.iter().any(|r| r.run.last.is_none()) => {
+                d.message = Some("nothing to save yet: not every target has a snapshot".into());
+            }
+            Action::Export => {
+                let saved = ds.report(d).and_then(|r| {
+                    write_export(
+                        Path::new("."),
+                        &Export::Disks(Box::new(r)),
+                        SystemTime::now(),
+                    )
+                });
+                d.message = Some(match saved {
+                    Ok(path) => format!(
+                        "saved every target's run so far to {}",
+                        crate::target::shell::quote_path(&path)
+                    ),
+                    Err(e) => format!("{e:#}"),
+                });
             }
             Action::Quit => {
                 d.stopping = true;
