@@ -14,6 +14,7 @@ mod baseline;
 mod config;
 pub(crate) mod docs;
 mod steady;
+mod targets;
 pub mod values;
 
 pub use crate::target::prepare::{DEFAULT_SCRATCH_SIZE, SCRATCH_NAME};
@@ -26,7 +27,11 @@ diskscope.scratch is laid out in the current directory and removed on exit.
 
 Reads use O_DIRECT unless --buffered, so the page cache is not measured. Nothing is ever
 written unless --allow-write is given; on a block device it must name the device:
---allow-write=/dev/sdX.
+--allow-write=/dev/sdX (several: repeat it, or --allow-write=/dev/sdb,/dev/sdc).
+
+Several TARGETs run at once, each with its own engine and the same settings; the table
+names the one more than --outlier-pct below the median, and --each-then-all runs each
+alone first, then all together, to show a limit they share.
 
 Exit status: 0 success (also leaving the TUI with q, Esc or Ctrl-C, which say what they
 stopped); 1 the run could not start or failed; 2 bad arguments; 3 the run completed but some
@@ -43,6 +48,9 @@ Examples:
   diskscope /dev/sdb -t 4 -T 30s        4 threads of 4k random reads for 30 s
   diskscope -b 1M --random 0 --no-tui   sequential 1 MiB reads of the scratch file
   diskscope /data --read 70 --allow-write --json > run.json
+  diskscope /dev/sd[b-m] -Q 32 -t 4      twelve disks at once, the slow one named
+  diskscope /dev/nvme[0-3]n1 --each-then-all -T 10s
+                                        each alone, then all four together
   diskscope --fleet hosts.list /dev/nvme0n1 -Q 32 -T 30s --json=fleet.json
                                         the same read test on every host of hosts.list
                                         (each runs fio --server), outliers named
@@ -53,8 +61,10 @@ Examples:
 #[derive(Debug, Parser)]
 #[command(name = "diskscope", version, about, after_help = AFTER_HELP)]
 pub struct Args {
-    /// Block device, file or directory to test [default: ./diskscope.scratch]
-    pub target: Option<PathBuf>,
+    /// Block devices, files or directories to test; several run at once, each with its own
+    /// threads and a scratch file per directory [default: ./diskscope.scratch]
+    #[arg(value_name = "TARGET")]
+    pub targets: Vec<PathBuf>,
 
     #[command(flatten)]
     pub workload: args::WorkloadArgs,
@@ -76,6 +86,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub fleet: args::FleetArgs,
+
+    #[command(flatten)]
+    pub disks: args::DisksArgs,
 
     #[command(flatten)]
     pub other: args::OtherArgs,

@@ -3,13 +3,14 @@
 //!
 //! The modules in layers, each importing only from those below it (README, "How it is
 //! built"): `run` (the front door: one function per mode) and `cli` on top; the consumers
-//! `tui`, `headless` and `show`; `render` (every output form); `sweep`, `suite`, `fleet` and
-//! `fio`, which produce results; `model` (the results' plain data) and `target`; at the
+//! `tui`, `headless` and `show`; `render` (every output form); `sweep`, `suite`, `fleet`,
+//! `disks` and `fio`, which produce results; `model` (the results' plain data) and `target`; at the
 //! bottom `engine`, `stats`, `settings`, `units`, `diskstats` and the small helpers.
 #![deny(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod cli;
+pub mod disks;
 pub mod diskstats;
 pub mod engine;
 pub mod exit;

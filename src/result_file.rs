@@ -18,10 +18,11 @@ pub const MAX_RESULT_BYTES: u64 = 64 << 20;
 
 /// How the header line of each CSV diskscope writes begins: a run's intervals, a sweep's
 /// steps, a suite's card (`render::csv` derives the headers; its tests check these).
-pub const CSV_HEADS: [&str; 3] = [
+pub const CSV_HEADS: [&str; 4] = [
     "t_s,elapsed_s,",
     "step,t_s,elapsed_s,",
     "suite,test,direction,",
+    "target,t_s,elapsed_s,",
 ];
 
 /// The two kinds of result file.
@@ -204,6 +205,7 @@ pub fn holds(kind: Kind, text: &str) -> bool {
                     || v["steps"].is_array()
                     || (v["suite"].is_string() && v["tests"].is_array())))
                 || (v["fleet"]["target"].is_string() && v["hosts"].is_array())
+                || (v["disks"]["targets"].is_array() && v["targets"].is_array())
         }),
         Kind::Csv => {
             let first = text.lines().next().unwrap_or("");
@@ -258,6 +260,11 @@ mod tests {
         assert!(holds(Kind::Json, run));
         assert!(holds(Kind::Json, sweep));
         assert!(holds(Kind::Json, r#"{"fleet":{"target":"x"},"hosts":[]}"#));
+        assert!(holds(
+            Kind::Json,
+            r#"{"disks":{"targets":["a","b"]},"targets":[]}"#
+        ));
+        assert!(holds(Kind::Csv, "target,t_s,elapsed_s,threads\n"));
         let suite = r#"{"suite":"standard","config":{"target":"x"},"tests":[]}"#;
         assert!(holds(Kind::Json, suite));
         assert!(!holds(Kind::Json, r#"{"suite":"mine","tests":[]}"#));

@@ -1,6 +1,7 @@
 //! The front door: from a validated `Config`, decide once what to do (`Mode`) and do it —
 //! list the devices, print the fio job (`fio`), run headless (one run, a sweep or a suite's
-//! card: `local`, `suite`), run a fleet (`fleet`), or hand over to the TUI. Every mode's
+//! card: `local`, `suite`), run a fleet (`fleet`), run several targets at once (`disks`), or
+//! hand over to the TUI. Every mode's
 //! entry is here; below this line nothing takes a `Config`, only the plain values it holds.
 //! Returns how the process should exit.
 
@@ -19,6 +20,7 @@ use crate::target::discover::{Roots, discover, visible};
 use crate::target::list;
 use crate::target::shell::quote_path;
 
+mod disks;
 mod fio;
 mod fleet;
 mod local;
@@ -52,6 +54,8 @@ pub enum Mode {
     Fleet { tui: bool },
     /// `--show FILE`: print a saved result.
     Show,
+    /// Several targets at once, each with its own engine; `tui` when the screen is drawn.
+    Disks { tui: bool },
 }
 
 impl Mode {
@@ -86,6 +90,19 @@ impl Mode {
         let tui = !config.no_tui && config.output == Output::Text && terminal.is_ok();
         if config.fleet.is_some() {
             return Ok(Mode::Fleet { tui });
+        }
+        if config.targets.len() > 1 {
+            if tui && config.durability != Default::default() {
+                anyhow::bail!(
+                    "--fsync and --end-fsync work in text runs only for now; add --no-tui"
+                );
+            }
+            if tui && config.each_then_all {
+                anyhow::bail!(
+                    "--each-then-all prints its table as text; add --no-tui (the screen shows the targets together)"
+                );
+            }
+            return Ok(Mode::Disks { tui });
         }
         if tui {
             if config.steady.until.is_some() {
@@ -136,16 +153,19 @@ pub fn run(config: Config) -> Result<ExitStatus> {
     let notice = start_notice(&mode);
     if matches!(
         mode,
-        Mode::Tui | Mode::Run | Mode::Sweep(_) | Mode::Suite(_)
+        Mode::Tui | Mode::Run | Mode::Sweep(_) | Mode::Suite(_) | Mode::Disks { .. }
     ) {
         // The UI, the sampler and their helper threads inherit this (nice -5 when allowed);
         // workers lower their own, so the screen stays on time beside a thousand of them.
         crate::sys::set_thread_niceness(-5);
     }
     let config = match mode {
-        Mode::Tui | Mode::Run | Mode::Sweep(_) | Mode::Suite(_) | Mode::Fio => {
-            resolve_engine(config)?
-        }
+        Mode::Tui
+        | Mode::Run
+        | Mode::Sweep(_)
+        | Mode::Suite(_)
+        | Mode::Fio
+        | Mode::Disks { .. } => resolve_engine(config)?,
         _ => config,
     };
     match mode {
@@ -156,6 +176,8 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         Mode::Tui => crate::tui::run(config, notice),
         Mode::Run | Mode::Sweep(_) | Mode::Suite(_) => local::run(&config, &mode),
         Mode::Fleet { tui } => fleet::run(&config, tui),
+        Mode::Disks { tui: true } => crate::tui::run(config, notice),
+        Mode::Disks { tui: false } => disks::run(&config),
         Mode::Show => show(config.show.clone().unwrap_or_default()),
     }
 }
@@ -166,8 +188,13 @@ pub fn run(config: Config) -> Result<ExitStatus> {
 fn prints_text(mode: &Mode, output: Output) -> bool {
     let text = matches!(output, Output::Text | Output::Quiet);
     match mode {
-        Mode::Tui | Mode::Show | Mode::Fleet { tui: true } => true,
-        Mode::Run | Mode::Sweep(_) | Mode::Suite(_) | Mode::List | Mode::Fleet { .. } => text,
+        Mode::Tui | Mode::Show | Mode::Fleet { tui: true } | Mode::Disks { tui: true } => true,
+        Mode::Run
+        | Mode::Sweep(_)
+        | Mode::Suite(_)
+        | Mode::List
+        | Mode::Fleet { .. }
+        | Mode::Disks { .. } => text,
         Mode::Completions(_) | Mode::Man | Mode::Fio => false,
     }
 }

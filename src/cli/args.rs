@@ -126,9 +126,11 @@ pub struct OutputArgs {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Safety")]
 pub struct SafetyArgs {
-    /// Allow writes (destroys data on TARGET). On a block device name it: --allow-write=/dev/sdX
-    #[arg(long, value_name = "DEVICE", num_args = 0..=1, require_equals = true, default_missing_value = "")]
-    pub allow_write: Option<OsString>,
+    /// Allow writes (destroys data on TARGET). On a block device name it: --allow-write=/dev/sdX;
+    /// with several devices name each (repeat it, or a comma list)
+    #[arg(long, value_name = "DEVICE", num_args = 0..=1, require_equals = true,
+          default_missing_value = "", action = clap::ArgAction::Append)]
+    pub allow_write: Vec<OsString>,
 
     /// Keep the scratch file on exit (it is reused by the next run)
     #[arg(long)]
@@ -217,9 +219,21 @@ pub struct FleetArgs {
     #[arg(long, value_name = "HOSTS", value_parser = values::fleet_hosts())]
     pub fleet: Option<HostList>,
 
-    /// With --fleet: flag hosts whose IOPS is more than PCT % below the fleet's median
+    /// With --fleet or several targets: flag hosts (targets) whose IOPS is more than PCT %
+    /// below their median
     #[arg(long, value_name = "PCT", default_value = "20", value_parser = values::outlier_pct)]
     pub outlier_pct: f64,
+}
+
+/// Several targets at once.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Several targets")]
+pub struct DisksArgs {
+    /// With several targets: run each alone for -T, then all together for -T, and say
+    /// whether together falls short of the sum of alone (a shared HBA, PCIe switch, disk or
+    /// CPU), naming what the targets share
+    #[arg(long)]
+    pub each_then_all: bool,
 }
 
 /// Everything that does not run a benchmark.

@@ -26,6 +26,10 @@ impl Config {
             self.direct,
         );
         c.fsync_every = Some(self.durability.fsync_every);
+        if self.targets.len() > 1 {
+            // Several targets compare by name, each with its own; no one path to set against.
+            c.target = None;
+        }
         if self.suite.is_some() {
             return Conditions {
                 ioengine: c.ioengine,
@@ -75,6 +79,8 @@ pub(super) fn check_baseline(a: &Args) -> Result<Option<Baseline>, String> {
         Wants::Sweep(spec.dimension)
     } else if a.fleet.fleet.is_some() {
         Wants::Fleet
+    } else if a.targets.len() > 1 {
+        Wants::Disks
     } else {
         Wants::Run
     };

@@ -34,16 +34,22 @@ pub enum Output {
 /// Validated command line.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// What to test; `None` is the scratch file in the current directory.
+    /// What to test; `None` is the scratch file in the current directory. The first of
+    /// `targets`.
     pub target: Option<PathBuf>,
+    /// Every target given; two or more run at once (`run::Mode::Disks`).
+    pub targets: Vec<PathBuf>,
+    /// `--each-then-all`: each target alone, then all together.
+    pub each_then_all: bool,
     /// Starting settings.
     pub settings: Settings,
     /// Run length; `None` runs until quit (TUI only).
     pub duration: Option<Duration>,
     /// O_DIRECT (true) or through the page cache.
     pub direct: bool,
-    /// `None`: read-only. `Some("")`: --allow-write without a device name. Bytes, as a path
-    /// is: the device may have a name that is not UTF-8.
+    /// `None`: read-only. `Some("")`: --allow-write without a device name. Several names
+    /// (the flag repeated, or a comma list) are one comma list. Bytes, as a path is: the
+    /// device may have a name that is not UTF-8.
     pub allow_write: Option<OsString>,
     /// Span of the target to use, or the scratch file's size.
     pub size: Option<u64>,
@@ -112,21 +118,25 @@ impl Config {
 impl Args {
     /// Checks every value; the error quotes what was typed and what would work.
     pub fn validate(self) -> Result<Config, String> {
-        check_writes(&self.workload, &self.safety.allow_write)?;
+        let allow_write = super::targets::allow_write_list(&self.safety.allow_write);
+        check_writes(&self.workload, &allow_write)?;
         let (output, files) = output(&self)?;
         let settings = workload(&self.workload, self.rate.rate)?;
         check_buffers(settings, self.series.sweep.as_ref())?;
         check_fleet(&self)?;
         check_series(&self.series, &self.workload)?;
+        super::targets::check(&self, settings)?;
         let baseline = super::baseline::check_baseline(&self)?;
         let steady = super::steady::steady(&self)?;
         let w = self.workload;
         Ok(Config {
-            target: self.target,
+            target: self.targets.first().cloned(),
+            each_then_all: self.disks.each_then_all,
+            targets: self.targets,
             settings,
             duration: w.time,
             direct: !w.buffered,
-            allow_write: self.safety.allow_write,
+            allow_write,
             size: w.size,
             keep: self.safety.keep,
             no_tui: self.output.no_tui,
@@ -244,17 +254,22 @@ fn check_apart(a: &Args, outputs: &[(&str, Option<&Path>)]) -> Result<(), String
     let shown = |p: &Path| crate::target::shell::quote_path(p);
     // What each file already in the list is, and what to do when an output is the same.
     let mut taken: Vec<(String, PathBuf, &str)> = Vec::new();
-    if a.fleet.fleet.is_none() {
-        match crate::target::prepare::scratch_dir(a.target.as_deref()) {
+    // No TARGET is the scratch file in the current directory; several are each checked.
+    let targets: Vec<Option<&Path>> = match a.targets.as_slice() {
+        [] => vec![None],
+        all => all.iter().map(|t| Some(t.as_path())).collect(),
+    };
+    for target in targets.into_iter().filter(|_| a.fleet.fleet.is_none()) {
+        match crate::target::prepare::scratch_dir(target) {
             Some(dir) => taken.push((
                 "where the scratch file is laid out".into(),
                 dir.join(super::SCRATCH_NAME),
                 "save the result elsewhere",
             )),
             None => {
-                if let Some(t) = &a.target {
+                if let Some(t) = target {
                     let what = format!("the same file as the target {}", shown(t));
-                    taken.push((what, t.clone(), "save the result elsewhere"));
+                    taken.push((what, t.to_path_buf(), "save the result elsewhere"));
                 }
             }
         }
@@ -286,14 +301,20 @@ fn check_fleet(a: &Args) -> Result<(), String> {
     let FleetArgs { fleet: Some(_), .. } = &a.fleet else {
         return Ok(());
     };
-    if a.target.is_none() {
+    if a.targets.len() > 1 {
+        return Err(
+            "--fleet runs one TARGET path on every host; give one (several hosts, not several targets)"
+                .into(),
+        );
+    }
+    if a.targets.is_empty() {
         return Err(
             "--fleet needs TARGET: the path of the file or device on every host \
                     (fio never creates it there)"
                 .into(),
         );
     }
-    if let Some(t) = &a.target {
+    if let Some(t) = a.targets.first() {
         crate::fio::job::check_fleet_path(t)?;
         crate::fleet::check_writes(&t.display().to_string(), a.workload.read)?;
     }

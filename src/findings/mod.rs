@@ -13,12 +13,17 @@
 //! - `link`: a link trained below its maximum, and bandwidth at the link's ceiling.
 //! - `queue`: the block layer's limits (request size, queue depth, write cache, rotational)
 //!   where the settings cross them.
+//! - `outliers`: the member of a group (a fleet's hosts, a run's disks) well below the
+//!   group's median.
+//! - `shared_limit`: disks that fall short together of what they did alone.
 //! - `collect`: all of them over a finished run, in reading order.
 
 pub mod collect;
 pub mod link;
+pub mod outliers;
 pub mod queue;
 pub mod series;
+pub mod shared_limit;
 pub mod slowdown;
 pub mod steady;
 pub mod thermal;

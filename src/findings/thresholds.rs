@@ -107,6 +107,39 @@ pub const ROTATIONAL_IMPOSSIBLE_NS: f64 = 0.5 * (60.0 / HDD_FASTEST_RPM / 2.0) *
 /// The largest on-drive cache of a spinning disk, bytes; spans up to this are not judged.
 pub const HDD_LARGEST_CACHE_BYTES: u64 = 512 << 20;
 
+// ---------------------------------------------------------------------------------------------
+// Many disks side by side (issue 24). Outliers: a member more than 20% below the group's
+// median. The fleet's rule since issue 17, kept for disks so one rule judges both; 20% is the
+// data excursion PTS allows a device that it still calls steady (see STEADY_MAX_EXCURSION_PCT),
+// so a disk inside its own normal wobble is never named, and half of SLOWDOWN_FRACTION's 40%
+// drop, so a disk running at that lower speed always is. Live, a disk is judged over its last
+// five seconds: PTS's five-round window, in which one stalled second moves the figure by a
+// fifth at most, never past the rule's own share on its own.
+// ---------------------------------------------------------------------------------------------
+
+/// A member this many percent below the median of its group is an outlier (`--outlier-pct`'s
+/// default, for a fleet's hosts and a run's disks alike).
+pub const OUTLIER_BELOW_MEDIAN_PCT: f64 = 20.0;
+/// The live screen judges each disk over this many of its last one-second windows.
+pub const OUTLIER_WINDOW_S: usize = STEADY_ROUNDS;
+
+// ---------------------------------------------------------------------------------------------
+// Alone and together (issue 24's `--each-then-all`). Disks that share nothing add up: all
+// together do what each did alone, summed, up to run-to-run noise. Together below 80% of the
+// sum of alone is more than that noise can explain (the same 20% band PTS calls steady, as
+// for outliers above): something between the disks and the CPU is shared and full — an HBA,
+// a PCIe switch or its uplink, the one disk under several loop devices, or the CPU itself.
+// The CPU is named when it was at least 90% busy over the together phase (the issue's
+// figure): with less than a tenth of it idle, the workers, the sampler and the kernel's block
+// layer wait for it, so it may be what stops the sum growing.
+// ---------------------------------------------------------------------------------------------
+
+/// Together below this share of the sum of alone: the disks share a limit.
+pub const SHARED_LIMIT_FRACTION: f64 = 0.80;
+/// The CPU this busy (all cores, user + system + interrupts, percent) during the together
+/// phase may be the limit.
+pub const CPU_LIMIT_BUSY_PCT: f64 = 90.0;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,6 +43,10 @@ pub struct Keys {
     pub fleet: bool,
     #[serde(deserialize_with = "present")]
     pub hosts: bool,
+    #[serde(deserialize_with = "present")]
+    pub disks: bool,
+    #[serde(deserialize_with = "present")]
+    pub targets: bool,
 }
 
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {

@@ -28,7 +28,7 @@ use results::HostResult;
 pub use crate::model::fleet::{FleetConfig, FleetReport};
 
 /// Default share below the fleet's median IOPS that makes a host an outlier.
-pub const DEFAULT_OUTLIER_PCT: f64 = 20.0;
+pub const DEFAULT_OUTLIER_PCT: f64 = crate::findings::thresholds::OUTLIER_BELOW_MEDIAN_PCT;
 
 /// A fleet writes only to regular files: on a block device (a path under /dev/) it is
 /// read-only, since fio on a remote host cannot be held to diskscope's mount checks.

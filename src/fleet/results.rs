@@ -10,7 +10,7 @@
 //! do not add up across hosts, so the fleet's p99 is said as the worst host's.
 //!
 //! Outliers: hosts whose IOPS is more than `outlier_pct` below the median of the hosts that
-//! finished, flagged by name.
+//! finished, flagged by name (`findings::outliers`, the rule a run's disks share).
 
 pub use crate::model::fleet::{Aggregate, Figures, HostResult, HostState, Interval};
 
@@ -96,34 +96,32 @@ pub fn intervals(entries: &[FioEntry]) -> Vec<Interval> {
 }
 
 /// The median of `v` (0 when empty).
-pub fn median(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        (v[m - 1] + v[m]) / 2.0
-    }
+pub fn median(v: Vec<f64>) -> f64 {
+    crate::findings::series::median(&v)
 }
 
 /// Flags the finished hosts more than `pct` % below the median IOPS of the finished hosts
-/// (with at least two of them); returns the aggregate.
+/// (with at least two of them), by the rule a run's disks are judged by
+/// (`findings::outliers`); returns the aggregate. A host that finished without doing any
+/// I/O has no figure to judge (its row says so).
 pub fn aggregate(hosts: &mut [HostResult], pct: f64) -> Aggregate {
     let done: Vec<Figures> = hosts
         .iter()
         .filter(|h| h.state == HostState::Done)
         .filter_map(|h| h.total)
         .collect();
-    let med = median(done.iter().map(|f| f.iops).collect());
-    if done.len() >= 2 {
-        for h in hosts.iter_mut().filter(|h| h.state == HostState::Done) {
-            let iops = h.total.map_or(0.0, |t| t.iops);
-            h.outlier = iops < med * (1.0 - pct / 100.0);
-        }
+    let figures: Vec<Option<f64>> = hosts
+        .iter()
+        .map(|h| match h.state {
+            HostState::Done => h.total.map(|t| t.iops),
+            HostState::Failed => None,
+        })
+        .collect();
+    let verdict = crate::findings::outliers::judge(&figures, pct);
+    for (h, below) in hosts.iter_mut().zip(&verdict.below_pct) {
+        h.outlier = below.is_some();
     }
+    let med = verdict.median;
     let ops: u64 = done.iter().map(|f| f.ops).sum();
     Aggregate {
         hosts_done: hosts.iter().filter(|h| h.state == HostState::Done).count(),

@@ -1,13 +1,15 @@
 //! The plain data of every result diskscope writes with `--json` and reads back with
 //! `--show` and `--baseline`: what was measured (`config`, with the disk's link, queue
-//! limits and sensor in `disk`), a run, a sweep, a suite's card and a fleet with its hosts,
-//! and why the figures look as they do (`finding`, `why`). The bottom of the results: it
-//! imports only `stats`, `settings` and `units`. `sweep`, `suite` and `fleet` produce it,
-//! `target` fills `disk` and `findings` returns `Finding`s; `render` turns it into text, CSV
-//! and the card; nothing here computes a finding, runs I/O or draws.
+//! limits and sensor in `disk`), a run, a sweep, a suite's card, a fleet with its hosts and a
+//! run on several disks (`disks`), and why the figures look as they do (`finding`, `why`).
+//! The bottom of the results: it imports only `stats`, `settings` and `units`. `sweep`,
+//! `suite`, `fleet` and `disks` produce it, `target` fills `disk` and `findings` returns
+//! `Finding`s; `render` turns it into text, CSV and the card; nothing here computes a
+//! finding, runs I/O or draws.
 
 pub mod config;
 pub mod disk;
+pub mod disks;
 pub mod finding;
 pub mod fleet;
 pub mod run;

@@ -63,6 +63,14 @@ pub enum Baseline {
     /// fio's output of groups run one after another (`stonewall`): a series no diskscope
     /// run is, kept only to be refused in words.
     FioGroups { label: String, groups: usize },
+    /// A run on several targets: each target's total by name, and the aggregate
+    /// (`render::disks_compare`).
+    Disks {
+        label: String,
+        targets: Vec<(String, Figures)>,
+        aggregate: Figures,
+        conditions: Conditions,
+    },
 }
 
 /// One direction of a saved card: the medians of its passes.
@@ -93,7 +101,7 @@ impl CardFigures {
 }
 
 /// What a saved config measured (`conditions`).
-fn saved_conditions(c: &SavedConfig) -> Conditions {
+pub(super) fn saved_conditions(c: &SavedConfig) -> Conditions {
     let s = super::saved::settings(c);
     let mut cond = Conditions::of_settings(
         &s,
@@ -126,6 +134,7 @@ impl Baseline {
                 )
             })?,
             Saved::Run(r) => Baseline::from_run(label, &r),
+            Saved::Disks(v) => super::disks_compare::baseline_of(label, &v),
         })
     }
 
@@ -289,7 +298,8 @@ impl Baseline {
             | Baseline::Sweep { label, .. }
             | Baseline::Fleet { label, .. }
             | Baseline::Suite { label, .. }
-            | Baseline::FioGroups { label, .. } => label,
+            | Baseline::FioGroups { label, .. }
+            | Baseline::Disks { label, .. } => label,
         }
     }
 
@@ -299,7 +309,8 @@ impl Baseline {
             Baseline::Run { conditions, .. }
             | Baseline::Sweep { conditions, .. }
             | Baseline::Fleet { conditions, .. }
-            | Baseline::Suite { conditions, .. } => conditions.clone(),
+            | Baseline::Suite { conditions, .. }
+            | Baseline::Disks { conditions, .. } => conditions.clone(),
             Baseline::FioGroups { .. } => Conditions::default(),
         }
     }
@@ -313,6 +324,9 @@ impl Baseline {
             Baseline::Suite { suite, .. } => format!("suite {suite}'s card"),
             Baseline::FioGroups { groups, .. } => {
                 format!("fio's output of {groups} groups run one after another (stonewall)")
+            }
+            Baseline::Disks { targets, .. } => {
+                format!("a run on {} targets at once", targets.len())
             }
         }
     }

@@ -51,6 +51,9 @@ fn run_figures_line(b: &Baseline, r: &RunReport) -> String {
         Baseline::FioGroups { label, .. } => {
             format!("baseline {label} is fio's output of several groups; compare it with fio")
         }
+        Baseline::Disks { label, .. } => {
+            format!("baseline {label} is a run on several targets; compare it with one")
+        }
     }
 }
 
@@ -124,6 +127,9 @@ pub fn compare_fleet(b: &Baseline, r: &FleetReport) -> String {
         }
         Baseline::FioGroups { label, .. } => {
             format!("baseline {label} is fio's output of several groups; compare it with fio\n")
+        }
+        Baseline::Disks { label, .. } => {
+            format!("baseline {label} is a run on several targets; compare it with one\n")
         }
     }
 }
@@ -272,6 +278,8 @@ pub enum Wants {
     Suite,
     /// A fleet: a fleet host by host, or a run every host is set against.
     Fleet,
+    /// Several targets: a run on several target by target, or a run each is set against.
+    Disks,
 }
 
 impl Wants {
@@ -286,6 +294,7 @@ impl Wants {
             ),
             Wants::Suite => "--suite compares test by test with a suite's card saved with --suite --json FILE".into(),
             Wants::Fleet => "--fleet compares with a fleet's result (--json FILE of --fleet, fio's client/server JSON) or a single run".into(),
+            Wants::Disks => "several targets compare target by target with a run on several targets (--json FILE), or each with a single run or a fleet's median host".into(),
         }
     }
 }
@@ -297,6 +306,9 @@ pub fn fits(b: &Baseline, wants: Wants, path: &Path) -> Result<(), String> {
         (Baseline::Run { .. } | Baseline::Fleet { .. }, Wants::Run | Wants::Fleet) => true,
         (Baseline::Sweep { dimension, .. }, Wants::Sweep(d)) => *dimension == d,
         (Baseline::Suite { .. }, Wants::Suite) => true,
+        (Baseline::Run { .. } | Baseline::Fleet { .. } | Baseline::Disks { .. }, Wants::Disks) => {
+            true
+        }
         _ => false,
     };
     if ok {

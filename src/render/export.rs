@@ -1,6 +1,6 @@
-//! What the TUI's `e` saves: the run, or the sweep or suite when one ran last, as pretty JSON in a new
-//! file named for the time (UTC, computed here: no time zone database is read), never
-//! overwriting an earlier one.
+//! What the TUI's `e` saves: the run, or the sweep or suite when one ran last, or the run on
+//! several targets, as pretty JSON in a new file named for the time (UTC, computed here: no
+//! time zone database is read), never overwriting an earlier one.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -11,13 +11,15 @@ use serde::Serialize;
 
 use crate::model::{RunReport, SweepReport};
 
-/// What `e` saves: the run, or the sweep or suite when one ran last. Serialized exactly as `--json`.
+/// What `e` saves: the run, or the sweep or suite when one ran last, or a run on several
+/// targets. Serialized exactly as `--json`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
 pub enum Export {
     Run(Box<RunReport>),
     Sweep(Box<SweepReport>),
     Suite(Box<crate::suite::SuiteReport>),
+    Disks(Box<crate::model::disks::DisksReport>),
 }
 
 /// `diskscope-YYYYmmdd-HHMMSS.json` for a time (UTC: no time zone database is read).

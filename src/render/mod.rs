@@ -1,7 +1,9 @@
 //! Every output form of a result, each taking the model (`model`): a run as text lines and a
 //! summary (`text`), a sweep's table (`sweep`), CSV (`csv`), the suite's card (`card`), a
 //! baseline and the comparisons with it (`baseline`, `compare`), the fleet's lines and host
-//! table (`fleet`, `hosts`, over the shared row table `table` the TUI draws too), fio's own
+//! table (`fleet`, `hosts`, over the shared row table `table` the TUI draws too), a run on
+//! several targets (`disks`, its baseline comparison `disks_compare`, a saved one
+//! `disks_saved`), fio's own
 //! results (`fio`), a saved result as `--show` prints it (`saved`), what is printed after the
 //! TUI (`final_text`), why the figures look as they do (`why`: the disk, the findings, the
 //! steady state), and the files results are saved in (`save`, `export`, and `state_dir`
@@ -13,6 +15,9 @@ pub mod chart;
 pub mod compare;
 pub mod conditions;
 pub mod csv;
+pub mod disks;
+pub mod disks_compare;
+pub mod disks_saved;
 pub mod export;
 pub mod final_text;
 pub mod fio;

@@ -41,13 +41,15 @@ impl Saved {
     }
 }
 
-/// Writes a run, a sweep or a suite's card (what `e` saves too) to the JSON and CSV files,
-/// if any: the CSV of a run is its intervals, of a sweep its steps, of a card its rows.
+/// Writes a run, a sweep, a suite's card or a run on several targets (what `e` saves too) to
+/// the JSON and CSV files, if any: the CSV of a run is its intervals, of a sweep its steps,
+/// of a card its rows, of several targets each target's seconds and the aggregate's.
 pub fn save_export(files: &ResultFiles, result: &Export) -> Saved {
     save(files, result, || match result {
         Export::Run(r) => csv::intervals(&r.intervals),
         Export::Sweep(s) => csv::steps(&s.steps),
         Export::Suite(c) => csv::suite(c),
+        Export::Disks(r) => super::disks::csv(r),
     })
 }
 

@@ -1,10 +1,12 @@
 //! A result file read back for `--show` and `--baseline`: which kind of result it holds —
-//! fio's own output, or diskscope's run, sweep, suite card or fleet (`--json FILE`) — and
-//! its fields, typed. Only what is shown or compared is read: serde skips every other field
-//! without building it, so memory stays a small multiple of the file (the whole file is held
-//! as text; README, "Reliability") rather than the hundred-odd bytes per byte a generic JSON
-//! tree took. The types are lenient (`fio::raw::Lenient`, `Text`) and every field defaults,
-//! so a file from an older version, before a field existed, still reads.
+//! fio's own output, or diskscope's run, sweep, suite card, fleet or run on several targets
+//! (`--json FILE`) — and its fields, typed. Only what is shown or compared is read: serde
+//! skips every other field without building it, so memory stays a small multiple of the
+//! file (the whole file is held as text; README, "Reliability") rather than the hundred-odd
+//! bytes per byte a generic JSON tree took; a run on several targets is the exception, read
+//! as a tree (its targets' intervals included) by `render::disks_saved`. The types are
+//! lenient (`fio::raw::Lenient`, `Text`) and every field defaults, so a file from an older
+//! version, before a field existed, still reads.
 
 use std::path::Path;
 
@@ -21,6 +23,9 @@ use crate::units::visible;
 #[derive(Debug)]
 pub enum Saved {
     Fio(FioOutput),
+    /// A run on several targets, as a JSON tree: `render::disks_saved` reads it field by
+    /// field.
+    Disks(Box<serde_json::Value>),
     Fleet(Box<FleetReport>),
     Suite(SavedSuite),
     Sweep(SavedSweep),
@@ -187,7 +192,9 @@ pub struct SavedSuite {
 
 /// The kind of diskscope result an object with these keys is, by the keys `--json` writes.
 fn kind_of(k: &Keys) -> Option<&'static str> {
-    if k.fleet && k.hosts {
+    if k.disks && k.targets {
+        Some("several targets")
+    } else if k.fleet && k.hosts {
         Some("fleet")
     } else if k.suite && k.tests {
         Some("suite")
@@ -227,7 +234,7 @@ pub fn read(flag: &str, path: &Path) -> Result<Saved, String> {
             } else if found.objects.is_empty() {
                 "holds no JSON result; give a file saved with --json FILE, or fio's --output-format=json output"
             } else {
-                "not a diskscope or fio result (no total, steps, hosts or fio jobs in it)"
+                "not a diskscope or fio result (no total, steps, hosts, targets or fio jobs in it)"
             }
         ));
     };
@@ -235,6 +242,7 @@ pub fn read(flag: &str, path: &Path) -> Result<Saved, String> {
         |e: String| format!("{flag} {shown}: a {kind} result diskscope cannot read ({e})");
     let span = &object.span;
     let saved = match kind {
+        "several targets" => Saved::Disks(Box::new(scan::parse(&text, span).map_err(unreadable)?)),
         "fleet" => Saved::Fleet(Box::new(scan::parse(&text, span).map_err(unreadable)?)),
         "suite" => Saved::Suite(scan::parse(&text, span).map_err(unreadable)?),
         "sweep" => Saved::Sweep(scan::parse(&text, span).map_err(unreadable)?),

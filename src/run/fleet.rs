@@ -161,7 +161,21 @@ mod tests {
         use Fate::*;
         let json = std::env::temp_dir().join("diskscope-fleet-row.json");
         vec![
-            ("target", Job(vec![], vec!["filename=/srv/disk.img"], false)),
+            (
+                "targets",
+                Job(vec![], vec!["filename=/srv/disk.img"], false),
+            ),
+            (
+                "targets",
+                Refused(vec!["/srv/other.img"], "--fleet runs one TARGET path"),
+            ),
+            (
+                "each_then_all",
+                Refused(
+                    vec!["--each-then-all"],
+                    "--each-then-all compares several targets",
+                ),
+            ),
             ("threads", Job(vec!["-t", "4"], vec!["numjobs=4"], true)),
             (
                 "iodepth",

@@ -71,7 +71,7 @@ pub fn run(config: &Config, mode: &Mode) -> Result<ExitStatus> {
 /// Progress of a scratch-file layout on stderr: one line, updated in place on a terminal
 /// (through `output`: in ASCII where the locale wants it, and no panic when the terminal
 /// hangs up during the layout).
-fn layout_progress() -> impl FnMut(u64, u64) {
+pub(super) fn layout_progress() -> impl FnMut(u64, u64) {
     let tty = std::io::stderr().is_terminal();
     let mut last_step = None;
     move |done: u64, total: u64| {

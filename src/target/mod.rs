@@ -5,7 +5,7 @@
 //! lock and layout mark in scratch_mark), and the physical facts of a disk read at open: what
 //! carries it and its ceiling (link, link_bus, link_reading, ceiling), the block layer's limits
 //! (queue_limits), its temperature sensor (hwmon) and NVMe thermal log (nvme_log), gathered for
-//! a target by facts. Nothing here generates load or runs on the I/O path; the engine does,
+//! a target by facts, and what several targets share on the way to the CPU (parent). Nothing here generates load or runs on the I/O path; the engine does,
 //! through the descriptors `open` hands out.
 
 pub mod access;
@@ -24,6 +24,7 @@ pub(crate) mod loopdev;
 pub mod nvme_log;
 pub mod open;
 pub mod overlap;
+pub mod parent;
 pub mod parse;
 pub(crate) mod prepare;
 pub mod queue_limits;

@@ -27,8 +27,20 @@ pub fn names_device(named: &OsStr, path: &Path) -> bool {
         || matches!((std::fs::canonicalize(named), std::fs::canonicalize(path)), (Ok(a), Ok(b)) if a == b)
 }
 
-/// Checks that the user named the block device at `path` in `named` (`--allow-write=...`);
-/// whether it is in use is checked by `check_not_in_use` when it is opened for writing.
+/// Whether `named` (`--allow-write`'s comma list of names) names `path`: as a whole (a
+/// name with a comma in it), or one of its names.
+pub fn list_names_device(named: &OsStr, path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    names_device(named, path)
+        || named
+            .as_bytes()
+            .split(|b| *b == b',')
+            .any(|n| !n.is_empty() && names_device(OsStr::from_bytes(n), path))
+}
+
+/// Checks that the user named the block device at `path` in `named` (`--allow-write=...`, a
+/// comma list when several devices are written); whether it is in use is checked by
+/// `check_not_in_use` when it is opened for writing.
 pub fn check_device_write(path: &Path, named: &OsStr) -> Result<()> {
     let shown = path.display();
     let quoted = quote_path(path);
@@ -37,7 +49,7 @@ pub fn check_device_write(path: &Path, named: &OsStr) -> Result<()> {
             "{shown}: writing to a block device destroys its data; confirm by naming it: --allow-write={quoted}"
         );
     }
-    if !names_device(named, path) {
+    if !list_names_device(named, path) {
         bail!(
             "{shown}: --allow-write names {}, not this device; use --allow-write={quoted} to write here",
             quote_path(Path::new(named))

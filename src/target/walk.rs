@@ -141,6 +141,42 @@ impl Stack {
         found.into_iter().nth(worst).map(|(text, _)| text)
     }
 
+    /// Where bytes `a_range` of `a` and `b_range` of `b` are the same storage under two
+    /// names: a place both reach — `a` or `b` themselves, or what lies below either (a loop
+    /// device's backing file or device, a partition's disk, an md/dm device's slaves, another
+    /// path to the same disk) — with bytes in common: that place's name ("" when it is `a` or
+    /// `b` itself) and the bytes of it both reach. `None`: they share nothing. Two loop
+    /// devices on disjoint windows of one file stay apart; reads are judged as writes would be.
+    pub fn shared_storage(
+        &self,
+        a: Node,
+        a_range: ByteRange,
+        b: Node,
+        b_range: ByteRange,
+    ) -> Option<(String, ByteRange)> {
+        let reach = |n: Node, r: ByteRange| -> Vec<(Node, ByteRange, String)> {
+            let (places, _) = self.places_below(n, r);
+            let below = places.into_iter().map(|p| (p.node, p.range, p.shown));
+            std::iter::once((n, r, String::new()))
+                .chain(below)
+                .collect()
+        };
+        let from_b = reach(b, b_range);
+        reach(a, a_range)
+            .into_iter()
+            .find_map(|(node, range, shown)| {
+                from_b.iter().find_map(|(other, other_range, other_shown)| {
+                    let both = range.intersect(*other_range).filter(|_| *other == node)?;
+                    let name = if shown.is_empty() {
+                        other_shown
+                    } else {
+                        &shown
+                    };
+                    Some((name.clone(), both))
+                })
+            })
+    }
+
     /// Every place a write of `range` of `target` reaches below it (and beside it: another
     /// path to the same disk), depth first, and the index of a place that is its own ancestor
     /// (a loop of loop devices, which the kernel refuses to build but a fixture or a race may

@@ -10,6 +10,8 @@ pub enum Action {
     None,
     /// Prepare and start on this target (`None`: the scratch file in the current directory).
     Start(Option<PathBuf>),
+    /// Prepare and start on all these targets at once, an engine each.
+    StartMany(Vec<PathBuf>),
     /// Apply these settings to the running engine.
     Apply(Settings),
     Pause(bool),

@@ -1,8 +1,10 @@
 //! Everything the TUI's loop reacts to arrives on one channel as an `Event`: keys and resizes
 //! from the input thread (blocked in crossterm's `read`), the engine's snapshots (sent from
-//! the sampler's own thread through `EventSink`), and the scratch layout's progress.
+//! the sampler's own thread through `EventSink`, or per target through `DiskSink` when
+//! several run), and the scratch layout's progress.
 
 use std::sync::mpsc::Sender;
+use std::time::Instant;
 
 use anyhow::{Result, anyhow};
 use ratatui::crossterm::event::{self as ct, KeyEvent};
@@ -25,6 +27,27 @@ pub enum Event {
     Progress(u64, u64),
     /// The target is ready, or could not be prepared.
     Prepared(Result<Prepared>),
+    /// A snapshot of one target's engine in a run on several (the target's index first),
+    /// and when it was handed over (which puts it on the group's clock).
+    DiskSnapshot(usize, Box<Snapshot>, Instant),
+    /// That target's engine sent its last snapshot.
+    DiskDone(usize),
+    /// Every target of a run on several is ready, or why one could not be.
+    PreparedMany(Result<Vec<Prepared>>),
+}
+
+/// Delivers one target's snapshots in a run on several, stamped with the moment they were
+/// handed over.
+pub struct DiskSink(pub usize, pub Sender<Event>);
+
+impl SnapshotSink for DiskSink {
+    fn send(&mut self, snapshot: Snapshot) -> bool {
+        let e = Event::DiskSnapshot(self.0, Box::new(snapshot), Instant::now());
+        self.1.send(e).is_ok()
+    }
+    fn done(&mut self) {
+        let _ = self.1.send(Event::DiskDone(self.0));
+    }
 }
 
 /// Delivers the engine's snapshots straight into the event channel, from the sampler's

@@ -1,10 +1,12 @@
 //! Keys → `Action`s, per screen: the picker (and its path entry), the write confirmation,
-//! the layout, the run screen with its sweep chart and suite card (`run`), and the overlays.
+//! the layout, the run screen with its sweep chart and suite card (`run`), the disks screen
+//! of several targets (`disks`), and the overlays.
 //! Every screen's keys are a table of `keymap::Binding`s declared here once; the handlers
 //! look keys up in it and the `?` overlay lists it (`help`). Keys change the screen's own
 //! state directly (selection, focus, typed text); what needs the engine or the disk goes out
 //! as an `Action`.
 
+mod disks;
 mod run;
 
 use std::path::PathBuf;
@@ -67,6 +69,7 @@ enum Pick {
     First,
     Last,
     Start,
+    Mark,
     Help,
     Quit,
 }
@@ -83,7 +86,14 @@ const PICKER: &[Binding<Pick, Picker>] = &[
         ],
         "choose",
     ),
-    Binding::always(&[(Key::Code(KeyCode::Enter), Pick::Start)], "start"),
+    Binding::always(
+        &[(Key::Code(KeyCode::Enter), Pick::Start)],
+        "start (on all marked rows)",
+    ),
+    Binding::always(
+        &[(Key::Char(' '), Pick::Mark)],
+        "mark / unmark a row, to run several targets at once",
+    ),
     Binding::always(&[(Key::Char('?'), Pick::Help)], "this help"),
     Binding::always(
         &[
@@ -175,6 +185,7 @@ impl App {
                 None => Action::None,
             },
             Screen::Run(r) => run::run_key(r, key, &mut self.help, &mut self.fio),
+            Screen::Disks(d) => disks::disks_key(d, key, &mut self.help),
         }
     }
 }
@@ -191,9 +202,14 @@ pub fn help(app: &App) -> (Vec<(String, &'static str)>, Vec<String>) {
         Screen::Confirm(_) => rows(CONFIRM),
         Screen::Preparing(_) => rows(PREPARING),
         Screen::Run(r) => run::rows(r.view),
+        Screen::Disks(d) => disks::rows(d),
     };
     here.extend(rows(&GLOBAL[..1]));
-    let mut elsewhere = run::other_views(app.run().map(|r| r.view));
+    let mut elsewhere = match &app.screen {
+        Screen::Disks(d) => vec![disks::other_view(d)],
+        _ => vec![],
+    };
+    elsewhere.extend(run::other_views(app.run().map(|r| r.view)));
     elsewhere.extend([
         format!("picker: {}", one_line(PICKER)),
         format!("write confirm: {}", one_line(CONFIRM)),
@@ -216,6 +232,15 @@ fn picker_key(p: &mut Picker, key: KeyEvent, help: &mut bool) -> Action {
         Some(Pick::Last) => p.selected = last,
         Some(Pick::Help) => *help = true,
         Some(Pick::Quit) => return Action::Quit,
+        Some(Pick::Mark) => p.toggle_mark(),
+        Some(Pick::Start) if !p.marked.is_empty() => {
+            let mut targets = p.marked_targets();
+            return match targets.len() {
+                1 if p.marked == [0] => Action::Start(None),
+                1 => Action::Start(targets.pop()),
+                _ => Action::StartMany(targets),
+            };
+        }
         Some(Pick::Start) => match p.rows.get(p.selected) {
             Some(PickerRow::Scratch { .. }) => return Action::Start(None),
             Some(PickerRow::Device(d)) => {

@@ -39,6 +39,7 @@ use ratatui::backend::{Backend, ClearType};
 
 use crate::cli::Config;
 use crate::exit::ExitStatus;
+use crate::model::disks::DisksReport;
 use crate::render::baseline::Baseline;
 use crate::render::export::Export;
 use crate::render::final_text::final_text;
@@ -80,6 +81,7 @@ pub fn run(config: Config, notice: Option<String>) -> Result<ExitStatus> {
             output::say(&line);
             code
         }
+        Outcome::Disks(report) => finish_disks(&config, baseline.as_ref(), report),
         Outcome::Finished {
             report,
             sweep,
@@ -114,6 +116,29 @@ fn finish(
         (None, Some(sweep)) => Export::Sweep(sweep),
         (None, None) => Export::Run(report),
     };
+    let saved = save_export(&config.files, &result);
+    state_dir::keep_if_lost(true, saved.json, SystemTime::now(), || result);
+    if let Err(e) = saved.into_result() {
+        output::say(&format!("{e:#}"));
+    }
+    status
+}
+
+/// A run on several targets ended: its table and the comparison on the normal screen, the
+/// result saved to `--json FILE` / `--csv FILE`, and kept in the state directory when the
+/// terminal went away and no JSON file holds it — as a single run's is.
+fn finish_disks(
+    config: &Config,
+    baseline: Option<&Baseline>,
+    report: Box<DisksReport>,
+) -> ExitStatus {
+    let mut text = crate::render::disks::summary(&report);
+    if let Some(b) = baseline {
+        text.push_str(&crate::render::disks_compare::compare(b, &report));
+    }
+    output::print(&text);
+    let status = ExitStatus::after_run(report.had_io_errors());
+    let result = Export::Disks(report);
     let saved = save_export(&config.files, &result);
     state_dir::keep_if_lost(true, saved.json, SystemTime::now(), || result);
     if let Err(e) = saved.into_result() {
@@ -162,6 +187,10 @@ where
             return outcome;
         }
         if !woke_by_event && !signalled {
+            continue;
+        }
+        if !session.take_redraw() && !full_redraw && !signalled {
+            // Only snapshots the screen shows once a second came (several targets).
             continue;
         }
         draw(terminal, app, session, full_redraw)?;

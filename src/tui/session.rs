@@ -23,6 +23,7 @@ use crate::stats::Snapshot;
 use crate::suite::SuiteReport;
 use crate::target::prepare::Prepared;
 
+mod disks;
 mod leave;
 mod start;
 
@@ -38,6 +39,8 @@ pub enum Outcome {
         sweep: Option<Box<SweepReport>>,
         suite: Option<Box<SuiteReport>>,
     },
+    /// A run on several targets ended: print its table.
+    Disks(Box<crate::model::disks::DisksReport>),
 }
 
 /// What the loop drives: the config, the prepared target and the engine.
@@ -67,6 +70,11 @@ pub struct Session {
     asked_settings: crate::settings::Settings,
     /// The device whose write confirmation was accepted for the current start.
     confirmed: Option<PathBuf>,
+    /// The engines and clock of a run on several targets.
+    disks: Option<disks::DisksSession>,
+    /// Whether an event since the last frame changed what is drawn: every event but a
+    /// snapshot of a target the disks screen draws only once a second.
+    redraw: bool,
 }
 
 impl Session {
@@ -89,7 +97,14 @@ impl Session {
             preparing: None,
             notice: None,
             outcome: None,
+            disks: None,
+            redraw: true,
         }
+    }
+
+    /// Whether to draw a frame for the events handled since the last call.
+    pub fn take_redraw(&mut self) -> bool {
+        std::mem::take(&mut self.redraw)
     }
 
     /// Shows `notice` on the first screen: the picker's line, or the run screen's status
@@ -102,10 +117,14 @@ impl Session {
     }
 
     fn act(&mut self, app: &mut App, action: Action) {
+        if self.disks_act(app, &action) {
+            return;
+        }
         match action {
             Action::None | Action::Suspend => {}
             Action::Quit => self.quit(app, None),
             Action::Start(target) => self.start(app, target),
+            Action::StartMany(targets) => self.start_many(app, targets),
             Action::Apply(settings) => {
                 if let Some(engine) = &mut self.engine {
                     let result = engine.apply(settings);
@@ -155,6 +174,7 @@ impl Session {
                     Export::Sweep(_) => "sweep",
                     Export::Suite(_) if so_far => "card so far",
                     Export::Suite(_) => "card",
+                    Export::Disks(_) => "run on several targets",
                 };
                 let shown = crate::target::shell::quote_path(&path);
                 run.notice = Some(format!("saved the {what} to {shown}"));
@@ -197,6 +217,9 @@ impl Session {
         suspend: &mut dyn FnMut() -> Result<()>,
     ) -> Result<bool> {
         let mut full_redraw = false;
+        if !matches!(event, Event::DiskSnapshot(..)) {
+            self.redraw = true;
+        }
         match event {
             Event::Key(k) => match app.on_key(k) {
                 Action::Quit => self.quit(app, Some(leave::key_name(&k))),
@@ -209,9 +232,13 @@ impl Session {
                         e.set_paused(true);
                         e.settle(Duration::from_millis(500));
                     }
+                    let resume_disks = self.disks_suspend(app, true);
                     let result = suspend();
                     if let Some(e) = self.engine.as_mut().filter(|_| resume) {
                         e.set_paused(false);
+                    }
+                    if resume_disks {
+                        self.disks_suspend(app, false);
                     }
                     result?;
                     full_redraw = true;
@@ -229,6 +256,11 @@ impl Session {
                 }
             }
             Event::Prepared(result) => self.prepared(app, result),
+            Event::DiskSnapshot(i, s, at) => {
+                self.redraw |= self.disk_snapshot(app, i, *s, at);
+            }
+            Event::DiskDone(i) => self.disk_done(app, i),
+            Event::PreparedMany(result) => self.prepared_many(app, result),
         }
         Ok(full_redraw)
     }

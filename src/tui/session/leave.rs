@@ -75,6 +75,9 @@ impl Session {
                     engine.request_stop();
                 }
             }
+            Screen::Disks(_) => {
+                self.disks_act(app, &super::Action::Quit);
+            }
         }
     }
 
@@ -129,6 +132,21 @@ impl Session {
             }
             _ => format!("{cause} while opening {shown}; nothing was run"),
         };
+        self.leave(status, line);
+    }
+
+    /// Leaves after the preparing thread of several targets stopped because of a quit: each
+    /// target's partial scratch file was removed by its layout (`disks::prepare`).
+    pub(super) fn leave_many(&mut self, n: usize) {
+        let (status, cause) = self.cause();
+        let cause = if self.quit_key.is_some() {
+            "cancelled".to_string()
+        } else {
+            cause
+        };
+        let line = format!(
+            "{cause} while preparing {n} targets; any partial scratch file was removed; nothing was run"
+        );
         self.leave(status, line);
     }
 

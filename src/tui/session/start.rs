@@ -23,8 +23,22 @@ use crate::units::format_bytes;
 use crate::why::Live;
 
 impl Session {
-    /// The picker when no target was given; else starts preparing the target.
+    /// The picker when no target was given; else starts preparing the target (or all of
+    /// them, when several were given).
     pub fn first_screen(&mut self, color: bool) -> App {
+        if self.config.targets.len() > 1 {
+            let mut app = App::new(
+                Screen::Preparing(Preparing {
+                    label: String::new(),
+                    done: 0,
+                    total: 0,
+                }),
+                color,
+            );
+            let targets = self.config.targets.clone();
+            self.start_many(&mut app, targets);
+            return app;
+        }
         if self.config.target.is_some() {
             let mut app = App::new(
                 Screen::Preparing(Preparing {
@@ -153,7 +167,7 @@ impl Session {
     /// A target could not be used: back to the picker with the reason, or out. A device
     /// refused after its write confirmation (mounted, in use) goes back to the confirmation
     /// with the reason when there is no picker, so Esc can still run it read-only.
-    fn fail(&mut self, app: &mut App, error: anyhow::Error) {
+    pub(super) fn fail(&mut self, app: &mut App, error: anyhow::Error) {
         if let Some(device) = self.confirmed.take()
             && self.picker.is_none()
             && !self.cancelled

@@ -1,9 +1,10 @@
 //! The TUI's state, with no drawing and no I/O: `App` holds the screen showing (one file per
-//! screen: picker, confirm, run, sweep, suite) and the overlays. Keys turn into `Action`s in `keys`;
+//! screen: picker, confirm, run, sweep, suite, disks) and the overlays. Keys turn into `Action`s in `keys`;
 //! because nothing here touches a clock, a terminal or the target, every key can be tested by
 //! feeding events in and looking at the state that comes out.
 
 pub mod confirm;
+pub mod disks;
 pub mod fleet;
 pub mod picker;
 pub mod run;
@@ -13,6 +14,7 @@ pub mod sweep;
 pub mod why;
 
 pub use confirm::Confirm;
+pub use disks::Disks;
 pub use picker::{Picker, PickerRow, Preparing};
 pub use run::{AppRates, KernelView, Run};
 pub use series::{Series, SweepState};
@@ -31,6 +33,8 @@ pub enum Screen {
     Confirm(Confirm),
     Preparing(Preparing),
     Run(Box<Run>),
+    /// Several targets at once: a row per target, the aggregate on top.
+    Disks(Box<Disks>),
 }
 
 /// The fio equivalent of the current settings, shown over the run screen.

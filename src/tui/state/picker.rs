@@ -1,5 +1,8 @@
 //! The setup screens' state: the target picker (the scratch file, the discovered devices, a
-//! typed path) and the progress of the scratch file's layout.
+//! typed path; rows marked to run several at once) and the progress of the scratch file's
+//! layout.
+
+use std::path::PathBuf;
 
 use crate::target::discover::DeviceInfo;
 
@@ -25,6 +28,8 @@ pub struct Picker {
     pub message: Option<String>,
     /// A notice that is no problem (a result kept when the last run lost its terminal).
     pub notice: Option<String>,
+    /// Rows marked with space, in order: Enter starts on all of them at once.
+    pub marked: Vec<usize>,
 }
 
 impl Picker {
@@ -41,7 +46,51 @@ impl Picker {
             input: None,
             message: None,
             notice: None,
+            marked: Vec::new(),
         }
+    }
+
+    /// Marks the selected row, or unmarks it; "enter a path…" cannot be marked, nor a device
+    /// that cannot be opened (the message says why).
+    pub fn toggle_mark(&mut self) {
+        let i = self.selected;
+        match self.rows.get(i) {
+            Some(PickerRow::EnterPath) | None => {
+                self.message =
+                    Some("type a path to run it alone; marks are for the rows above".into());
+                return;
+            }
+            Some(PickerRow::Device(d)) => {
+                if let crate::target::discover::Access::Denied(why) = &d.access {
+                    self.message = Some(format!("{}: cannot open it ({why}); try as root", d.path));
+                    return;
+                }
+            }
+            Some(PickerRow::Scratch { .. }) => {}
+        }
+        match self.marked.iter().position(|&m| m == i) {
+            Some(p) => {
+                self.marked.remove(p);
+            }
+            None => {
+                self.marked.push(i);
+                self.marked.sort_unstable();
+            }
+        }
+        self.message = None;
+    }
+
+    /// The marked rows' targets, in the order shown (the scratch file row is the current
+    /// directory, where its scratch file goes).
+    pub fn marked_targets(&self) -> Vec<PathBuf> {
+        self.marked
+            .iter()
+            .filter_map(|&i| match self.rows.get(i)? {
+                PickerRow::Scratch { .. } => Some(PathBuf::from(".")),
+                PickerRow::Device(d) => Some(PathBuf::from(&d.path)),
+                PickerRow::EnterPath => None,
+            })
+            .collect()
     }
 }
 

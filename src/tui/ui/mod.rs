@@ -7,11 +7,15 @@
 //! a message line. Smaller terminals drop panes (first the side panes, then the graphs) and a
 //! terminal of one cell still draws without panicking.
 //!
+//! The disks screen (several targets) draws a row per target under the aggregate, or the
+//! opened target's run screen.
+//!
 //! The sweep view replaces the panes with the sweep's chart, the iops(1)-style table and the
 //! saturation sentence; the suite view puts the card above the live graphs; the write
 //! confirmation, the help and the fio job are drawn over whatever is underneath. Where the
 //! locale is not UTF-8, the finished screen is turned into ASCII cell by cell.
 
+mod disks;
 mod fleet;
 mod overlays;
 mod panes;
@@ -42,6 +46,7 @@ impl Widget for &App {
                 suite::draw_suite(r, self.baseline.as_ref(), theme, area, buf)
             }
             Screen::Run(r) => run::draw_run(r, self.baseline.as_ref(), theme, area, buf),
+            Screen::Disks(d) => disks::draw_disks(d, theme, area, buf),
         }
         overlays::draw_overlay(self, theme, area, buf);
         if self.ascii {

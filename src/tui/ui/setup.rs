@@ -62,6 +62,16 @@ pub(super) fn draw_picker(p: &Picker, theme: Theme, area: Rect, buf: &mut Buffer
     PickerTable { picker: p, theme }.render(body, buf);
     if let Some(m) = &p.message {
         Line::styled(m.as_str(), theme.error()).render(message, buf);
+    } else if !p.marked.is_empty() {
+        let n = p.marked.len();
+        Line::styled(
+            format!(
+                "{n} marked: Enter starts on {} · space unmarks",
+                if n == 1 { "it" } else { "all of them at once" }
+            ),
+            theme.accent(),
+        )
+        .render(message, buf);
     } else if let Some(n) = &p.notice {
         Line::styled(n.as_str(), theme.accent()).render(message, buf);
     } else {

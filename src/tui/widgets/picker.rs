@@ -1,7 +1,7 @@
 //! The target picker: the scratch file first, then every block device with its size, block
 //! sizes, link (bus, trained speed and the most it could do), whether it is mounted and its
 //! model, then a row to type a path. Devices the user cannot open are dimmed with the reason,
-//! so the choice is made before anything fails. Columns are as wide as their widest cell.
+//! so the choice is made before anything fails. A row marked to run with others has a ✓. Columns are as wide as their widest cell.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -119,7 +119,8 @@ impl Widget for PickerTable<'_> {
             if selected {
                 style = style.patch(self.theme.selected());
             }
-            let line = format!("{}{text}", if selected { "▶ " } else { "  " });
+            let mark = if p.marked.contains(&i) { "✓" } else { " " };
+            let line = format!("{}{mark}{text}", if selected { "▶" } else { " " });
             let padded = format!("{line:<w$}");
             buf.set_stringn(area.x, y, &padded, w, style);
         }

@@ -1,0 +1,388 @@
+//! A run on several targets as text and CSV: the header, a line a second (the aggregate and
+//! each target's IOPS), and the summary — the per-target table (defined here once, on the
+//! `table::Table` the fleet's hosts use, with the same outlier note; the TUI draws its live
+//! rows from `live_table`), the aggregate, the outliers, and with `--each-then-all` the
+//! alone/together table and what it shows. CSV rows carry a `target` column, `all` for the
+//! aggregate's. Nothing here measures or reads a clock.
+
+use std::fmt::Write;
+
+use super::hosts::BelowMedianPct;
+use super::table::{Align, Column, Row, Table, Tone};
+use super::text::{describe_settings, not_ops};
+use crate::model::disks::{DisksConfig, DisksReport, TargetRun};
+use crate::stats::IntervalFigures;
+use crate::units::{format_bytes, format_count_rate, format_latency_ns, format_seconds};
+
+const fn col(header: &'static str, align: Align) -> Column {
+    Column { header, align }
+}
+
+/// The final table's columns: cumulative over each target's run.
+pub const COLUMNS: &[Column] = &[
+    col("target", Align::Left),
+    col("IOPS", Align::Right),
+    col("MiB/s", Align::Right),
+    col("mean lat", Align::Right),
+    col("p99 lat", Align::Right),
+    col("ops", Align::Right),
+    col("kernel", Align::Right),
+    col("link", Align::Left),
+    col("model", Align::Left),
+];
+
+/// The live table's columns: the last second of each target.
+pub const LIVE_COLUMNS: &[Column] = &[
+    col("target", Align::Left),
+    col("IOPS now", Align::Right),
+    col("MB/s", Align::Right),
+    col("p99", Align::Right),
+    col("%util", Align::Right),
+    col("link", Align::Left),
+    col("model", Align::Left),
+];
+
+/// One target as the live screen shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LiveRow {
+    pub name: String,
+    pub model: Option<String>,
+    pub link: Option<String>,
+    /// Its last second: `None` before the first.
+    pub now: Option<IntervalFigures>,
+    /// The kernel's %util of its device over the same second.
+    pub util_pct: Option<f64>,
+    /// Set when it is an outlier now: how far below the median, percent.
+    pub below_median_pct: Option<f64>,
+}
+
+/// The live rows, in the order given.
+pub fn live_table(rows: &[LiveRow]) -> Table<BelowMedianPct> {
+    Table {
+        columns: LIVE_COLUMNS,
+        rows: rows.iter().map(live_row).collect(),
+    }
+}
+
+fn live_row(r: &LiveRow) -> Row<BelowMedianPct> {
+    let dash = || "-".to_string();
+    let (iops, mb, p99) = match &r.now {
+        Some(f) => (
+            format_count_rate(f.iops),
+            format!("{:.1}", f.bw_bytes_per_s / 1e6),
+            format_latency_ns(f.latency_ns.p99 as f64),
+        ),
+        None => (dash(), dash(), dash()),
+    };
+    Row {
+        cells: vec![
+            r.name.clone(),
+            iops,
+            mb,
+            p99,
+            r.util_pct.map_or_else(dash, |u| format!("{u:.0}")),
+            r.link.clone().unwrap_or_else(dash),
+            r.model.clone().unwrap_or_default(),
+        ],
+        message: None,
+        note: r.below_median_pct.map(BelowMedianPct),
+        tone: if r.below_median_pct.is_some() {
+            Tone::Warn
+        } else {
+            Tone::Plain
+        },
+    }
+}
+
+/// What a final row shows of a target: from a report (`of`) or a saved file
+/// (`disks_saved`), so both print the one table.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Totals {
+    pub name: String,
+    pub iops: f64,
+    pub bw_bytes_per_s: f64,
+    pub mean_ns: f64,
+    pub p99_ns: f64,
+    pub ops: u64,
+    /// The kernel's count of a device target; a file's device in brackets (that count is
+    /// not the file's alone); `-` when unknown.
+    pub kernel: String,
+    pub link: Option<String>,
+    pub model: Option<String>,
+    pub below_median_pct: Option<f64>,
+}
+
+impl Totals {
+    pub fn of(t: &TargetRun) -> Totals {
+        let total = &t.run.total;
+        Totals {
+            name: t.name.clone(),
+            iops: total.iops,
+            bw_bytes_per_s: total.bw_bytes_per_s,
+            mean_ns: total.latency_ns.mean,
+            p99_ns: total.latency_ns.p99 as f64,
+            ops: total.counts.ops,
+            kernel: kernel_cell(&t.name, t.device.as_deref(), t.kernel.map(|k| k.ios())),
+            link: t.link.clone(),
+            model: t.model.clone(),
+            below_median_pct: t.below_median_pct,
+        }
+    }
+}
+
+/// The kernel column's cell (see `Totals::kernel`).
+pub fn kernel_cell(name: &str, device: Option<&str>, ios: Option<u64>) -> String {
+    match (device, ios) {
+        (Some(d), Some(k)) if d == name => k.to_string(),
+        (Some(d), _) => format!("({d})"),
+        (None, _) => "-".into(),
+    }
+}
+
+/// One row per target, in the order given: its totals, the kernel's count of it (completed
+/// and merged), its link and model; an outlier flagged with how far below.
+pub fn target_table(targets: &[Totals]) -> Table<BelowMedianPct> {
+    Table {
+        columns: COLUMNS,
+        rows: targets.iter().map(target_row).collect(),
+    }
+}
+
+fn target_row(t: &Totals) -> Row<BelowMedianPct> {
+    Row {
+        cells: vec![
+            t.name.clone(),
+            format!("{:.0}", t.iops),
+            format!("{:.1}", t.bw_bytes_per_s / (1 << 20) as f64),
+            format_latency_ns(t.mean_ns),
+            format_latency_ns(t.p99_ns),
+            t.ops.to_string(),
+            t.kernel.clone(),
+            t.link.clone().unwrap_or_else(|| "-".into()),
+            t.model.clone().unwrap_or_default(),
+        ],
+        message: (t.ops == 0).then(|| "did no I/O".to_string()),
+        note: t.below_median_pct.map(BelowMedianPct),
+        tone: if t.below_median_pct.is_some() {
+            Tone::Warn
+        } else {
+            Tone::Plain
+        },
+    }
+}
+
+/// "3 targets: loop1 loop2 loop3; 4k random read, QD32 T4 on each (io_uring, O_DIRECT), 10 s".
+pub fn header(c: &DisksConfig, names: &[String]) -> String {
+    format!(
+        "{} targets: {}; {} on each ({}, {}), {}{}",
+        names.len(),
+        names.join(" "),
+        describe_settings(&c.settings),
+        c.ioengine.name(),
+        if c.direct { "O_DIRECT" } else { "buffered" },
+        c.duration_s.map_or("until stopped".into(), format_seconds),
+        if c.each_then_all {
+            " each alone, then all together"
+        } else {
+            ""
+        }
+    )
+}
+
+/// The line of one second: the aggregate, then each target's IOPS (`-` where it had no
+/// snapshot in that second).
+pub fn second_line(
+    names: &[String],
+    rows: &[Option<IntervalFigures>],
+    all: &IntervalFigures,
+) -> String {
+    let each: Vec<String> = names
+        .iter()
+        .zip(rows)
+        .map(|(n, r)| match r {
+            Some(r) => format!("{n} {}", format_count_rate(r.iops)),
+            None => format!("{n} -"),
+        })
+        .collect();
+    format!(
+        "{:>7.1}s  all {:>8} IOPS {:>10}/s p99 {:>9}{} │ {}",
+        all.t_s,
+        format_count_rate(all.iops),
+        format_bytes(all.bw_bytes_per_s as u64),
+        format_latency_ns(all.latency_ns.p99 as f64),
+        not_ops(&all.counts, all.elapsed_s),
+        each.join("  ")
+    )
+}
+
+/// The per-target table, indented, an outlier's row saying how far below the median it is.
+pub fn table_lines(targets: &[Totals]) -> String {
+    let t = target_table(targets);
+    let mut widths = vec![t.first_width(6), 9, 9, 9, 9, 11, 11];
+    for i in [7, 8] {
+        let longest = t
+            .rows
+            .iter()
+            .filter_map(|r| r.cells.get(i))
+            .map(|c| c.chars().count());
+        widths.push(longest.max().unwrap_or(0).max(COLUMNS[i].header.len()));
+    }
+    let mut out = format!("  {}\n", t.header(&widths).trim_end());
+    for row in &t.rows {
+        let note = row.note.map_or(String::new(), |BelowMedianPct(p)| {
+            format!("  << outlier: {p:.0}% below the median")
+        });
+        let _ = writeln!(out, "  {}{note}", t.row(row, &widths).trim_end());
+    }
+    out
+}
+
+/// The summary after a run: the table, the aggregate, the outliers, and with
+/// `--each-then-all` the alone/together table; the findings last.
+pub fn summary(r: &DisksReport) -> String {
+    let mut out = String::new();
+    if let Some(sig) = &r.interrupted_by {
+        let _ = writeln!(out, "(stopped early by {sig})");
+    }
+    if let Some(alone) = &r.alone {
+        out.push_str(&alone_together(r, alone));
+    }
+    if !r.targets.is_empty() {
+        let what = if r.alone.is_some() {
+            "all together"
+        } else {
+            "each target"
+        };
+        let _ = writeln!(out, "{what} (cumulative over its run):");
+        let totals: Vec<Totals> = r.targets.iter().map(Totals::of).collect();
+        out.push_str(&table_lines(&totals));
+        let _ = writeln!(out, "{}", aggregate_line(r));
+        let _ = writeln!(out, "{}", outliers_line(r));
+    }
+    for f in &r.findings {
+        let _ = writeln!(out, "  {}", f.text);
+    }
+    out
+}
+
+/// "all 3: 312,000 IOPS, 1.2 GiB/s (each target's rate added), 3.1M ops; latency of every
+/// I/O (merged): mean 410 µs, p99 1.20 ms; CPU 64% busy".
+pub fn aggregate_line(r: &DisksReport) -> String {
+    let a = &r.aggregate;
+    format!(
+        "all {}: {:.0} IOPS, {}/s (each target's rate added), {} ops, {}; latency of every I/O \
+         (histograms merged): mean {}, p50 {}, p99 {}{}",
+        a.targets,
+        a.iops,
+        format_bytes(a.bw_bytes_per_s as u64),
+        a.counts.ops,
+        format_bytes(a.counts.bytes),
+        format_latency_ns(a.latency_ns.mean),
+        format_latency_ns(a.latency_ns.p50 as f64),
+        format_latency_ns(a.latency_ns.p99 as f64),
+        a.cpu_busy_pct
+            .map(|b| format!("; CPU {b:.0}% busy"))
+            .unwrap_or_default()
+    )
+}
+
+/// "outliers (more than 20% below the median 9951 IOPS): loop3".
+pub fn outliers_line(r: &DisksReport) -> String {
+    format!(
+        "outliers (more than {:.0}% below the median {:.0} IOPS): {}",
+        r.disks.outlier_pct,
+        r.aggregate.median_iops,
+        if r.outliers.is_empty() {
+            "none".into()
+        } else {
+            r.outliers.join(", ")
+        }
+    )
+}
+
+/// Each target alone beside all together, and the sums.
+fn alone_together(r: &DisksReport, alone: &[crate::model::disks::AloneRun]) -> String {
+    let mut out = String::from("alone, then all together (cumulative over each phase):\n");
+    let w = alone
+        .iter()
+        .map(|a| a.target.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(12);
+    let _ = writeln!(
+        out,
+        "  {:<w$} {:>10} {:>10} {:>13} {:>13} {:>9}",
+        "target", "alone IOPS", "alone MB/s", "together IOPS", "together MB/s", "CPU alone"
+    );
+    let mb = |b: f64| format!("{:.1}", b / 1e6);
+    for a in alone {
+        let t = r.targets.iter().find(|t| t.name == a.target.name);
+        let total = &a.target.run.total;
+        let _ = writeln!(
+            out,
+            "  {:<w$} {:>10.0} {:>10} {:>13} {:>13} {:>9}",
+            a.target.name,
+            total.iops,
+            mb(total.bw_bytes_per_s),
+            t.map_or("-".into(), |t| format!("{:.0}", t.run.total.iops)),
+            t.map_or("-".into(), |t| mb(t.run.total.bw_bytes_per_s)),
+            a.cpu_busy_pct.map_or("-".into(), |b| format!("{b:.0}%")),
+        );
+    }
+    let sum_iops: f64 = alone.iter().map(|a| a.target.run.total.iops).sum();
+    let sum_bw: f64 = alone
+        .iter()
+        .map(|a| a.target.run.total.bw_bytes_per_s)
+        .sum();
+    let together = (!r.targets.is_empty()).then_some(&r.aggregate);
+    let _ = writeln!(
+        out,
+        "  {:<w$} {:>10.0} {:>10} {:>13} {:>13} {:>9}",
+        "sum / all",
+        sum_iops,
+        mb(sum_bw),
+        together.map_or("-".into(), |a| format!("{:.0}", a.iops)),
+        together.map_or("-".into(), |a| mb(a.bw_bytes_per_s)),
+        together
+            .and_then(|a| a.cpu_busy_pct)
+            .map_or("-".into(), |b| format!("{b:.0}%")),
+    );
+    out
+}
+
+/// The CSV of a run on several targets: a `target` column before a run's columns, every
+/// target's seconds in order, then the aggregate's as `all`.
+pub fn csv(r: &DisksReport) -> String {
+    let mut out = csv_header() + "\n";
+    for t in &r.targets {
+        for row in &t.run.intervals {
+            out.push_str(&csv_row(&t.name, row));
+            out.push('\n');
+        }
+    }
+    for row in &r.aggregate.intervals {
+        out.push_str(&csv_row("all", row));
+        out.push('\n');
+    }
+    out
+}
+
+/// `target,` and a run's CSV header.
+pub fn csv_header() -> String {
+    format!("target,{}", super::csv::header())
+}
+
+/// One CSV row of `target` (quoted as CSV quotes), no newline.
+pub fn csv_row(target: &str, r: &IntervalFigures) -> String {
+    let mut w = ::csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::new());
+    let _ = w.write_record([target]);
+    let bytes = w.into_inner().unwrap_or_default();
+    let field = String::from_utf8_lossy(&bytes);
+    format!("{},{}", field.trim_end_matches('\n'), super::csv::row(r))
+}
+
+#[cfg(test)]
+#[path = "disks_tests.rs"]
+pub(crate) mod tests;

@@ -1,0 +1,142 @@
+//! A run on several targets against a saved result (`--baseline`): a saved multi-target run
+//! target by target (matched by name, as tables name them) and in all; any other saved
+//! result through `baseline::Baseline`, each target against the figures a single run is
+//! compared with (a run's total, a fleet's median host).
+
+use std::fmt::Write;
+
+use serde_json::Value;
+
+use super::baseline::{Baseline, Figures, change, saved_conditions};
+use super::saved_doc::SavedConfig;
+use crate::model::disks::DisksReport;
+use crate::units::format_latency_ns;
+
+fn figures(v: &Value) -> Option<Figures> {
+    Some(Figures {
+        iops: v["iops"].as_f64()?,
+        bw_bytes_per_s: v["bw_bytes_per_s"].as_f64()?,
+        p50_ns: v["latency_ns"]["p50"].as_f64()?,
+        p99_ns: v["latency_ns"]["p99"].as_f64()?,
+    })
+}
+
+/// A saved run on several targets (`--json FILE`) as a baseline: each target's totals by
+/// name, the aggregate, and what the first target ran (all ran the same settings; the
+/// target is left out, as the targets differ). Fields it lacks read as zero.
+pub(super) fn baseline_of(label: String, v: &Value) -> Baseline {
+    let zero = Figures {
+        iops: 0.0,
+        bw_bytes_per_s: 0.0,
+        p50_ns: 0.0,
+        p99_ns: 0.0,
+    };
+    let targets = v["targets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| Some((t["name"].as_str()?.to_string(), figures(&t["total"])?)))
+        .collect();
+    let config: SavedConfig =
+        serde_json::from_value(v["targets"][0]["config"].clone()).unwrap_or_default();
+    let mut conditions = saved_conditions(&config);
+    conditions.target = None;
+    Baseline::Disks {
+        label,
+        targets,
+        aggregate: figures(&v["aggregate"]).unwrap_or(zero),
+        conditions,
+    }
+}
+
+/// "IOPS 1100 vs 1000 (+10%), p99 180 µs vs 200 µs (-10%)".
+fn versus(now: &Figures, then: &Figures) -> String {
+    format!(
+        "IOPS {:.0} vs {:.0} ({}), p99 {} vs {} ({})",
+        now.iops,
+        then.iops,
+        change(now.iops, then.iops),
+        format_latency_ns(now.p99_ns),
+        format_latency_ns(then.p99_ns),
+        change(now.p99_ns, then.p99_ns)
+    )
+}
+
+/// The lines comparing `r` with `b`: a line per target, then all of them.
+pub fn compare(b: &Baseline, r: &DisksReport) -> String {
+    let now: Vec<(&str, Figures)> = r
+        .targets
+        .iter()
+        .map(|t| {
+            let total = &t.run.total;
+            let f = Figures {
+                iops: total.iops,
+                bw_bytes_per_s: total.bw_bytes_per_s,
+                p50_ns: total.latency_ns.p50 as f64,
+                p99_ns: total.latency_ns.p99 as f64,
+            };
+            (t.name.as_str(), f)
+        })
+        .collect();
+    let width = now
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(3)
+        .max(3);
+    let mut out = String::new();
+    match b {
+        Baseline::Disks {
+            label,
+            targets,
+            aggregate,
+            ..
+        } => {
+            let _ = writeln!(out, "vs baseline {label}, target by target:");
+            for (name, f) in &now {
+                let line = match targets.iter().find(|(n, _)| n == name) {
+                    Some((_, then)) => versus(f, then),
+                    None => "not in the baseline".into(),
+                };
+                let _ = writeln!(out, "  {name:<width$} {line}");
+            }
+            let a = &r.aggregate;
+            let all = Figures {
+                iops: a.iops,
+                bw_bytes_per_s: a.bw_bytes_per_s,
+                p50_ns: a.latency_ns.p50 as f64,
+                p99_ns: a.latency_ns.p99 as f64,
+            };
+            let _ = writeln!(out, "  {:<width$} {}", "all", versus(&all, aggregate));
+            let missing: Vec<&str> = targets
+                .iter()
+                .filter(|(n, _)| !now.iter().any(|(m, _)| m == n))
+                .map(|(n, _)| n.as_str())
+                .collect();
+            if !missing.is_empty() {
+                let _ = writeln!(out, "  not run now: {}", missing.join(", "));
+            }
+        }
+        baseline => match baseline.run_figures() {
+            Some(then) => {
+                let label = baseline.label();
+                let whose = match baseline {
+                    Baseline::Fleet { .. } => "its median host",
+                    _ => "its total",
+                };
+                let _ = writeln!(out, "vs baseline {label} ({whose}), each target:");
+                for (name, f) in &now {
+                    let _ = writeln!(out, "  {name:<width$} {}", versus(f, &then));
+                }
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "baseline {} is not a run; compare a run on several targets with a run or another such run",
+                    baseline.label()
+                );
+            }
+        },
+    }
+    out
+}

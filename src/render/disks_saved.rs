@@ -1,0 +1,142 @@
+//! A saved run on several targets (`--json FILE`) as `--show` prints it: read field by field
+//! (so files from older versions show what they have), then the same per-target table, the
+//! aggregate, the outliers and the findings the run printed.
+
+use std::fmt::Write;
+
+use serde_json::Value;
+
+use super::disks::{Totals, kernel_cell, table_lines};
+use super::text::describe_settings;
+use crate::settings::Settings;
+use crate::units::{format_bytes, format_latency_ns, format_seconds};
+
+fn f64_at(v: &Value, path: &[&str]) -> f64 {
+    path.iter().fold(v, |v, k| &v[*k]).as_f64().unwrap_or(0.0)
+}
+
+fn text_at(v: &Value, key: &str) -> Option<String> {
+    v[key].as_str().map(str::to_string)
+}
+
+/// One target of a saved run.
+fn totals(t: &Value) -> Totals {
+    let name = text_at(t, "name").unwrap_or_else(|| "?".into());
+    let k = &t["kernel"];
+    let ios = k.is_object().then(|| {
+        [
+            "reads_completed",
+            "reads_merged",
+            "writes_completed",
+            "writes_merged",
+        ]
+        .iter()
+        .map(|f| k[*f].as_u64().unwrap_or(0))
+        .sum()
+    });
+    Totals {
+        kernel: kernel_cell(&name, t["device"].as_str(), ios),
+        name,
+        iops: f64_at(t, &["total", "iops"]),
+        bw_bytes_per_s: f64_at(t, &["total", "bw_bytes_per_s"]),
+        mean_ns: f64_at(t, &["total", "latency_ns", "mean"]),
+        p99_ns: f64_at(t, &["total", "latency_ns", "p99"]),
+        ops: t["total"]["ops"].as_u64().unwrap_or(0),
+        link: text_at(t, "link"),
+        model: text_at(t, "model"),
+        below_median_pct: t["below_median_pct"].as_f64(),
+    }
+}
+
+/// The text of a saved run on several targets.
+pub fn saved(v: &Value) -> String {
+    let mut out = String::new();
+    let d = &v["disks"];
+    let names: Vec<&str> = d["targets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let settings = serde_json::from_value::<Settings>(d.clone())
+        .map_or_else(|_| "settings not saved".into(), |s| describe_settings(&s));
+    let _ = writeln!(
+        out,
+        "{} targets: {}; {settings} on each, {}",
+        names.len(),
+        names.join(" "),
+        format_seconds(f64_at(d, &["duration_s"])),
+    );
+    let targets: Vec<Totals> = v["targets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(totals)
+        .collect();
+    let _ = writeln!(out, "each target (cumulative over its run):");
+    out.push_str(&table_lines(&targets));
+    let a = &v["aggregate"];
+    let _ = writeln!(
+        out,
+        "all {}: {:.0} IOPS, {}/s (each target's rate added), {} ops; latency of every I/O \
+         (histograms merged): mean {}, p99 {}",
+        a["targets"].as_u64().unwrap_or(targets.len() as u64),
+        f64_at(a, &["iops"]),
+        format_bytes(f64_at(a, &["bw_bytes_per_s"]) as u64),
+        a["ops"].as_u64().unwrap_or(0),
+        format_latency_ns(f64_at(a, &["latency_ns", "mean"])),
+        format_latency_ns(f64_at(a, &["latency_ns", "p99"])),
+    );
+    let outliers: Vec<&str> = v["outliers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let _ = writeln!(
+        out,
+        "outliers (more than {:.0}% below the median {:.0} IOPS): {}",
+        f64_at(d, &["outlier_pct"]),
+        f64_at(a, &["median_iops"]),
+        if outliers.is_empty() {
+            "none".into()
+        } else {
+            outliers.join(", ")
+        }
+    );
+    for f in v["findings"].as_array().into_iter().flatten() {
+        if let Some(t) = f["text"].as_str() {
+            let _ = writeln!(out, "  {t}");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_saved_run_shows_the_table_it_printed() {
+        let report = crate::render::disks::tests::example();
+        let v = serde_json::to_value(&report).unwrap();
+        let text = saved(&v);
+        let printed = crate::render::disks::summary(&report);
+        // The table and the outliers are the lines the run printed.
+        for line in printed
+            .lines()
+            .filter(|l| l.starts_with("  ") || l.starts_with("outliers"))
+        {
+            assert!(text.contains(line), "{line:?} missing from:\n{text}");
+        }
+        assert!(
+            text.starts_with(
+                "3 targets: /dev/loop1 /dev/loop2 /dev/loop3; 4k random read, QD32 T4 on each, 10 s\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("all 3: 25800 IOPS"), "{text}");
+        // Nothing in it: still a sentence per part, no panic.
+        assert!(saved(&Value::Null).contains("0 targets"));
+    }
+}
