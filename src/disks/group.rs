@@ -25,7 +25,7 @@ pub fn check_together(targets: usize, s: &Settings) -> Result<(), String> {
         ));
     }
     buffer_limit()
-        .check(workers, s.iodepth, s.bs)
+        .check_engines(targets, s.threads, s.iodepth, s.bs)
         .map_err(|e| match targets {
             1 => e,
             n => format!("{n} targets together: {e}"),

@@ -93,7 +93,21 @@ impl Need {
     /// The need of `threads` workers each with `depth` slots of `bs` bytes; with
     /// `address_space`, each thread's reserved stack counts in full.
     pub fn of(threads: usize, depth: usize, bs: u64, address_space: bool) -> Need {
-        let t = threads as u64;
+        Need::of_engines(1, threads, depth, bs, address_space)
+    }
+
+    /// The need of `engines` engines of `threads` workers each (several targets at once): the
+    /// process and its arenas are counted once, and each engine caps its rings' io-wq
+    /// threads from its own thread count, so 24 engines of 4 threads hold more io-wq threads
+    /// than one engine of 96.
+    pub fn of_engines(
+        engines: usize,
+        threads: usize,
+        depth: usize,
+        bs: u64,
+        address_space: bool,
+    ) -> Need {
+        let t = (engines as u64).saturating_mul(threads as u64);
         let slots = t.saturating_mul(depth as u64);
         let stride = bs.div_ceil(PAGE).saturating_mul(PAGE);
         let iowq = u64::from(super::ring::iowq_bounded_cap(threads, super::ring::cpus()));
@@ -156,7 +170,20 @@ impl BufferLimit {
     /// Checks what `threads × depth × bs` would hold (`Need`) against the limit; the message
     /// names the numbers and what to lower.
     pub fn check(&self, threads: usize, depth: usize, bs: u64) -> Result<(), String> {
-        let need = Need::of(threads, depth, bs, self.address_space);
+        self.check_engines(1, threads, depth, bs)
+    }
+
+    /// As `check`, for `engines` engines of `threads` workers each (see `Need::of_engines`);
+    /// the message counts all their threads.
+    pub fn check_engines(
+        &self,
+        engines: usize,
+        threads_each: usize,
+        depth: usize,
+        bs: u64,
+    ) -> Result<(), String> {
+        let need = Need::of_engines(engines, threads_each, depth, bs, self.address_space);
+        let threads = engines.saturating_mul(threads_each);
         if need.total() <= self.bytes {
             return Ok(());
         }
@@ -317,6 +344,30 @@ mod tests {
         // Nothing overflows at the largest settings.
         let big = Need::of(usize::MAX, 256, 16 << 20, true);
         assert_eq!(big.total(), u64::MAX);
+    }
+
+    #[test]
+    fn several_engines_count_each_engines_io_wq_threads() {
+        use crate::engine::ring::{cpus, iowq_bounded_cap};
+        let together = Need::of_engines(24, 4, 32, 4096, false);
+        let as_one = Need::of(96, 32, 4096, false);
+        // The same buffers, threads and slots; the process once.
+        assert_eq!(together.buffers, as_one.buffers);
+        assert_eq!(together.user, as_one.user);
+        // Each engine's rings cap io-wq from its own 4 threads, not from all 96.
+        let per_ring = |t| u64::from(iowq_bounded_cap(t, cpus()));
+        assert_eq!(
+            together.kernel - as_one.kernel,
+            96 * (per_ring(4) - per_ring(96)) * (32 << 10)
+        );
+        if cpus() > 1 {
+            assert!(per_ring(4) > per_ring(96));
+        }
+        // One engine is the single-target need.
+        assert_eq!(
+            Need::of_engines(1, 8, 4, 65536, true),
+            Need::of(8, 4, 65536, true)
+        );
     }
 
     #[test]
