@@ -65,6 +65,7 @@ pub struct Settings {
     /// I/Os per second asked of all threads together, each thread on a fixed timetable of its
     /// share (like fio's `rate_iops`, but in total); 0: unlimited, as fast as the disk goes.
     /// Saved results from before this knob have no such field and mean 0.
+    #[serde(default)]
     pub rate_iops: u64,
 }
 

@@ -4,7 +4,7 @@
 //! since a bucket's upper edge can exceed the largest value actually seen.
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Latencies in nanoseconds: an HdrHistogram for the distribution plus the exact min and max
 /// (the histogram only knows them to its precision).
@@ -85,10 +85,50 @@ impl Latency {
     pub fn summary(&self) -> LatencySummary {
         LatencySummary::of(self)
     }
+
+    /// The same distribution kept small: only the buckets that hold a count, with the exact
+    /// min and max. A histogram's memory follows the largest value it saw (some 100 KiB for
+    /// a run that reached tens of milliseconds); its recorded buckets are usually a few
+    /// hundred.
+    pub fn compact(&self) -> CompactLatency {
+        CompactLatency {
+            buckets: self
+                .hist
+                .iter_recorded()
+                .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                .collect(),
+            min: self.min,
+            max: self.max,
+        }
+    }
+
+    /// The histogram a `compact` one came from: every count in the bucket it was in, so
+    /// percentiles read the same.
+    pub fn from_compact(c: &CompactLatency) -> Latency {
+        let mut l = Latency::default();
+        for &(value, count) in &c.buckets {
+            l.record_n(value, count);
+        }
+        if !l.is_empty() {
+            l.min = c.min;
+            l.max = c.max;
+        }
+        l
+    }
+}
+
+/// A latency histogram kept as its recorded buckets (`Latency::compact`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CompactLatency {
+    /// (a value of the bucket, how many latencies it holds), in increasing order.
+    buckets: Vec<(u64, u64)>,
+    min: u64,
+    max: u64,
 }
 
 /// Latency figures of one interval or of a whole run, in nanoseconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct LatencySummary {
     /// How many latencies the figures come from.
     pub count: u64,
@@ -167,5 +207,25 @@ mod tests {
         merged.add(&h);
         merged.add(&Latency::default());
         assert_eq!(merged.summary(), s);
+    }
+
+    /// A compacted histogram gives back the same figures, and adds up like the original.
+    #[test]
+    fn compacting_keeps_every_figure() {
+        let mut h = Latency::default();
+        for v in [1_234u64, 5_000, 5_001, 77_777, 1_000_000, 123_456_789] {
+            h.record_n(v, v % 7 + 1);
+        }
+        let back = Latency::from_compact(&h.compact());
+        assert_eq!(back.summary(), h.summary());
+        let mut twice = back.clone();
+        twice.add(&h);
+        let mut expected = h.clone();
+        expected.add(&h);
+        assert_eq!(twice.summary(), expected.summary());
+        assert_eq!(
+            Latency::from_compact(&Latency::default().compact()).summary(),
+            LatencySummary::default()
+        );
     }
 }

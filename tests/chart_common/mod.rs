@@ -48,6 +48,7 @@ pub fn interval(t_s: f64, elapsed_s: f64, s: Settings, iops: f64, lat_ns: u64) -
     l.record_n(lat_ns * 4, ops / 10);
     let bytes = ops * s.bs;
     IntervalFigures {
+        period: None,
         t_s,
         elapsed_s,
         settings: s,
