@@ -1,7 +1,9 @@
 //! The headless run: consume the engine's snapshots until the time is up or a signal arrives,
-//! print a line per second (unless quiet or machine output), and build the `RunReport`. Time
-//! here is run time: an interval in which the process was stopped (SIGSTOP, Ctrl-Z) does not
-//! count toward `-T` or the one-second rows. After a run that wrote, it looks at what the page
+//! print a line per second (unless quiet or machine output), and build the `RunReport` with
+//! its periods (the same `PeriodTracker` the TUI feeds; a headless run changes nothing, so it
+//! has one) and its provenance, stamped when the run starts. Time here is run time: an
+//! interval in which the process was stopped (SIGSTOP, Ctrl-Z) does not count toward `-T` or
+//! the one-second rows. After a run that wrote, it looks at what the page
 //! cache still holds of the target and, with `--end-fsync`, times the final sync. Sweeps and
 //! suites run their series of steps on the same live engine, the runner deciding each change.
 
@@ -11,11 +13,11 @@ use std::time::Duration;
 
 use crate::cli::Output;
 use crate::engine::Engine;
-use crate::model::{ConfigReport, CpuReport, RunReport, SweepReport, WritebackReport};
+use crate::model::{ConfigReport, CpuReport, Meta, RunReport, SweepReport, WritebackReport};
 use crate::render::baseline::Baseline;
 use crate::render::compare::compare_step;
 use crate::render::{card, csv, sweep as sweep_text, text};
-use crate::stats::{Snapshot, Window};
+use crate::stats::{IntervalFigures, PeriodTracker, Snapshot, Window};
 use crate::suite::{SuiteReport, SuiteRunner};
 use crate::sweep::{Next, RAMP, SweepRunner, findings};
 use crate::{output, signals};
@@ -75,16 +77,23 @@ pub fn run(
     duration: Duration,
     output: Output,
 ) -> RunReport {
+    let meta = Meta::now();
     let cpu_start = cpu_seconds();
     let mut out = output::stdout();
     print_header(&mut out, &config, output, &csv::header());
     let mut window = Window::default();
+    let mut periods = PeriodTracker::default();
+    // The period of the row being gathered (a row never spans two).
+    let mut row_period = 0;
     let mut intervals = Vec::new();
     let mut next_row = REPORT_EVERY;
     // Real time of the intervals the process was stopped in: not run time.
     let mut stopped = Duration::ZERO;
-    let mut emit = |window: &mut Window, out: &mut output::Stdout| {
-        let row = window.take().figures();
+    let mut emit = |window: &mut Window, period: usize, out: &mut output::Stdout| {
+        let row = IntervalFigures {
+            period: Some(period),
+            ..window.take().figures()
+        };
         match output {
             Output::Text => {
                 let _ = writeln!(out, "{}", text::interval_line(&row));
@@ -98,6 +107,12 @@ pub fn run(
         intervals.push(row);
     };
     let last = drive(&mut engine, |_, s, stopping| {
+        if periods.push(s).cuts() && window.snapshots > 0 {
+            emit(&mut window, row_period, &mut out);
+        }
+        if window.snapshots == 0 {
+            row_period = periods.current_id();
+        }
         window.push(s);
         if s.stopped.is_some() {
             stopped += s.interval_elapsed;
@@ -108,20 +123,22 @@ pub fn run(
         // stopping, the last row waits for the final snapshot so the rows add up to the
         // totals without a sliver of a row at the end.
         if !stopping && !stop && run_time + Duration::from_millis(50) >= next_row {
-            emit(&mut window, &mut out);
+            emit(&mut window, row_period, &mut out);
             next_row += REPORT_EVERY;
         }
         stop
     });
     // The last row: the final second, or the part of one before a signal.
     if window.snapshots > 0 {
-        emit(&mut window, &mut out);
+        emit(&mut window, row_period, &mut out);
     }
     let last = last.expect("the engine always sends a final snapshot");
     let ios = last.total.ops + last.total_left_out.counts.ops;
     let cpu = CpuReport::between(cpu_start, cpu_seconds(), ios);
     let durability = config.durability;
-    let mut report = RunReport::new(config, &last, intervals);
+    let mut report = RunReport::new(config, &last, intervals)
+        .with_meta(meta)
+        .with_periods(periods.report());
     report.cpu = Some(cpu);
     let written = report.total.counts.write_bytes + report.left_out.counts.write_bytes;
     if written > 0 {
@@ -220,6 +237,7 @@ pub fn run_sweep(
     output: Output,
     baseline: Option<&Baseline>,
 ) -> anyhow::Result<SweepReport> {
+    let meta = Meta::now();
     let mut out = output::stdout();
     let dimension = runner.spec().dimension;
     print_header(&mut out, &config, output, &csv::step_header());
@@ -262,6 +280,7 @@ pub fn run_sweep(
     let steps = runner.results().to_vec();
     let (saturation, latency_curve) = findings(dimension, &steps);
     Ok(SweepReport {
+        meta,
         saturation,
         latency_curve,
         partial_step: runner.partial(),
@@ -284,6 +303,7 @@ pub fn run_suite(
     notes: Vec<String>,
     output: Output,
 ) -> anyhow::Result<SuiteReport> {
+    let meta = Meta::now();
     let mut out = output::stdout();
     let plan = runner.plan().clone();
     if output == Output::Text {
@@ -328,6 +348,7 @@ pub fn run_suite(
         None => "not run".to_string(),
     };
     Ok(SuiteReport {
+        meta,
         suite: plan.suite,
         passes: plan.timing.passes,
         pass_time_s: plan.timing.pass_time.as_secs_f64(),

@@ -48,8 +48,10 @@ impl IoEngine {
     }
 }
 
-/// What the workers do. Changing any field while running takes effect live.
+/// What the workers do. Changing any field while running takes effect live. A saved result
+/// from before a knob existed reads it at its default (depth 1, no rate).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Settings {
     /// Worker threads, each with its own file descriptor (1..=1024).
     pub threads: usize,
@@ -65,7 +67,6 @@ pub struct Settings {
     /// I/Os per second asked of all threads together, each thread on a fixed timetable of its
     /// share (like fio's `rate_iops`, but in total); 0: unlimited, as fast as the disk goes.
     /// Saved results from before this knob have no such field and mean 0.
-    #[serde(default)]
     pub rate_iops: u64,
 }
 

@@ -217,6 +217,7 @@ mod tests {
             IoEngine::Psync,
         );
         let r = SuiteReport {
+            meta: crate::model::Meta::default(),
             suite: SuiteName::Peak,
             config: ConfigReport::example(),
             passes: 3,

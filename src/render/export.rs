@@ -26,28 +26,13 @@ pub fn export_file_name(t: SystemTime) -> String {
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let (days, rest) = (secs / 86_400, secs % 86_400);
-    let (y, m, d) = civil_from_days(days as i64);
+    let (y, m, d) = crate::units::civil_from_days(days as i64);
     format!(
         "diskscope-{y:04}{m:02}{d:02}-{:02}{:02}{:02}.json",
         rest / 3600,
         rest % 3600 / 60,
         rest % 60
     )
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's
-/// `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 /// Writes `export` as pretty JSON to a new file named for `now` in `dir`; returns its path.
@@ -109,6 +94,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
         let export = Export::Sweep(Box::new(SweepReport {
+            meta: crate::model::Meta::default(),
             config: ConfigReport {
                 duration_s: Some(3.0),
                 ..ConfigReport::example()

@@ -20,11 +20,13 @@ pub fn run(config: &Config, tui: bool) -> Result<ExitStatus> {
     let spec = spec(config).map_err(anyhow::Error::msg)?;
     let baseline = config.baseline.as_deref().map(Baseline::load).transpose()?;
     let stop = || signals::received().is_some();
-    let report = if tui {
+    let meta = crate::model::Meta::now();
+    let mut report = if tui {
         crate::tui::fleet::run(&spec, baseline.as_ref())?
     } else {
         headless(&spec, config.output, &stop)?
     };
+    report.meta = meta;
     match config.output {
         Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
         _ if tui => {}

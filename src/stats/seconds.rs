@@ -3,7 +3,9 @@
 //! same window, the peak window and the average over the windows so far. Everything on one
 //! screen comes from the same windows, so the thread rows add up to "IOPS now" and the
 //! average (a weighted mean of the windows) can never exceed the peak. Paused and stopped
-//! intervals are not running time and are left out.
+//! intervals are not running time and are left out. At a period's start (`restart`) the
+//! window in progress is dropped and the peak and average begin again, so they are the
+//! current setting's and no window spans two settings.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -109,6 +111,25 @@ impl Seconds {
             latency: w.latency_summary(),
             threads,
         });
+    }
+
+    /// Begins again where a period begins: the window in progress is dropped, the peak and
+    /// the average restart, and each thread's base is taken from `before` (the last snapshot
+    /// of the period that ended), so the next window's thread rows count the new period only.
+    /// `now` stays, the last complete window, until the new period completes one.
+    pub fn restart(&mut self, before: Option<&Snapshot>) {
+        self.current = Window::default();
+        self.peak_iops = 0.0;
+        self.done_ops = 0;
+        self.done_bytes = 0;
+        self.done_elapsed = Duration::ZERO;
+        if let Some(b) = before {
+            self.base = b
+                .threads
+                .iter()
+                .map(|t| (t.id, (t.total.ops, t.latency_mean_ns * t.total.ops as f64)))
+                .collect();
+        }
     }
 
     /// IOPS over all complete windows (None before the first).

@@ -158,13 +158,17 @@ fn op_name<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
         .unwrap_or("other"))
 }
 
+/// An operation's name. An alias, not `&'static str` written out, because serde's derive
+/// borrows every field spelled `&str` from its input; this one reads back through `op_name`.
+pub type OpName = &'static str;
+
 /// One failed or short I/O, kept for the report (only the first few of a run are kept).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IoErrorRecord {
     pub thread: usize,
     /// "read", "write" or "fdatasync".
     #[serde(deserialize_with = "op_name")]
-    pub op: &'static str,
+    pub op: OpName,
     pub offset: u64,
     /// The errno, or `None` for a short transfer.
     pub errno: Option<i32>,

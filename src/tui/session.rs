@@ -199,7 +199,10 @@ impl Session {
             return;
         };
         let interrupted_by = signals::received().map(|s| s.as_str().to_string());
-        let mut report = run_report.unwrap_or_else(|| RunReport::new(config, last, vec![]));
+        let mut report = run_report.unwrap_or_else(|| {
+            let meta = app.run().map(|r| r.meta.clone()).unwrap_or_default();
+            RunReport::new(config, last, vec![]).with_meta(meta)
+        });
         report.interrupted_by.clone_from(&interrupted_by);
         let sweep = app
             .run()

@@ -76,7 +76,9 @@ pub fn run(intervals: Vec<IntervalFigures>) -> RunReport {
     }
     let elapsed_s: f64 = intervals.iter().map(|i| i.elapsed_s).sum();
     RunReport {
+        meta: diskscope::model::Meta::default(),
         config: config(first),
+        periods: diskscope::stats::Periods::default(),
         total: TotalReport {
             elapsed_s,
             counts,
@@ -117,6 +119,7 @@ pub fn demo_run() -> RunReport {
 
 pub fn sweep(dimension: Dimension, steps: Vec<IntervalFigures>) -> SweepReport {
     SweepReport {
+        meta: diskscope::model::Meta::default(),
         config: config(steps[0].settings),
         dimension,
         step_time_s: 5.0,
@@ -215,6 +218,7 @@ pub fn card_test(name: &str, bs: u64, random: bool, mb: f64, writes: bool) -> Te
 
 pub fn card() -> SuiteReport {
     SuiteReport {
+        meta: diskscope::model::Meta::default(),
         suite: SuiteName::Standard,
         config: config(Settings::default()),
         passes: 3,
@@ -267,6 +271,7 @@ pub fn fleet() -> FleetReport {
     let aggregate = results::aggregate(&mut hosts, 20.0);
     results::sort_hosts(&mut hosts);
     FleetReport {
+        meta: diskscope::model::Meta::default(),
         fleet: FleetConfig {
             target: "/dev/sdb".into(),
             hosts: Vec::new(),

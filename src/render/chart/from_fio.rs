@@ -191,6 +191,8 @@ pub fn fleet_of(out: &FioOutput) -> FleetReport {
     let aggregate = results::aggregate(&mut rows, pct);
     results::sort_hosts(&mut rows);
     FleetReport {
+        // fio's output carries fio's provenance, not diskscope's.
+        meta: crate::model::Meta::default(),
         fleet: FleetConfig {
             target: String::new(),
             hosts,

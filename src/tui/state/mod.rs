@@ -5,6 +5,7 @@
 
 pub mod confirm;
 pub mod fleet;
+pub mod marks;
 pub mod picker;
 pub mod run;
 pub mod series;

@@ -111,6 +111,7 @@ impl Run {
             .filter(|w| w.state == SweepState::Done)?;
         let plan = suite.runner.plan();
         Some(SuiteReport {
+            meta: self.meta.clone(),
             suite: plan.suite,
             config: self.suite_config(),
             passes: plan.timing.passes,

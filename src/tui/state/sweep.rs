@@ -127,6 +127,7 @@ impl Run {
         }
         .with_settings(b);
         Some(SweepReport {
+            meta: self.meta.clone(),
             config,
             dimension: sweep.dimension(),
             step_time_s: sweep.step_time.as_secs_f64(),

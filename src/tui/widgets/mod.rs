@@ -6,6 +6,7 @@ pub mod curve;
 pub mod heatmap;
 pub mod histogram;
 pub mod kernel;
+pub mod marks;
 pub mod members;
 pub mod picker;
 pub mod slider;
