@@ -142,6 +142,9 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         Mode::Show => {
             let path = config.show.clone().unwrap_or_default();
             let text = crate::show::show(&path).map_err(anyhow::Error::msg)?;
+            if let Some(out) = &config.files.plot {
+                crate::show::plot(&path, out).map_err(anyhow::Error::msg)?;
+            }
             print_and_exit(&text)
         }
     }

@@ -105,7 +105,8 @@ impl Args {
     /// Checks every value; the error quotes what was typed and what would work.
     pub fn validate(self) -> Result<Config, String> {
         check_writes(&self.workload, &self.safety.allow_write)?;
-        let (output, files) = output(&self.output, self.target.as_deref())?;
+        let (output, mut files) = output(&self.output, self.target.as_deref())?;
+        files.plot = plot_file(&self, &files)?;
         let settings = workload(&self.workload, self.rate.rate)?;
         check_buffers(settings, self.series.sweep.as_ref())?;
         check_fleet(&self)?;
@@ -217,6 +218,7 @@ fn output(o: &OutputArgs, target: Option<&Path>) -> Result<(Output, ResultFiles)
     let files = ResultFiles {
         json: file(&o.json, Kind::Json)?,
         csv: file(&o.csv, Kind::Csv)?,
+        plot: None,
     };
     for (flag, file) in [("--json", &files.json), ("--csv", &files.csv)] {
         if let (Some(f), Some(t)) = (file, target)
@@ -229,6 +231,50 @@ fn output(o: &OutputArgs, target: Option<&Path>) -> Result<(Output, ResultFiles)
         }
     }
     Ok((output, files))
+}
+
+/// `--plot FILE.svg`: a name ending in .svg (the chart is SVG, whatever the name says), for a
+/// mode that has a result to draw, apart from the target and the other result files, and a
+/// file that may receive a chart (`result_file::check_output`: never a file that is not
+/// diskscope's chart), checked before anything runs.
+fn plot_file(a: &Args, files: &ResultFiles) -> Result<Option<PathBuf>, String> {
+    let Some(path) = a.output.plot.as_deref() else {
+        return Ok(None);
+    };
+    let shown = path.display();
+    let o = &a.other;
+    for (flag, given) in [
+        ("--list", o.list),
+        ("--fio", a.output.fio),
+        ("--man", o.man),
+        ("--completions", o.completions.is_some()),
+    ] {
+        if given {
+            return Err(format!(
+                "--plot {shown}: {flag} has no result to draw; drop --plot (or give --show FILE to draw a saved one)"
+            ));
+        }
+    }
+    let svg = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+    if !svg {
+        return Err(format!(
+            "--plot {shown}: the chart is SVG; name the file .svg (rsvg-convert turns it into a PNG)"
+        ));
+    }
+    let others = [
+        ("--json", files.json.as_deref()),
+        ("--csv", files.csv.as_deref()),
+        ("--show", a.output.show.as_deref()),
+        ("TARGET", a.target.as_deref()),
+    ];
+    if let Some((flag, _)) = others.iter().find(|(_, p)| *p == Some(path)) {
+        return Err(format!(
+            "--plot {shown}: that is the file of {flag}; give the chart its own file"
+        ));
+    }
+    result_file::check_output(Kind::Svg, path).map(Some)
 }
 
 /// A fleet runs one test over each host's whole existing target: the flags it cannot honour

@@ -1,6 +1,6 @@
 //! What the TUI's `e` saves: the run, or the sweep or suite when one ran last, as pretty JSON in a new
 //! file named for the time (UTC, computed here: no time zone database is read), never
-//! overwriting an earlier one.
+//! overwriting an earlier one, and its chart beside it under the same name with `.svg`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -18,6 +18,34 @@ pub enum Export {
     Run(Box<RunReport>),
     Sweep(Box<SweepReport>),
     Suite(Box<crate::suite::SuiteReport>),
+}
+
+impl Export {
+    /// The chart `--plot` would draw of it.
+    pub fn plot(&self) -> Result<String, String> {
+        match self {
+            Export::Run(r) => super::chart::plot_run(r),
+            Export::Sweep(r) => super::chart::plot_sweep(r),
+            Export::Suite(r) => super::chart::plot_suite(r),
+        }
+    }
+}
+
+/// Writes `export`'s chart beside the JSON saved at `json`: the same name with `.svg`, a new
+/// file (never one already there). Returns its path.
+pub fn write_export_chart(json: &Path, export: &Export) -> Result<PathBuf> {
+    let path = json.with_extension("svg");
+    let svg = export
+        .plot()
+        .map_err(|e| anyhow!("{}: cannot draw it: {e}", path.display()))?;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|e| anyhow!("{}: cannot create it: {e}", path.display()))?;
+    f.write_all(svg.as_bytes())
+        .map_err(|e| anyhow!("{}: cannot write it: {e}", path.display()))?;
+    Ok(path)
 }
 
 /// `diskscope-YYYYmmdd-HHMMSS.json` for a time (UTC: no time zone database is read).
@@ -112,6 +140,15 @@ mod tests {
         let b = write_export(dir.path(), &export, now).expect("second");
         assert_eq!(a.file_name().unwrap(), "diskscope-20231114-221320.json");
         assert_eq!(b.file_name().unwrap(), "diskscope-20231114-221320-2.json");
+        // The chart goes beside each, and never over a file already there.
+        let svg = write_export_chart(&b, &export).expect("chart");
+        assert_eq!(svg.file_name().unwrap(), "diskscope-20231114-221320-2.svg");
+        assert!(
+            std::fs::read_to_string(&svg)
+                .unwrap()
+                .contains("<desc>diskscope chart: ")
+        );
+        assert!(write_export_chart(&b, &export).is_err());
         let v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
         assert!(v["steps"].is_array());

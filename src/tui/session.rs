@@ -18,7 +18,7 @@ use crate::cli::Config;
 use crate::engine::Engine;
 use crate::exit::ExitStatus;
 use crate::model::{ConfigReport, RunReport, SweepReport};
-use crate::render::export::{Export, write_export};
+use crate::render::export::{Export, write_export, write_export_chart};
 use crate::signals;
 use crate::stats::Snapshot;
 use crate::suite::SuiteReport;
@@ -139,8 +139,8 @@ impl Session {
         }
     }
 
-    /// `e`: the run (or the last sweep) as JSON in the current directory; the status line
-    /// says where, or why not.
+    /// `e`: the run (or the last sweep or card) as JSON in the current directory and its
+    /// chart beside it; the status line names both, or says why not.
     fn export(&mut self, app: &mut App) {
         let Some(run) = app.run_mut() else {
             return;
@@ -157,7 +157,16 @@ impl Session {
                     Export::Sweep(_) => "sweep",
                     Export::Suite(_) => "card",
                 };
-                run.notice = Some(format!("saved the {what} to {}", path.display()));
+                let saved = format!("saved the {what} to {}", path.display());
+                match write_export_chart(&path, &export) {
+                    Ok(svg) => {
+                        run.notice = Some(format!("{saved} and its chart to {}", svg.display()))
+                    }
+                    Err(e) => {
+                        run.notice = Some(saved);
+                        run.message = Some(format!("the chart was not saved: {e:#}"));
+                    }
+                }
             }
             Err(e) => run.message = Some(format!("{e:#}")),
         }

@@ -71,7 +71,7 @@ fn span_words(secs: f64) -> String {
 
 /// The periods of a run as its intervals show them: consecutive intervals with equal
 /// settings are one period, from the end of the one before (0 for the first) to the end of
-/// its last interval. Used until the run report keeps its periods itself.
+/// its last interval. For runs saved before the report kept its periods.
 pub fn periods_of(intervals: &[IntervalFigures]) -> Vec<Span> {
     let mut out: Vec<(Span, crate::settings::Settings)> = Vec::new();
     for iv in intervals {
@@ -94,12 +94,29 @@ pub fn periods_of(intervals: &[IntervalFigures]) -> Vec<Span> {
     out.into_iter().map(|(s, _)| s).collect()
 }
 
+/// The report's own periods as shaded spans, named in admin words.
+pub fn spans_of(r: &RunReport) -> Vec<Span> {
+    r.periods
+        .list
+        .iter()
+        .map(|p| Span {
+            start_s: p.start_s,
+            end_s: p.end_s,
+            label: crate::render::periods::period_name(p),
+        })
+        .collect()
+}
+
 /// A run: IOPS, MB/s and p99 latency of every interval on one time axis, the periods
 /// (`periods`, or those the intervals show) shaded, the stops marked.
 pub fn run_chart(r: &RunReport, periods: Option<&[Span]>, p: &Provenance) -> LineChart {
     let iv = &r.intervals;
     let paced = iv.iter().any(|i| i.settings.rate_iops > 0) || r.config.settings.rate_iops > 0;
-    let spans = periods.map_or_else(|| periods_of(iv), <[Span]>::to_vec);
+    let spans = match periods {
+        Some(given) => given.to_vec(),
+        None if !r.periods.list.is_empty() => spans_of(r),
+        None => periods_of(iv),
+    };
     // Past ten minutes the axis counts minutes: "1.5k s" is not how anyone says half an hour.
     let minutes = iv.last().is_some_and(|i| i.t_s > 600.0);
     let marks = iv
