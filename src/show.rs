@@ -73,7 +73,12 @@ pub fn show(path: &Path) -> Result<String, String> {
 /// "saved by diskscope 0.1.0 on db-7 (Linux 6.1.0), started …" for a diskscope result.
 fn provenance_line(v: &Value) -> String {
     let meta: Meta = serde_json::from_value(v["meta"].clone()).unwrap_or_default();
-    format!("saved by {}\n", meta.describe())
+    if meta.is_known() {
+        format!("saved by {}\n", meta.describe())
+    } else {
+        "saved before diskscope wrote meta: nothing says which version made it, where or when\n"
+            .into()
+    }
 }
 
 /// `--show FILE --plot OUT`: draws the saved result in `path` into the chart file `out`

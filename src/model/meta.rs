@@ -68,10 +68,10 @@ impl Meta {
     }
 
     /// "diskscope 0.1.0 on db-7 (Linux 6.1.0), started 2026-11-24T06:03:31+01:00", with
-    /// what is known; "no provenance (saved before diskscope wrote meta)" when nothing is.
+    /// what is known; "an unknown version" when nothing is (callers say why).
     pub fn describe(&self) -> String {
         if !self.is_known() {
-            return "no provenance (saved before diskscope wrote meta)".into();
+            return "an unknown version".into();
         }
         let mut out = format!("{} {}", self.tool, self.version);
         if !self.host.is_empty() {
@@ -159,10 +159,7 @@ mod tests {
         assert!(d[0].starts_with("different versions: 0.0.9 then,"), "{d:?}");
         assert!(d[1].starts_with("different hosts: db-7 then,"), "{d:?}");
         assert!(now.differences(&Meta::default()).is_empty());
-        assert_eq!(
-            Meta::default().describe(),
-            "no provenance (saved before diskscope wrote meta)"
-        );
+        assert_eq!(Meta::default().describe(), "an unknown version");
         // An old file without meta reads as unknown.
         let old: Meta = serde_json::from_str("{}").unwrap();
         assert!(!old.is_known());

@@ -3,7 +3,9 @@
 //! card or a fleet) or fio's own JSON output (`--output-format=json` or `json+`): a local fio
 //! run reads as a run, a client/server one as a fleet of its hosts. Only the figures needed
 //! for the comparison are read, so files from older versions still load. The comparisons
-//! themselves are `compare`'s.
+//! themselves are `compare`'s. `BaselineFile` adds what the file says beside the figures:
+//! what made it (`meta`) and, for a run, its periods, so a run can be compared period by
+//! period and `--baseline` can say when the two come from different versions or hosts.
 
 use std::path::Path;
 
@@ -12,7 +14,9 @@ use serde_json::Value;
 
 use crate::fio::json::{self as fio_json, FioEntry};
 use crate::fleet::hosts::{DEFAULT_PORT, Host};
+use crate::model::Meta;
 use crate::result_file;
+use crate::settings::Settings;
 use crate::suite::DirectionResult;
 use crate::sweep::Dimension;
 
@@ -92,14 +96,19 @@ impl CardFigures {
 impl Baseline {
     /// Reads a saved result: diskscope's run, sweep or fleet, or fio's JSON output.
     pub fn load(path: &Path) -> Result<Baseline> {
-        let shown = path.display();
         let text = result_file::read_bounded("--baseline", path).map_err(anyhow::Error::msg)?;
+        Baseline::from_text(path, &text)
+    }
+
+    /// The baseline `text`, read from `path`, holds.
+    fn from_text(path: &Path, text: &str) -> Result<Baseline> {
+        let shown = path.display();
         let label = path
             .file_name()
             .map_or_else(|| shown.to_string(), |n| n.to_string_lossy().into_owned());
-        let (docs, cut) = fio_json::scan(&text);
+        let (docs, cut) = fio_json::scan(text);
         if docs.iter().any(fio_json::is_fio) {
-            let out = fio_json::parse(&text)
+            let out = fio_json::parse(text)
                 .map_err(|e| anyhow::anyhow!("--baseline {shown}: fio's JSON, but {e}"))?;
             return Ok(Baseline::from_fio(label, &out));
         }
@@ -221,6 +230,16 @@ impl Baseline {
         }
     }
 
+    /// The file's name, as the comparisons call it.
+    pub fn label(&self) -> &str {
+        match self {
+            Baseline::Run { label, .. }
+            | Baseline::Sweep { label, .. }
+            | Baseline::Fleet { label, .. }
+            | Baseline::Suite { label, .. } => label,
+        }
+    }
+
     /// The figures a single run compares with: a run's total, or a fleet's median host.
     pub fn run_figures(&self) -> Option<Figures> {
         match self {
@@ -244,6 +263,54 @@ impl Baseline {
             } if *d == dimension => steps.iter().find(|(v, _)| *v == value).map(|(_, f)| *f),
             _ => None,
         }
+    }
+}
+
+/// A saved run's period: its settings (`None` for merged periods of different settings)
+/// and figures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SavedPeriod {
+    pub settings: Option<Settings>,
+    pub figures: Figures,
+}
+
+/// A baseline with what its file says beside the figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BaselineFile {
+    pub baseline: Baseline,
+    /// What made it; unknown (`Meta::default()`) for fio's output and older files.
+    pub meta: Meta,
+    /// A run's periods, in order; empty for other results and files from before periods.
+    pub periods: Vec<SavedPeriod>,
+}
+
+impl BaselineFile {
+    /// Reads a saved result once: the baseline, its provenance and a run's periods.
+    pub fn load(path: &Path) -> Result<BaselineFile> {
+        let text = result_file::read_bounded("--baseline", path).map_err(anyhow::Error::msg)?;
+        let baseline = Baseline::from_text(path, &text)?;
+        let v = fio_json::scan(&text)
+            .0
+            .into_iter()
+            .next()
+            .unwrap_or(Value::Null);
+        let meta = serde_json::from_value(v["meta"].clone()).unwrap_or_default();
+        let periods = v["periods"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| {
+                Some(SavedPeriod {
+                    settings: serde_json::from_value(p["settings"].clone()).ok(),
+                    figures: Figures::from_json(p)?,
+                })
+            })
+            .collect();
+        Ok(BaselineFile {
+            baseline,
+            meta,
+            periods,
+        })
     }
 }
 

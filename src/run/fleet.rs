@@ -9,8 +9,8 @@ use crate::cli::{Config, Output};
 use crate::exit::ExitStatus;
 use crate::fleet::live::Board;
 use crate::fleet::{FleetEvent, FleetReport, FleetSpec};
-use crate::render::baseline::Baseline;
-use crate::render::compare::compare_fleet;
+use crate::render::baseline::BaselineFile;
+use crate::render::compare::{compare_fleet, compare_meta};
 use crate::render::save::save_fleet;
 use crate::{output, signals};
 
@@ -18,11 +18,15 @@ use crate::{output, signals};
 pub fn run(config: &Config, tui: bool) -> Result<ExitStatus> {
     signals::install();
     let spec = spec(config).map_err(anyhow::Error::msg)?;
-    let baseline = config.baseline.as_deref().map(Baseline::load).transpose()?;
+    let baseline = config
+        .baseline
+        .as_deref()
+        .map(BaselineFile::load)
+        .transpose()?;
     let stop = || signals::received().is_some();
     let meta = crate::model::Meta::now();
     let mut report = if tui {
-        crate::tui::fleet::run(&spec, baseline.as_ref())?
+        crate::tui::fleet::run(&spec, baseline.as_ref().map(|b| &b.baseline))?
     } else {
         headless(&spec, config.output, &stop)?
     };
@@ -33,7 +37,8 @@ pub fn run(config: &Config, tui: bool) -> Result<ExitStatus> {
         _ => {
             output::print(&crate::render::fleet::summary(&report));
             if let Some(b) = &baseline {
-                output::print(&compare_fleet(b, &report));
+                output::print(&compare_fleet(&b.baseline, &report));
+                output::print(&compare_meta(b.baseline.label(), &b.meta, &report.meta));
             }
         }
     }
@@ -41,7 +46,8 @@ pub fn run(config: &Config, tui: bool) -> Result<ExitStatus> {
         // The screen is gone: the table goes to the normal screen, as a run's summary does.
         output::print(&crate::render::fleet::summary(&report));
         if let Some(b) = &baseline {
-            output::print(&compare_fleet(b, &report));
+            output::print(&compare_fleet(&b.baseline, &report));
+            output::print(&compare_meta(b.baseline.label(), &b.meta, &report.meta));
         }
     }
     save_fleet(&config.files, &report)?;

@@ -8,7 +8,8 @@ use super::{DEFAULT_HEADLESS_TIME, Mode};
 use crate::cli::{Config, Output};
 use crate::engine::{DEFAULT_TICK, Engine, Options};
 use crate::exit::ExitStatus;
-use crate::render::baseline::Baseline;
+use crate::render::baseline::BaselineFile;
+use crate::render::compare::compare_meta;
 use crate::render::save::{save_run, save_sweep};
 use crate::settings::Settings;
 use crate::sweep::{DEFAULT_STEP_TIME, SweepRunner, SweepSpec};
@@ -20,7 +21,11 @@ use crate::{headless, output, render, signals};
 pub fn run(config: &Config, mode: &Mode) -> Result<ExitStatus> {
     signals::install();
     // Read the baseline before laying anything out, so a wrong path fails at once.
-    let baseline = config.baseline.as_deref().map(Baseline::load).transpose()?;
+    let baseline = config
+        .baseline
+        .as_deref()
+        .map(BaselineFile::load)
+        .transpose()?;
     let prepared = match prepare(&config.target_request(), &mut stderr_progress()) {
         Ok(p) => p,
         // Interrupted while laying out the scratch file: the partial file is gone already.
@@ -67,7 +72,7 @@ fn sweep(
     config: &Config,
     spec: &SweepSpec,
     prepared: &Prepared,
-    baseline: Option<&Baseline>,
+    baseline: Option<&BaselineFile>,
 ) -> Result<bool> {
     let target = &prepared.target;
     spec.check_steps(config.settings, &target.geometry())
@@ -77,11 +82,20 @@ fn sweep(
     let mut info = config.describe(prepared);
     info.duration_s = Some(step_time.as_secs_f64());
     let engine = start_engine(config, prepared, runner.first())?;
-    let report = headless::run_sweep(engine, runner, info, config.output, baseline)?;
+    let report = headless::run_sweep(
+        engine,
+        runner,
+        info,
+        config.output,
+        baseline.map(|b| &b.baseline),
+    )?;
     match config.output {
         Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
         Output::Csv => {}
         Output::Text | Output::Quiet => output::print(&render::sweep::sweep_summary(&report)),
+    }
+    if let (Some(b), Output::Text | Output::Quiet) = (baseline, config.output) {
+        output::print(&compare_meta(b.baseline.label(), &b.meta, &report.meta));
     }
     save_sweep(&config.files, &report)?;
     Ok(report
@@ -91,7 +105,11 @@ fn sweep(
 }
 
 /// A headless run; returns whether it had I/O errors.
-fn single_run(config: &Config, prepared: &Prepared, baseline: Option<&Baseline>) -> Result<bool> {
+fn single_run(
+    config: &Config,
+    prepared: &Prepared,
+    baseline: Option<&BaselineFile>,
+) -> Result<bool> {
     let duration = config.duration.unwrap_or(DEFAULT_HEADLESS_TIME);
     let mut info = config.describe(prepared);
     info.duration_s = Some(duration.as_secs_f64());
@@ -104,7 +122,7 @@ fn single_run(config: &Config, prepared: &Prepared, baseline: Option<&Baseline>)
         Output::Quiet => output::print(&render::text::summary(&report, true)),
     }
     if let (Some(b), Output::Text | Output::Quiet) = (baseline, config.output) {
-        output::print(&(render::compare::compare_run(b, &report) + "\n"));
+        output::print(&render::final_text::versus(b, &report));
     }
     save_run(&config.files, &report)?;
     Ok(report.had_io_errors())

@@ -40,7 +40,7 @@ use ratatui::backend::{Backend, ClearType};
 
 use crate::cli::Config;
 use crate::exit::ExitStatus;
-use crate::render::baseline::Baseline;
+use crate::render::baseline::BaselineFile;
 use crate::render::final_text::final_text;
 use crate::signals;
 use event::spawn_input;
@@ -53,14 +53,18 @@ const SIGNAL_POLL: Duration = Duration::from_millis(250);
 pub fn run(config: Config) -> Result<ExitStatus> {
     signals::install();
     // Before the screen is taken, so a wrong path fails as a plain message.
-    let baseline = config.baseline.as_deref().map(Baseline::load).transpose()?;
+    let baseline = config
+        .baseline
+        .as_deref()
+        .map(BaselineFile::load)
+        .transpose()?;
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let (tx, rx) = mpsc::channel();
     let (mut term, guard) = terminal::init()?;
     spawn_input(tx.clone())?;
     let mut session = Session::new(config.clone(), tx);
     let mut app = session.first_screen(color);
-    app.baseline = baseline.clone();
+    app.baseline = baseline.as_ref().map(|b| b.baseline.clone());
     let outcome = event_loop(&mut term, &mut app, &rx, &mut session, &mut || {
         terminal::suspend().map_err(anyhow::Error::from)
     });
