@@ -98,6 +98,35 @@ pub fn run(intervals: Vec<IntervalFigures>) -> RunReport {
     }
 }
 
+/// A period of the report as the tracker keeps it: `threads` from `start_s` to `end_s`, its
+/// figures those of `intervals` added up.
+pub fn period_of(
+    threads: usize,
+    start_s: f64,
+    end_s: f64,
+    intervals: &[IntervalFigures],
+) -> diskscope::stats::Period {
+    let mut counts = Counts::default();
+    for i in intervals {
+        counts.add(&i.counts);
+    }
+    let elapsed_s: f64 = intervals.iter().map(|i| i.elapsed_s).sum();
+    diskscope::stats::Period {
+        began: diskscope::stats::Began::Change,
+        settings: Some(settings(threads, 4096)),
+        merged: 1,
+        start_s,
+        end_s,
+        elapsed_s,
+        counts,
+        iops: counts.ops as f64 / elapsed_s,
+        bw_bytes_per_s: counts.bytes as f64 / elapsed_s,
+        latency_ns: intervals[0].latency_ns,
+        service_latency_ns: intervals[0].latency_ns,
+        left_out: LeftOut::default(),
+    }
+}
+
 /// An admin's demonstration: 1 thread, then 2, then 4, ten one-second intervals each.
 pub fn demo_run() -> RunReport {
     let mut iv = Vec::new();

@@ -238,6 +238,12 @@ fn run_heading(r: &RunReport, spans: &[Span], paced: bool, p: &Provenance) -> He
     if paced {
         footnotes.push("with a rate, latency counts from when each I/O was due on its thread's timetable (coordinated omission corrected); the dashed line is the service time from submission".into());
     }
+    if spans.windows(2).any(|w| w[1].start_s - w[0].end_s > 0.001) {
+        footnotes.push(
+            "a gap between two periods is a pause: no running time, and a break in the lines"
+                .into(),
+        );
+    }
     let step = r.intervals.first().map_or(0.0, |i| i.elapsed_s);
     footnotes.push(format!(
         "each point is one interval (about {step:.1} s): IOPS and MB/s over its measured time, p99 over its complete I/Os"
