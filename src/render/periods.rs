@@ -1,13 +1,15 @@
-//! A run's periods as text: one row each — the settings in admin words ("4k random read QD1
+//! A run's periods as text: a row each — the settings in admin words ("4k random read QD1
 //! T4"), where it started, its measured time, IOPS, MB/s, p50 and p99 — which the summary
-//! prints before the whole-run totals when the settings changed during the run (one period
-//! reads as it always has). `period_words` is also what a chart's shaded periods are called.
+//! prints before the whole-run totals when the settings changed during the run
+//! (`story_lines`; one period reads as it always has). `period_words` is also what a
+//! chart's shaded periods and the baseline's period rows are called.
 
 use std::fmt::Write;
 
+use super::text::describe_settings;
 use crate::model::RunReport;
 use crate::settings::Settings;
-use crate::stats::Period;
+use crate::stats::{Began, Period};
 use crate::units::{format_block_size, format_count_rate, format_latency_ns};
 
 /// "4k random read QD1 T4", "64k sequential 70% read QD8 T2 at 5000 IOPS": a period's
@@ -35,12 +37,17 @@ pub fn period_words(s: &Settings) -> String {
     )
 }
 
-/// What a period's row calls it: its settings, or for merged periods how many.
+/// What a period's row calls it: its settings, ", resumed" after a pause (a resume with
+/// the same settings is a period of its own), or for merged periods how many.
 pub fn period_name(p: &Period) -> String {
-    match (p.settings, p.merged) {
+    let name = match (p.settings, p.merged) {
         (Some(s), 1) => period_words(&s),
         (Some(s), n) => format!("{} ({n} periods)", period_words(&s)),
         (None, n) => format!("{n} periods merged, settings differed"),
+    };
+    match p.began {
+        Began::Resume => format!("{name}, resumed"),
+        _ => name,
     }
 }
 
@@ -102,10 +109,33 @@ pub fn reset_line(r: &RunReport) -> Option<String> {
         .map(|t| format!("statistics reset at {t:.1}s: everything below covers the run since then"))
 }
 
+/// The run setting by setting before its totals: the reset, the periods' table and the
+/// totals' label ("all periods together"); with one period, the settings at the end when a
+/// reset left them different from the start.
+pub fn story_lines(out: &mut String, r: &RunReport) {
+    if let Some(line) = reset_line(r) {
+        let _ = writeln!(out, "{line}");
+    }
+    match period_table(r) {
+        Some(table) => {
+            out.push_str(&table);
+            let _ = writeln!(out, "all periods together:");
+        }
+        None if r.final_settings != r.config.settings => {
+            let _ = writeln!(
+                out,
+                "settings at the end: {}",
+                describe_settings(&r.final_settings)
+            );
+        }
+        None => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::{Began, Counts, LatencySummary, LeftOut, Periods};
+    use crate::stats::{Counts, LatencySummary, LeftOut, Periods};
 
     fn period(threads: usize, start_s: f64, ops: u64, p99: u64) -> Period {
         let s = Settings {
@@ -177,6 +207,12 @@ mod tests {
         assert_eq!(
             lines[3],
             "    2  4k random read QD1 T4     10.0s    10.0s     36100    147.9    240 µs    480 µs"
+        );
+        r.periods.list[1].began = Began::Resume;
+        assert!(
+            period_table(&r)
+                .unwrap()
+                .contains("4k random read QD1 T4, resumed")
         );
         r.periods.list[0].merged = 7;
         r.periods.list[0].settings = None;

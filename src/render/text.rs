@@ -203,7 +203,7 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
     for w in &r.config.warnings {
         let _ = writeln!(out, "  warning: {w}");
     }
-    story_lines(&mut out, r);
+    super::periods::story_lines(&mut out, r);
     total_lines(&mut out, r);
     latency_lines(&mut out, r);
     thread_lines(&mut out, &r.threads);
@@ -227,29 +227,6 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
         writeback_lines(&mut out, w);
     }
     out
-}
-
-/// The run setting by setting before its totals: the reset, the periods' table and the
-/// totals' label ("all periods together"); with one period, the settings at the end when a
-/// reset left them different from the start.
-fn story_lines(out: &mut String, r: &RunReport) {
-    if let Some(line) = super::periods::reset_line(r) {
-        let _ = writeln!(out, "{line}");
-    }
-    match super::periods::period_table(r) {
-        Some(table) => {
-            out.push_str(&table);
-            let _ = writeln!(out, "all periods together:");
-        }
-        None if r.final_settings != r.config.settings => {
-            let _ = writeln!(
-                out,
-                "settings at the end: {}",
-                describe_settings(&r.final_settings)
-            );
-        }
-        None => {}
-    }
 }
 
 /// The totals: ops, rate, bytes; reads and writes apart when mixed; the stops left out; the
