@@ -220,3 +220,18 @@ fn a_chart_only_replaces_a_chart_and_is_named_svg() {
         stderr(&out)
     );
 }
+
+/// The inputs `scripts/bench-plot` times the binary on: an hour's run in twelve periods
+/// (3,600 intervals) and fio's JSON of 10,000 jobs, written to $BENCH_DIR.
+#[test]
+#[ignore = "writes the benchmark's inputs: scripts/bench-plot runs it"]
+fn write_bench_inputs() {
+    let dir = std::path::PathBuf::from(std::env::var("BENCH_DIR").expect("BENCH_DIR"));
+    let hour = chart_common::hour_run_with_periods();
+    std::fs::write(
+        dir.join("hour.json"),
+        serde_json::to_string_pretty(&hour).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("fio-10000.json"), chart_common::many_jobs(10_000)).unwrap();
+}

@@ -114,16 +114,20 @@ pub struct FioOutput {
 
 impl FioOutput {
     /// The last (final) entry of every job of every host, in first-seen order; fio's "All
-    /// clients" left out.
+    /// clients" left out. Found through a map: comparing each entry with every job found so
+    /// far took 350 ms of 530 for `--show` of 10,000 jobs.
     pub fn finals(&self) -> Vec<&FioEntry> {
+        let mut at: std::collections::HashMap<(Option<&str>, Option<u16>, &str), usize> =
+            std::collections::HashMap::new();
         let mut out: Vec<&FioEntry> = Vec::new();
         for e in self.entries.iter().filter(|e| !e.is_all_clients()) {
-            match out
-                .iter_mut()
-                .find(|o| o.host == e.host && o.port == e.port && o.jobname == e.jobname)
-            {
-                Some(slot) => *slot = e,
-                None => out.push(e),
+            let key = (e.host.as_deref(), e.port, e.jobname.as_str());
+            match at.get(&key) {
+                Some(&i) => out[i] = e,
+                None => {
+                    at.insert(key, out.len());
+                    out.push(e);
+                }
             }
         }
         out

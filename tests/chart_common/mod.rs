@@ -519,3 +519,27 @@ pub fn hour_run() -> diskscope::model::RunReport {
         .collect();
     run(iv)
 }
+
+/// An hour in twelve periods of five minutes (threads 1, 2, 4 … in turn), each interval
+/// naming its period, with the report's latency histogram: a run as `--json` saves it, for
+/// timing `--show --plot` on it.
+pub fn hour_run_with_periods() -> RunReport {
+    let mut r = hour_run();
+    let mut l = Latency::default();
+    for (k, i) in r.intervals.iter_mut().enumerate() {
+        i.settings.threads = 1 << (k / 300 % 4);
+        i.period = Some(k / 300);
+        l.record_n(i.latency_ns.p50, i.counts.ops);
+    }
+    r.periods.list = r
+        .intervals
+        .chunks(300)
+        .map(|c| {
+            let start = c[0].t_s - c[0].elapsed_s;
+            period_of(c[0].settings.threads, start, c[c.len() - 1].t_s, c)
+        })
+        .collect();
+    r.periods.latency_histogram = Log2Histogram::of(&l);
+    r.total.latency_ns = l.summary();
+    r
+}

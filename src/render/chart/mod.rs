@@ -110,6 +110,10 @@ pub fn plot_fleet(r: &crate::fleet::FleetReport) -> Result<String, String> {
 pub fn plot_fio(text: &str) -> Result<String, String> {
     let p = Provenance::default();
     let chart = fio_svg(text, &p)?;
+    // Only json+ has latency bins; plain JSON need not be read a second time.
+    if !text.contains("\"bins\"") {
+        return Ok(chart);
+    }
     match fio_latency_svg(text, &p)? {
         Some(latency) => draw::stack(
             &[chart, latency],
