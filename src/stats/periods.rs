@@ -14,10 +14,12 @@
 //! paused: normally nothing, the workers park at the pause), and its elapsed time leaves
 //! paused and stopped intervals out, as the engine's own `total_elapsed` does.
 //!
-//! A reset (`r`) is read from the snapshots themselves: the engine's totals grow by each
-//! interval (a stopped one adds nothing, a paused one no time), so a snapshot whose totals are
-//! not the last ones plus its own interval comes after a reset. The periods before it went
-//! with the totals they made up; `reset_at_s` says when.
+//! A reset (`r`) is read from the snapshots themselves: the engine's totals and their time
+//! never go down except at a reset, which zeroes them. (Not "the last totals plus this
+//! interval": exact on today's engine, but one miscounted hand-over would then erase the
+//! story.) A reset within the run's first tick, before anything was counted, goes unseen and
+//! loses nothing. The periods before it went with the totals they made up; `reset_at_s`
+//! says when.
 //!
 //! The count is bounded by `MAX_PERIODS`: past it the two oldest become one row, which says
 //! how many periods it holds (`merged`) and has no single settings when theirs differed.
@@ -273,18 +275,16 @@ impl PeriodTracker {
         }
     }
 
-    /// Whether `s` comes after a reset: its totals are not the last ones plus its interval.
+    /// Whether `s` comes after a reset: a total, or their time, went down.
     fn after_reset(&self, s: &Snapshot) -> bool {
-        let Some((mut counts, mut elapsed)) = self.totals else {
+        let Some((was, elapsed)) = self.totals else {
             return false;
         };
-        if s.stopped.is_none() {
-            counts.add(&s.interval);
-            if !s.paused {
-                elapsed += s.interval_elapsed;
-            }
-        }
-        counts != s.total || elapsed != s.total_elapsed
+        let now = &s.total;
+        s.total_elapsed < elapsed
+            || now.ops < was.ops
+            || now.bytes < was.bytes
+            || now.not_ops() < was.not_ops()
     }
 
     /// Keeps `p` as a closed period, merging the two oldest when there are too many.

@@ -69,6 +69,25 @@ impl Window {
         self.service_latency.add(s.service_latency());
     }
 
+    /// Adds all of `later`, a window that followed this one.
+    pub fn absorb(&mut self, later: Window) {
+        if later.snapshots == 0 {
+            return;
+        }
+        self.end = self.end.max(later.end);
+        self.elapsed += later.elapsed;
+        self.counts.add(&later.counts);
+        self.latency.add(&later.latency);
+        self.service_latency.add(&later.service_latency);
+        self.left_out.merge(&later.left_out);
+        self.mixed_settings |= later.mixed_settings
+            || self
+                .settings
+                .is_some_and(|s| later.settings.is_some_and(|l| l != s));
+        self.settings = later.settings.or(self.settings);
+        self.snapshots += later.snapshots;
+    }
+
     /// Returns the merged window and starts an empty one.
     pub fn take(&mut self) -> Window {
         std::mem::take(self)

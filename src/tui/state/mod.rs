@@ -7,6 +7,7 @@ pub mod confirm;
 pub mod fleet;
 pub mod marks;
 pub mod picker;
+pub mod rows;
 pub mod run;
 pub mod series;
 pub mod suite;

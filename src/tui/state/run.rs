@@ -1,13 +1,14 @@
 //! The run screen's state: the settings in force, bounded history of the engine's snapshots
 //! for the sparklines with a mark where each period begins, the recent-latency histogram,
 //! the kernel's counters beside the app's rates, the run's periods (`stats::PeriodTracker`,
-//! the one headless feeds too), and the one-second intervals kept for `e` and `--json FILE`,
-//! cut where a period ends.
+//! the one headless feeds too), and the one-second rows kept for `e` and `--json FILE`
+//! (`rows`: cut where a period ends).
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
 use super::marks::{Marks, change_label};
+use super::rows::Rows;
 use super::sweep::{SweepRun, View};
 use crate::diskstats::KernelRates;
 use crate::diskstats::members::Member;
@@ -15,23 +16,15 @@ use crate::model::{ConfigReport, Meta, RunReport};
 use crate::settings::{Knob, Settings};
 use crate::stats::heat::Heat;
 use crate::stats::seconds::Seconds;
-use crate::stats::{
-    Began, Boundary, IntervalFigures, IoErrorRecord, Log2Histogram, PeriodTracker, Snapshot, Window,
-};
+use crate::stats::{Began, Boundary, IoErrorRecord, Log2Histogram, PeriodTracker, Snapshot};
 use crate::sweep::DEFAULT_STEP_TIME;
 
 /// Snapshots kept for the sparklines: 60 s at the default 10 Hz.
 pub const HISTORY_LEN: usize = 600;
 /// Snapshots merged into the latency histogram: about 2 s at 10 Hz.
 pub const RECENT_LATENCY_LEN: usize = 20;
-/// Running time in a row of the intervals kept for `e` and `--json FILE` (as headless prints
-/// them); a row ends early where a period does.
-pub const INTERVAL: Duration = Duration::from_secs(1);
-/// Timer jitter a row's length may fall short by, as headless allows.
-const SLACK: Duration = Duration::from_millis(50);
-/// Rows kept for export: the last hour, so a run left open for days stays the same size (the
-/// totals still cover the whole run).
-pub const KEPT_INTERVALS: usize = 3600;
+/// Rows kept for export (`rows::KEPT`): the last hour.
+pub const KEPT_INTERVALS: usize = super::rows::KEPT;
 
 /// The app's own rates over the same stretch of time as the kernel's sample.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -114,10 +107,7 @@ pub struct Run {
     pub view: View,
     /// One row per second of running time (the last `KEPT_INTERVALS`), for `e` and `--json
     /// FILE`, each tagged with its period's id (`PeriodTracker::current_id`).
-    pub intervals: VecDeque<IntervalFigures>,
-    interval_window: Window,
-    /// The period of the row being gathered.
-    row_period: usize,
+    pub rows: Rows,
     /// The run told setting by setting; `periods.current_id()` is the period running now.
     pub periods: PeriodTracker,
     /// Where the sparklines mark a period's start.
@@ -159,9 +149,7 @@ impl Run {
             ram_bytes: None,
             step_time: DEFAULT_STEP_TIME,
             view: View::Live,
-            intervals: VecDeque::new(),
-            interval_window: Window::default(),
-            row_period: 0,
+            rows: Rows::default(),
             periods: PeriodTracker::default(),
             marks: Marks::default(),
             meta: Meta::default(),
@@ -193,18 +181,7 @@ impl Run {
         }
         self.latency = merged;
         self.seconds.push(&s);
-        // A row per second of running time, with headless's slack for timer jitter; a row
-        // ends where its period does.
-        if boundary.cuts() && self.interval_window.snapshots > 0 {
-            self.end_row();
-        }
-        if self.interval_window.snapshots == 0 {
-            self.row_period = self.periods.current_id();
-        }
-        self.interval_window.push(&s);
-        if self.interval_window.elapsed + SLACK >= INTERVAL {
-            self.end_row();
-        }
+        self.rows.push(&s, boundary, self.periods.current_id());
         self.last = Some(s);
     }
 
@@ -217,14 +194,11 @@ impl Run {
             Boundary::Within => {}
             Boundary::Pauses => self.marks.mark("pause".into()),
             Boundary::Begins(began) => {
-                self.seconds.restart(self.last.as_ref());
+                self.seconds.restart();
                 match began {
                     Began::Start => {}
-                    Began::Reset => {
-                        // Those rows' figures went with the engine's totals.
-                        self.intervals.clear();
-                        self.interval_window = Window::default();
-                    }
+                    // Those rows' figures went with the engine's totals.
+                    Began::Reset => self.rows.clear(),
                     Began::Change | Began::Resume => {
                         self.marks.mark(change_label(before, s.settings));
                     }
@@ -234,26 +208,11 @@ impl Run {
         boundary
     }
 
-    /// Ends the row being gathered.
-    fn end_row(&mut self) {
-        let row = IntervalFigures {
-            period: Some(self.row_period),
-            ..self.interval_window.take().figures()
-        };
-        push_bounded(&mut self.intervals, row, KEPT_INTERVALS);
-    }
-
     /// The run so far as `--json` reports it (`None` before the first snapshot). The partial
     /// second at the end is its last interval.
     pub fn run_report(&self) -> Option<RunReport> {
         let last = self.last.as_ref()?;
-        let mut intervals: Vec<_> = self.intervals.iter().cloned().collect();
-        if self.interval_window.snapshots > 0 {
-            intervals.push(IntervalFigures {
-                period: Some(self.row_period),
-                ..self.interval_window.figures()
-            });
-        }
+        let mut intervals = self.rows.rows();
         // Ids to the report's indices (merged periods share a row).
         for row in &mut intervals {
             row.period = row.period.and_then(|id| self.periods.index_of(id));

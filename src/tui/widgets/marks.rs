@@ -1,6 +1,7 @@
 //! The marks of a period's start drawn over a sparkline: a thin vertical line in the column
-//! where the settings changed, in the empty cells above the bars (no bar is hidden), and the
-//! new value written beside it ("T8") where there is room — on the frame's line above the
+//! where the settings changed — in the empty cells above the bars, and through the bars as
+//! the same bar in the mark's colour (dim without colour), so no bar's height is hidden — and
+//! the new value written beside it ("T8") where there is room — on the frame's line above the
 //! graph (where the pane's title leaves it free), else in the graph's empty top row; right of
 //! the line, or left of it near the right edge. A label with no room is left out; its line
 //! is still drawn.
@@ -33,10 +34,12 @@ impl Widget for PeriodMarks<'_> {
         for &(col, _) in &marks {
             let x = area.x + col as u16;
             for y in area.y..area.bottom() {
-                if let Some(cell) = buf.cell_mut((x, y))
-                    && cell.symbol() == " "
-                {
-                    cell.set_symbol("│").set_style(self.theme.dim());
+                if let Some(cell) = buf.cell_mut((x, y)) {
+                    if cell.symbol() == " " {
+                        cell.set_symbol("│").set_style(self.theme.dim());
+                    } else {
+                        cell.set_style(self.theme.mark());
+                    }
                 }
             }
         }
@@ -118,6 +121,24 @@ mod tests {
         let r = draw("ab", &[6, 6, 6, 6, 6, 2, 2, 2, 2, 2, 2, 2], &[(5, "T1")]);
         assert_eq!(r[0], "ab────T1────────");
         assert_eq!(r[1], "█████│          ");
+        // Through the bars the column keeps its bar, in the mark's style.
+        let area = Rect::new(0, 0, 16, 4);
+        let mut buf = Buffer::empty(area);
+        Sparkline::default()
+            .data([6u64; 16])
+            .max(6)
+            .render(area, &mut buf);
+        PeriodMarks {
+            marks: &[(5, "T8")],
+            theme: Theme { color: true },
+        }
+        .render(area, &mut buf);
+        let cell = &buf[(5, 2)];
+        assert_eq!(
+            (cell.symbol(), cell.fg),
+            ("█", ratatui::style::Color::White)
+        );
+        assert_eq!(buf[(4, 2)].fg, ratatui::style::Color::Reset);
     }
 
     #[test]

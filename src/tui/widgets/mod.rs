@@ -49,6 +49,14 @@ impl Theme {
     pub fn error(self) -> Style {
         self.fg(Color::Red).add_modifier(Modifier::BOLD)
     }
+    /// A mark over a graph's bars: the column stands out and its bar's height still shows.
+    pub fn mark(self) -> Style {
+        if self.color {
+            Style::new().fg(Color::White)
+        } else {
+            Style::new().add_modifier(Modifier::DIM)
+        }
+    }
     /// Secondary text and unusable rows.
     pub fn dim(self) -> Style {
         Style::new().add_modifier(Modifier::DIM)
