@@ -215,10 +215,7 @@ fn run_panels(iv: &[IntervalFigures], paced: bool) -> Vec<Panel> {
 fn run_heading(r: &RunReport, spans: &[Span], paced: bool, p: &Provenance) -> Heading {
     let c = &r.config;
     let end_s = r.intervals.last().map_or(r.total.elapsed_s, |i| i.t_s);
-    let workload = match spans.len() {
-        0 | 1 => describe_settings(&c.settings),
-        n => format!("{} periods of different settings", thousands(n as u64)),
-    };
+    let workload = workload(r, spans.len());
     let t = &r.total.counts;
     let mut footnotes = caveats(c, t.errors, t.short_ios, r.interrupted_by.as_deref());
     if !r.left_out.is_empty() {
@@ -258,6 +255,25 @@ fn run_heading(r: &RunReport, spans: &[Span], paced: bool, p: &Provenance) -> He
         finding: None,
         footnotes,
     }
+}
+
+/// What a run did, for a subtitle: its settings, or over `periods` periods where they went
+/// ("6 periods, from 4k random read QD1 T1 to 8k random read QD1 T8").
+fn workload(r: &RunReport, periods: usize) -> String {
+    let c = &r.config;
+    if periods < 2 {
+        return describe_settings(&c.settings);
+    }
+    let words = crate::render::periods::period_words;
+    let list = &r.periods.list;
+    let first = list.first().and_then(|p| p.settings).unwrap_or(c.settings);
+    let last = list.last().and_then(|p| p.settings).unwrap_or(r.final_settings);
+    format!(
+        "{} periods, from {} to {}",
+        thousands(periods as u64),
+        words(&first),
+        words(&last)
+    )
 }
 
 /// A latency distribution from log2 buckets, with the percentiles of `summary` marked.
@@ -330,7 +346,7 @@ pub fn run_latency_chart(
         ),
         subtitle: format!(
             "{} · {} · {}",
-            describe_settings(&c.settings),
+            workload(r, r.periods.list.len()),
             how(c),
             p.describe()
         ),
