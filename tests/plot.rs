@@ -222,11 +222,13 @@ fn a_chart_only_replaces_a_chart_and_is_named_svg() {
 }
 
 /// The inputs `scripts/bench-plot` times the binary on: an hour's run in twelve periods
-/// (3,600 intervals) and fio's JSON of 10,000 jobs, written to $BENCH_DIR.
+/// (3,600 intervals) and fio's JSON of 10,000 jobs, written to $BENCH_DIR (a temporary
+/// directory without it), each drawn once here under a megabyte.
 #[test]
-#[ignore = "writes the benchmark's inputs: scripts/bench-plot runs it"]
+#[ignore = "writes the benchmark's inputs (slow in debug builds): scripts/bench-plot runs it"]
 fn write_bench_inputs() {
-    let dir = std::path::PathBuf::from(std::env::var("BENCH_DIR").expect("BENCH_DIR"));
+    let temp = workdir();
+    let dir = std::env::var_os("BENCH_DIR").map_or_else(|| temp.path().to_path_buf(), Into::into);
     let hour = chart_common::hour_run_with_periods();
     std::fs::write(
         dir.join("hour.json"),
@@ -234,4 +236,13 @@ fn write_bench_inputs() {
     )
     .unwrap();
     std::fs::write(dir.join("fio-10000.json"), chart_common::many_jobs(10_000)).unwrap();
+    if std::env::var_os("BENCH_DIR").is_some() {
+        return;
+    }
+    for input in ["hour.json", "fio-10000.json"] {
+        ok(&dir, &["--show", input, "--plot", "out.svg"]);
+        let bytes = std::fs::metadata(dir.join("out.svg")).unwrap().len();
+        assert!(bytes < 1 << 20, "{input}: an SVG of {bytes} bytes");
+        std::fs::remove_file(dir.join("out.svg")).unwrap();
+    }
 }

@@ -267,7 +267,10 @@ fn workload(r: &RunReport, periods: usize) -> String {
     let words = crate::render::periods::period_words;
     let list = &r.periods.list;
     let first = list.first().and_then(|p| p.settings).unwrap_or(c.settings);
-    let last = list.last().and_then(|p| p.settings).unwrap_or(r.final_settings);
+    let last = list
+        .last()
+        .and_then(|p| p.settings)
+        .unwrap_or(r.final_settings);
     format!(
         "{} periods, from {} to {}",
         thousands(periods as u64),
