@@ -85,6 +85,55 @@ fn a_run_saves_its_chart_and_the_saved_run_draws_the_same() {
     redrawn_the_same(d, "run.json", "run.svg");
 }
 
+/// A run saved before meta, periods, the rate, the queue depth and the engine existed still
+/// reads back and draws: the fields it lacks take the defaults it ran at.
+#[test]
+fn a_run_saved_by_an_older_version_still_draws() {
+    let dir = workdir();
+    let d = dir.path();
+    ok(d, &["--size", "16M", "-T", "3s", "-q", "--json=run.json"]);
+    let text = std::fs::read_to_string(d.join("run.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let o = v.as_object_mut().unwrap();
+    for k in ["meta", "periods", "latency_log2_ns", "cpu"] {
+        o.remove(k).unwrap_or_else(|| panic!("{k} in a run's JSON"));
+    }
+    let config = o["config"].as_object_mut().unwrap();
+    for k in [
+        "rate_iops",
+        "iodepth",
+        "ioengine",
+        "latency_basis",
+        "fsync_every",
+        "end_fsync",
+    ] {
+        config.remove(k).unwrap_or_else(|| panic!("config.{k}"));
+    }
+    for i in o["intervals"].as_array_mut().unwrap() {
+        let i = i.as_object_mut().unwrap();
+        for k in [
+            "period",
+            "rate_iops",
+            "iodepth",
+            "service_latency_ns",
+            "after_switch",
+        ] {
+            i.remove(k).unwrap_or_else(|| panic!("intervals[].{k}"));
+        }
+    }
+    std::fs::write(d.join("old.json"), v.to_string()).unwrap();
+    let shown = ok(d, &["--show", "old.json", "--plot", "old.svg"]);
+    assert!(
+        shown.starts_with("saved before diskscope wrote meta"),
+        "{shown}"
+    );
+    let svg = chart(&d.join("old.svg"));
+    // No histogram saved: the run alone, titled with this version only.
+    assert!(svg.text.matches("<svg").count() == 1);
+    assert!(svg.has_text("4k random read, 1 thread"));
+    assert!(svg.has_text(&format!("diskscope {}", env!("CARGO_PKG_VERSION"))));
+}
+
 #[test]
 fn a_sweep_a_rate_curve_and_a_card_save_their_charts() {
     let dir = workdir();
