@@ -291,6 +291,10 @@ fn tui_sweeps_export_and_quit_to_the_sweep_summary() {
     let steps = v["steps"].as_array().expect("a steps array");
     assert_eq!(steps.len(), 7, "{v}");
     assert_eq!(steps[6]["threads"], 64);
+    // Its chart beside it, both named on the status line.
+    assert!(saved.contains("and its chart to"), "{saved}");
+    let svg = std::fs::read_to_string(json.with_extension("svg")).expect("the chart beside it");
+    assert!(svg.contains("<desc>diskscope chart: ") && svg.contains("threads"));
 
     tmux.keys(&["q"]);
     let end = tmux.wait_for("the summary", Duration::from_secs(20), |s| {

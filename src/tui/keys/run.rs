@@ -140,7 +140,7 @@ const LIVE: &[Binding<Cmd, Run>] = &[
     ),
     Binding::always(
         &[(Key::Char('e'), Cmd::Export)],
-        "save the run, or the last sweep, as diskscope-*.json",
+        "save the run, or the last sweep, as diskscope-*.json and its chart as .svg",
     ),
     FIO,
     HELP,
