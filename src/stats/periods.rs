@@ -22,9 +22,10 @@
 //! says when.
 //!
 //! The count is bounded by `MAX_PERIODS`: past it the two oldest become one row, which says
-//! how many periods it holds (`merged`) and has no single settings when theirs differed.
-//! Closed periods keep their histograms compacted (the recorded buckets only), so a merged
-//! row still has percentiles from its merged histogram.
+//! how many periods it holds (`merged`) and has no single settings when theirs differed. A
+//! closed period keeps its exact percentiles and its histograms compacted to two significant
+//! digits (some 17 KiB for a wide distribution, where the full one is about 100), so a merged
+//! row's percentiles come from its merged histogram, within 1 %.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -38,7 +39,7 @@ use super::window::Window;
 use crate::settings::Settings;
 
 /// Most periods kept; beyond, the oldest are merged. A TUI session of a hundred changes
-/// keeps every one; each closed period costs its compacted histograms (a few KiB).
+/// keeps every one; each closed period costs its compacted histograms (tens of KiB at most).
 pub const MAX_PERIODS: usize = 100;
 
 /// Why a period began.
@@ -156,6 +157,8 @@ struct Closed {
     elapsed: Duration,
     counts: Counts,
     left_out: LeftOut,
+    /// The exact percentiles (latency, service time) of a period not merged.
+    exact: Option<(LatencySummary, LatencySummary)>,
     latency: CompactLatency,
     service: CompactLatency,
 }
@@ -299,6 +302,10 @@ impl PeriodTracker {
             elapsed: p.window.elapsed,
             counts: p.window.counts,
             left_out: p.window.left_out,
+            exact: Some((
+                p.window.latency.summary(),
+                p.window.service_latency.summary(),
+            )),
             latency: p.window.latency.compact(),
             service: p.window.service_latency.compact(),
         });
@@ -334,6 +341,12 @@ impl Open {
 
 impl Closed {
     fn period(&self) -> Period {
+        let (latency_ns, service_latency_ns) = self.exact.unwrap_or_else(|| {
+            (
+                Latency::from_compact(&self.latency).summary(),
+                Latency::from_compact(&self.service).summary(),
+            )
+        });
         Period {
             began: self.began,
             settings: self.settings,
@@ -344,8 +357,8 @@ impl Closed {
             counts: self.counts,
             iops: per_second(self.counts.ops, self.elapsed),
             bw_bytes_per_s: per_second(self.counts.bytes, self.elapsed),
-            latency_ns: Latency::from_compact(&self.latency).summary(),
-            service_latency_ns: Latency::from_compact(&self.service).summary(),
+            latency_ns,
+            service_latency_ns,
             left_out: self.left_out,
         }
     }
@@ -371,6 +384,7 @@ impl Closed {
             elapsed: self.elapsed + next.elapsed,
             counts,
             left_out,
+            exact: None,
             latency: add(&self.latency, &next.latency),
             service: add(&self.service, &next.service),
         }
