@@ -156,7 +156,10 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         Mode::Tui => crate::tui::run(config, notice),
         Mode::Run | Mode::Sweep(_) | Mode::Suite(_) => local::run(&config, &mode),
         Mode::Fleet { tui } => fleet::run(&config, tui),
-        Mode::Show => show(config.show.clone().unwrap_or_default()),
+        Mode::Show => show(
+            config.show.clone().unwrap_or_default(),
+            config.files.plot.as_deref(),
+        ),
     }
 }
 
@@ -172,8 +175,9 @@ fn prints_text(mode: &Mode, output: Output) -> bool {
     }
 }
 
-/// `--show FILE`, or `--show last`: the newest result kept in the state directory.
-fn show(path: PathBuf) -> Result<ExitStatus> {
+/// `--show FILE`, or `--show last`: the newest result kept in the state directory; with
+/// `--plot OUT.svg` its chart too.
+fn show(path: PathBuf, plot: Option<&Path>) -> Result<ExitStatus> {
     let path = if path == Path::new("last") {
         let newest = state_dir::newest().map_err(anyhow::Error::msg)?;
         output::say(&format!("the newest result kept: {}", quote_path(&newest)));
@@ -182,6 +186,9 @@ fn show(path: PathBuf) -> Result<ExitStatus> {
         path
     };
     let text = crate::show::show(&path).map_err(anyhow::Error::msg)?;
+    if let Some(out) = plot {
+        crate::show::plot(&path, out).map_err(anyhow::Error::msg)?;
+    }
     print_and_exit(&text)
 }
 

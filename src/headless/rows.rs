@@ -1,6 +1,8 @@
-//! What a headless run prints as it goes, beside the figures: each one-second row, read with
-//! the target's second and fed to the run's `why` (its new findings and steady-state changes
-//! printed under the row), and each sweep step with how `--until-steady` ended it.
+//! What a headless run prints as it goes, beside the figures: each one-second row, cut where
+//! a period ends and tagged with it (`stats::PeriodTracker`, fed every snapshot as the TUI
+//! feeds it), read with the target's second and fed to the run's `why` under that period
+//! (its new findings and steady-state changes printed under the row), and each sweep step
+//! with how `--until-steady` ended it.
 
 use std::io::Write;
 
@@ -9,7 +11,7 @@ use crate::output;
 use crate::render::baseline::Baseline;
 use crate::render::compare::compare_step;
 use crate::render::{csv, sweep as sweep_text, text, why as why_text};
-use crate::stats::{IntervalFigures, Window};
+use crate::stats::{IntervalFigures, PeriodTracker, Snapshot, Window};
 use crate::sweep::SweepRunner;
 use crate::why::Live;
 
@@ -19,9 +21,44 @@ pub(super) struct Rows {
     pub output: Output,
     pub intervals: Vec<IntervalFigures>,
     pub live: Live,
+    /// The run told setting by setting.
+    pub periods: PeriodTracker,
+    /// The period of the row being gathered (a row never spans two).
+    row_period: usize,
 }
 
 impl Rows {
+    pub fn new(output: Output, live: Live) -> Rows {
+        Rows {
+            output,
+            intervals: Vec::new(),
+            live,
+            periods: PeriodTracker::default(),
+            row_period: 0,
+        }
+    }
+
+    /// Takes snapshot `s` into the periods and the row in `window`, closing the row first
+    /// where a period begins or pauses (`run_s` seconds into the run); returns true when
+    /// `--until-steady` ends the run now.
+    pub fn take_in(
+        &mut self,
+        s: &Snapshot,
+        window: &mut Window,
+        out: &mut output::Stdout,
+        run_s: f64,
+    ) -> bool {
+        let mut end = false;
+        if self.periods.push(s).cuts() && window.snapshots > 0 {
+            end = self.emit(window, out, run_s, false);
+        }
+        if window.snapshots == 0 {
+            self.row_period = self.periods.current_id();
+        }
+        window.push(s);
+        end
+    }
+
     /// Closes the row in `window` (`last`: the run's end cut it, so it is printed and kept
     /// but not judged); returns true when `--until-steady` ends the run now.
     pub fn emit(
@@ -32,7 +69,10 @@ impl Rows {
         last: bool,
     ) -> bool {
         let w = window.take();
-        let mut row = w.figures();
+        let mut row = IntervalFigures {
+            period: Some(self.row_period),
+            ..w.figures()
+        };
         let news = self.live.on_row_judged(&mut row, &w.latency, !last);
         match self.output {
             Output::Text => {

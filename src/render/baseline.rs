@@ -5,17 +5,21 @@
 //! one as a fleet of its hosts. Only the figures needed for the comparison are read
 //! (`saved_doc`), with what the result measured (`conditions`), so a comparison of unlike
 //! runs can say so. The comparisons themselves, and which kind of baseline a mode takes
-//! (`fits`), are `compare`'s.
+//! (`fits`), are `compare`'s. `BaselineFile` adds what the file says beside the figures:
+//! what made it (`meta`) and, for a run, its periods, so a run can be compared period by
+//! period and `--baseline` can say when the two come from different versions or hosts.
 
 use std::path::Path;
 
 use super::conditions::Conditions;
 use super::saved_doc::{
-    self, Saved, SavedConfig, SavedDirection, SavedRun, SavedSuite, SavedSweep,
+    self, Saved, SavedConfig, SavedDirection, SavedPeriodDoc, SavedRun, SavedSuite, SavedSweep,
 };
 use crate::fio::json::{FioEntry, FioOutput};
 use crate::fleet::hosts::{DEFAULT_PORT, Host};
+use crate::model::Meta;
 use crate::model::fleet::FleetReport;
+use crate::settings::Settings;
 use crate::suite::DirectionResult;
 use crate::sweep::Dimension;
 use crate::units::visible;
@@ -110,12 +114,17 @@ impl Baseline {
     /// Reads a saved result: diskscope's run, sweep, card or fleet, or fio's JSON output.
     /// An error is one line naming the file.
     pub fn load(path: &Path) -> Result<Baseline, String> {
+        Baseline::from_saved(path, saved_doc::read("--baseline", path)?)
+    }
+
+    /// The baseline a result read from `path` holds.
+    fn from_saved(path: &Path, saved: Saved) -> Result<Baseline, String> {
         let label = visible(&path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         ))
         .into_owned();
-        Ok(match saved_doc::read("--baseline", path)? {
+        Ok(match saved {
             Saved::Fio(out) => Baseline::from_fio(label, &out),
             Saved::Fleet(r) => Baseline::from_fleet(label, &r),
             Saved::Suite(s) => Baseline::from_suite(label, &s),
@@ -341,6 +350,60 @@ impl Baseline {
             _ => None,
         }
     }
+}
+
+/// A saved run's period: its settings (`None` for merged periods of different settings)
+/// and figures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SavedPeriod {
+    pub settings: Option<Settings>,
+    pub figures: Figures,
+}
+
+/// A baseline with what its file says beside the figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BaselineFile {
+    pub baseline: Baseline,
+    /// What made it; unknown (`Meta::default()`) for fio's output and older files.
+    pub meta: Meta,
+    /// A run's periods, in order; empty for other results and files from before periods.
+    pub periods: Vec<SavedPeriod>,
+}
+
+impl BaselineFile {
+    /// Reads a saved result once (`saved_doc`): the baseline, its provenance and a run's
+    /// periods. An error is one line naming the file.
+    pub fn load(path: &Path) -> Result<BaselineFile, String> {
+        let saved = saved_doc::read("--baseline", path)?;
+        let (meta, periods) = match &saved {
+            Saved::Fio(_) => (Meta::default(), Vec::new()),
+            Saved::Fleet(r) => (r.meta.clone(), Vec::new()),
+            Saved::Suite(s) => (s.meta.clone(), Vec::new()),
+            Saved::Sweep(s) => (s.meta.clone(), Vec::new()),
+            Saved::Run(r) => (
+                r.meta.clone(),
+                r.periods.iter().filter_map(period).collect(),
+            ),
+        };
+        Ok(BaselineFile {
+            baseline: Baseline::from_saved(path, saved)?,
+            meta,
+            periods,
+        })
+    }
+}
+
+/// A saved period's settings and figures; `None` without its rates and percentiles.
+fn period(p: &SavedPeriodDoc) -> Option<SavedPeriod> {
+    Some(SavedPeriod {
+        settings: p.settings,
+        figures: Figures {
+            iops: p.iops.f64()?,
+            bw_bytes_per_s: p.bw_bytes_per_s.f64()?,
+            p50_ns: p.latency_ns.p50.f64()?,
+            p99_ns: p.latency_ns.p99.f64()?,
+        },
+    })
 }
 
 /// One run's figures from fio's jobs summed: rates over the sum's runtime, the worst job's

@@ -2,10 +2,11 @@
 //! summary (`text`), a sweep's table (`sweep`), CSV (`csv`), the suite's card (`card`), a
 //! baseline and the comparisons with it (`baseline`, `compare`), the fleet's lines and host
 //! table (`fleet`, `hosts`, over the shared row table `table` the TUI draws too), fio's own
-//! results (`fio`), a saved result as `--show` prints it (`saved`), what is printed after the
-//! TUI (`final_text`), why the figures look as they do (`why`: the disk, the findings, the
-//! steady state), and the files results are saved in (`save`, `export`, and `state_dir`
-//! when the terminal went away). Nothing here runs I/O on the target or reads a clock.
+//! results (`fio`), a run's periods (`periods`), a saved result as `--show` prints it
+//! (`saved`), what is printed after the TUI (`final_text`), why the figures look as they do
+//! (`why`: the disk, the findings, the steady state), and the files results are saved in
+//! (`save`, `export`, and `state_dir` when the terminal went away). Nothing here runs I/O on
+//! the target or reads a clock.
 
 pub mod baseline;
 pub mod card;
@@ -18,6 +19,7 @@ pub mod final_text;
 pub mod fio;
 pub mod fleet;
 pub mod hosts;
+pub mod periods;
 pub mod rate;
 pub mod save;
 pub mod saved;

@@ -1,6 +1,7 @@
 //! Human-readable text: the one-line-per-second progress of a headless run and the final
-//! summary (totals, latency percentiles, a per-thread table like seekmark's "thread N
-//! completed" lines, and the first errors). Units adapt; interval and cumulative figures are
+//! summary (the periods when the settings changed — `periods` draws their table — then the
+//! totals, latency percentiles, a per-thread table like seekmark's "thread N completed"
+//! lines, and the first errors). Units adapt; interval and cumulative figures are
 //! labelled as such.
 
 use std::fmt::Write;
@@ -210,13 +211,7 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
     for w in &r.config.warnings {
         let _ = writeln!(out, "  warning: {w}");
     }
-    if r.final_settings != r.config.settings {
-        let _ = writeln!(
-            out,
-            "settings at the end: {}",
-            describe_settings(&r.final_settings)
-        );
-    }
+    super::periods::story_lines(&mut out, r);
     total_lines(&mut out, r);
     for line in crate::render::why::result_lines(r) {
         let _ = writeln!(out, "{line}");

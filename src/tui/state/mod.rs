@@ -5,7 +5,9 @@
 
 pub mod confirm;
 pub mod fleet;
+pub mod marks;
 pub mod picker;
+pub mod rows;
 pub mod run;
 pub mod series;
 pub mod suite;
