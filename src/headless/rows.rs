@@ -122,3 +122,92 @@ pub(super) fn step_lines(
     }
     let _ = out.flush();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::findings::steady::SteadyParams;
+    use crate::model::ConfigReport;
+    use crate::sensors::Sensors;
+    use crate::settings::Settings;
+    use crate::stats::fake::FakeEngine;
+
+    /// Headless's rows over a pretend engine, with a why that reads no device.
+    struct Run {
+        rows: Rows,
+        engine: FakeEngine,
+        window: Window,
+        out: output::Stdout,
+    }
+
+    impl Run {
+        fn new() -> Run {
+            let none = std::path::Path::new("/nonexistent");
+            let sensors = Sensors::new(None, none, none, None);
+            let params = SteadyParams::with_round(1.0);
+            let live = Live::new(&ConfigReport::example(), sensors, params, None);
+            Run {
+                rows: Rows::new(Output::Quiet, live),
+                engine: FakeEngine::default(),
+                window: Window::default(),
+                out: output::stdout(),
+            }
+        }
+
+        /// `secs` seconds of ticks under `s` (paused: no I/O), a row closed each second as
+        /// `headless::run` closes them.
+        fn seconds(&mut self, s: Settings, secs: usize, paused: bool) {
+            for _ in 0..secs {
+                for _ in 0..10 {
+                    let snap = self.engine.tick(s, if paused { 0 } else { 1000 }, paused);
+                    self.rows
+                        .take_in(&snap, &mut self.window, &mut self.out, 0.0);
+                }
+                self.rows.emit(&mut self.window, &mut self.out, 0.0, false);
+            }
+        }
+
+        fn steady(&self) -> bool {
+            self.rows.live.tracker.steady().reached()
+        }
+
+        fn last_period(&self) -> Option<usize> {
+            self.rows.intervals.last().and_then(|r| r.period)
+        }
+    }
+
+    /// A settings change, a pause and its resume, and a reset each begin a period, and the
+    /// steady check starts over with it: its window never spans two periods.
+    #[test]
+    fn every_new_period_starts_the_steady_check_over() {
+        let mut r = Run::new();
+        let s = Settings::default();
+        r.seconds(s, 6, false);
+        assert!(r.steady(), "five even rounds of one period are steady");
+        assert_eq!(r.last_period(), Some(0));
+        let t2 = Settings { threads: 2, ..s };
+        r.seconds(t2, 1, false);
+        assert_eq!(r.last_period(), Some(1), "a change begins a period");
+        assert!(!r.steady(), "and the check starts over with it");
+        r.seconds(t2, 5, false);
+        assert!(r.steady());
+        r.seconds(t2, 2, true);
+        r.seconds(t2, 1, false);
+        assert_eq!(r.last_period(), Some(2), "a resume begins a period");
+        assert!(!r.steady());
+        r.seconds(t2, 5, false);
+        assert!(r.steady());
+        r.engine.reset();
+        r.seconds(t2, 1, false);
+        assert_eq!(r.last_period(), Some(3), "a reset begins a period");
+        assert!(!r.steady());
+        // The steady window found after the reset lies wholly in its period.
+        r.seconds(t2, 5, false);
+        let since_s = r.rows.live.tracker.steady().since_s();
+        let start_s = r.rows.periods.report().list.last().map(|p| p.start_s);
+        assert!(
+            since_s.zip(start_s).is_some_and(|(a, b)| a >= b),
+            "{since_s:?} {start_s:?}"
+        );
+    }
+}

@@ -4,6 +4,8 @@
 //! Nothing here spawns threads or does I/O; workers and the sampler live in `engine`,
 //! consumers (headless report, TUI) only read these types.
 
+#[cfg(test)]
+pub mod fake;
 pub mod heat;
 pub mod latency;
 pub mod log2;

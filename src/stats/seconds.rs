@@ -44,6 +44,9 @@ pub struct Now {
     pub settings: Settings,
     /// Whether the window ran under more than one setting (a change fell inside it).
     pub mixed_settings: bool,
+    /// Whether the window began in an earlier period (`restart`: a change, a resume or a
+    /// reset fell inside it); it is not the current period's.
+    pub straddles: bool,
     pub iops: f64,
     pub bw_bytes_per_s: f64,
     pub latency: LatencySummary,
@@ -79,7 +82,8 @@ impl Seconds {
         }
         let w = self.current.take();
         let iops = w.iops();
-        if !std::mem::take(&mut self.straddles) {
+        let straddles = std::mem::take(&mut self.straddles);
+        if !straddles {
             self.peak_iops = self.peak_iops.max(iops);
             self.done_ops += w.counts.ops;
             self.done_bytes += w.counts.bytes;
@@ -111,6 +115,7 @@ impl Seconds {
             elapsed: w.elapsed,
             settings: s.settings,
             mixed_settings: w.mixed_settings,
+            straddles,
             iops,
             bw_bytes_per_s: w.bw(),
             latency: w.latency_summary(),
