@@ -13,13 +13,11 @@ use std::path::Path;
 
 use super::conditions::Conditions;
 use super::saved_doc::{
-    self, Saved, SavedConfig, SavedDirection, SavedPeriodDoc, SavedRun, SavedSuite, SavedSweep,
+    self, Saved, SavedConfig, SavedDirection, SavedRun, SavedSuite, SavedSweep,
 };
 use crate::fio::json::{FioEntry, FioOutput};
 use crate::fleet::hosts::{DEFAULT_PORT, Host};
-use crate::model::Meta;
 use crate::model::fleet::FleetReport;
-use crate::settings::Settings;
 use crate::suite::DirectionResult;
 use crate::sweep::Dimension;
 use crate::units::visible;
@@ -352,59 +350,9 @@ impl Baseline {
     }
 }
 
-/// A saved run's period: its settings (`None` for merged periods of different settings)
-/// and figures.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SavedPeriod {
-    pub settings: Option<Settings>,
-    pub figures: Figures,
-}
-
-/// A baseline with what its file says beside the figures.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BaselineFile {
-    pub baseline: Baseline,
-    /// What made it; unknown (`Meta::default()`) for fio's output and older files.
-    pub meta: Meta,
-    /// A run's periods, in order; empty for other results and files from before periods.
-    pub periods: Vec<SavedPeriod>,
-}
-
-impl BaselineFile {
-    /// Reads a saved result once (`saved_doc`): the baseline, its provenance and a run's
-    /// periods. An error is one line naming the file.
-    pub fn load(path: &Path) -> Result<BaselineFile, String> {
-        let saved = saved_doc::read("--baseline", path)?;
-        let (meta, periods) = match &saved {
-            Saved::Fio(_) => (Meta::default(), Vec::new()),
-            Saved::Fleet(r) => (r.meta.clone(), Vec::new()),
-            Saved::Suite(s) => (s.meta.clone(), Vec::new()),
-            Saved::Sweep(s) => (s.meta.clone(), Vec::new()),
-            Saved::Run(r) => (
-                r.meta.clone(),
-                r.periods.iter().filter_map(period).collect(),
-            ),
-        };
-        Ok(BaselineFile {
-            baseline: Baseline::from_saved(path, saved)?,
-            meta,
-            periods,
-        })
-    }
-}
-
-/// A saved period's settings and figures; `None` without its rates and percentiles.
-fn period(p: &SavedPeriodDoc) -> Option<SavedPeriod> {
-    Some(SavedPeriod {
-        settings: p.settings,
-        figures: Figures {
-            iops: p.iops.f64()?,
-            bw_bytes_per_s: p.bw_bytes_per_s.f64()?,
-            p50_ns: p.latency_ns.p50.f64()?,
-            p99_ns: p.latency_ns.p99.f64()?,
-        },
-    })
-}
+#[path = "baseline_file.rs"]
+mod file;
+pub use file::{BaselineFile, SavedPeriod};
 
 /// One run's figures from fio's jobs summed: rates over the sum's runtime, the worst job's
 /// percentile (fio keeps them per job; with `group_reporting` there is one).

@@ -2,11 +2,11 @@
 //! summary (`text`), a sweep's table (`sweep`), CSV (`csv`), the suite's card (`card`), a
 //! baseline and the comparisons with it (`baseline`, `compare`), the fleet's lines and host
 //! table (`fleet`, `hosts`, over the shared row table `table` the TUI draws too), fio's own
-//! results (`fio`), a run's periods (`periods`), a saved result as `--show` prints it
-//! (`saved`), what is printed after the TUI (`final_text`), why the figures look as they do
-//! (`why`: the disk, the findings, the steady state), and the files results are saved in
-//! (`save`, `export`, and `state_dir` when the terminal went away). Nothing here runs I/O on
-//! the target or reads a clock.
+//! results (`fio`), a run's periods (`periods`) and written data (`writeback`), a saved
+//! result as `--show` prints it (`saved`), what is printed after the TUI (`final_text`), why
+//! the figures look as they do (`why`: the disk, the findings, the steady state), and the
+//! files results are saved in (`save`, `export`, and `state_dir` when the terminal went
+//! away). Nothing here runs I/O on the target or reads a clock.
 
 pub mod baseline;
 pub mod card;
@@ -29,5 +29,6 @@ pub mod sweep;
 pub mod table;
 pub mod text;
 pub mod why;
+pub mod writeback;
 
 pub use save::ResultFiles;
