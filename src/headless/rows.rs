@@ -171,6 +171,26 @@ mod tests {
             self.rows.live.tracker.steady().reached()
         }
 
+        /// The report headless builds at the end, saved as `--json FILE` writes it.
+        fn saved(
+            &mut self,
+            dir: &std::path::Path,
+        ) -> (crate::model::RunReport, std::path::PathBuf) {
+            let last = self.engine.tick(Settings::default(), 0, true);
+            let intervals = std::mem::take(&mut self.rows.intervals);
+            let mut report =
+                crate::model::RunReport::new(ConfigReport::example(), &last, intervals)
+                    .with_meta(crate::model::Meta::now())
+                    .with_periods(self.rows.periods.report());
+            report.why = self.rows.live.finish(last.at.as_secs_f64());
+            let f = crate::model::finding::Finding::new("slowdown", "IOPS fell 60%".into());
+            report.why.findings.push(f.at(3.0));
+            let path = dir.join("run.json");
+            let text = serde_json::to_string_pretty(&report).unwrap();
+            std::fs::write(&path, text + "\n").unwrap();
+            (report, path)
+        }
+
         fn last_period(&self) -> Option<usize> {
             self.rows.intervals.last().and_then(|r| r.period)
         }
@@ -208,6 +228,42 @@ mod tests {
         assert!(
             since_s.zip(start_s).is_some_and(|(a, b)| a >= b),
             "{since_s:?} {start_s:?}"
+        );
+    }
+
+    /// What a run's JSON says of its periods, its provenance, its findings and its steady
+    /// state survives reading it back: into the model (`--show --plot`), through the typed
+    /// reader (`--baseline`, `--show`), and drawn.
+    #[test]
+    fn a_saved_run_reads_back_with_its_periods_meta_and_why() {
+        let mut r = Run::new();
+        let s = Settings::default();
+        r.seconds(s, 6, false);
+        r.seconds(Settings { threads: 2, ..s }, 6, false);
+        let dir = tempfile::tempdir().unwrap();
+        let (report, path) = r.saved(dir.path());
+        assert_eq!(report.periods.list.len(), 2);
+        assert!(report.why.steady_state.as_ref().is_some_and(|s| s.reached));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let back: crate::model::RunReport = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.why, report.why);
+        assert_eq!(back.meta, report.meta);
+        assert_eq!(back.periods.list, report.periods.list);
+        assert_eq!(serde_json::to_string_pretty(&back).unwrap() + "\n", text);
+        let b = crate::render::baseline::BaselineFile::load(&path).unwrap();
+        assert_eq!(b.meta, report.meta);
+        let iops: Vec<f64> = b.periods.iter().map(|p| p.figures.iops).collect();
+        let want: Vec<f64> = report.periods.list.iter().map(|p| p.iops).collect();
+        assert_eq!(iops, want);
+        assert_eq!(b.periods[1].settings.map(|s| s.threads), Some(2));
+        let shown = crate::show::show(&path).unwrap();
+        assert!(shown.starts_with("saved by diskscope "), "{shown}");
+        let svg = dir.path().join("run.svg");
+        crate::show::plot(&path, &svg).unwrap();
+        assert!(
+            std::fs::read_to_string(&svg)
+                .unwrap()
+                .contains("<desc>diskscope chart: ")
         );
     }
 }
