@@ -1,10 +1,13 @@
 //! The headless run: consume the engine's snapshots until the time is up or a signal arrives,
-//! print a line per second (unless quiet or machine output), and build the `RunReport`. Time
-//! here is run time: an interval in which the process was stopped (SIGSTOP, Ctrl-Z) does not
-//! count toward `-T` or the one-second rows. Each row is read beside the target's second (the
-//! kernel's counters and the drive's temperature) and fed to the run's `why`, whose findings
-//! and steady-state changes are printed as they appear; `--until-steady` ends the run once
-//! steady. After a run that wrote, it looks at what the page
+//! print a line per second (unless quiet or machine output), and build the `RunReport` with
+//! its periods (the same `PeriodTracker` the TUI feeds; a headless run changes nothing, so it
+//! has one) and its provenance, stamped when the run starts. Time here is run time: an
+//! interval in which the process was stopped (SIGSTOP, Ctrl-Z) does not count toward `-T` or
+//! the one-second rows. Each row is read beside the target's second (the kernel's counters
+//! and the drive's temperature) and fed to the run's `why` under its period (the steady
+//! check's windows are the periods'), whose findings and steady-state changes are printed as
+//! they appear; `--until-steady` ends the run once steady. After a run that wrote, it looks
+//! at what the page
 //! cache still holds of the target and, with `--end-fsync`, times the final sync. Sweeps and
 //! suites run their series of steps on the same live engine, the runner deciding each change.
 
@@ -14,7 +17,7 @@ use std::time::Duration;
 
 use crate::cli::Output;
 use crate::engine::Engine;
-use crate::model::{ConfigReport, CpuReport, RunReport, SweepReport, WritebackReport};
+use crate::model::{ConfigReport, CpuReport, Meta, RunReport, SweepReport, WritebackReport};
 use crate::render::baseline::Baseline;
 use crate::render::{card, csv, sweep as sweep_text, text, why as why_text};
 use crate::stats::{Snapshot, Window};
@@ -86,21 +89,19 @@ pub fn run(
     output: Output,
     live: Live,
 ) -> RunReport {
+    let meta = Meta::now();
     let cpu_start = cpu_seconds();
     let mut out = output::stdout();
     print_header(&mut out, &config, output, &csv::header());
     let mut window = Window::default();
-    let mut rows = Rows {
-        output,
-        intervals: Vec::new(),
-        live,
-    };
+    let mut rows = Rows::new(output, live);
     let mut next_row = REPORT_EVERY;
     // Real time of the intervals the process was stopped in: not run time.
     let mut stopped = Duration::ZERO;
     let mut steady_end = false;
     let last = drive(&mut engine, |_, s, stopping| {
-        window.push(s);
+        let run_s = s.at.saturating_sub(stopped).as_secs_f64();
+        steady_end |= rows.take_in(s, &mut window, &mut out, run_s);
         if s.stopped.is_some() {
             stopped += s.interval_elapsed;
         }
@@ -110,7 +111,7 @@ pub fn run(
         // stopping, the last row waits for the final snapshot so the rows add up to the
         // totals without a sliver of a row at the end.
         if !stopping && !stop && run_time + Duration::from_millis(50) >= next_row {
-            steady_end = rows.emit(&mut window, &mut out, run_time.as_secs_f64(), false);
+            steady_end |= rows.emit(&mut window, &mut out, run_time.as_secs_f64(), false);
             next_row += REPORT_EVERY;
         }
         stop || steady_end
@@ -127,7 +128,10 @@ pub fn run(
     let cpu = CpuReport::between(cpu_start, cpu_seconds(), ios);
     let durability = config.durability;
     let run_s = last.at.saturating_sub(stopped).as_secs_f64();
-    let mut report = RunReport::new(config, &last, rows.intervals);
+    let periods = rows.periods.report();
+    let mut report = RunReport::new(config, &last, rows.intervals)
+        .with_meta(meta)
+        .with_periods(periods);
     report.cpu = Some(cpu);
     report.why = rows.live.finish(run_s);
     let written = report.total.counts.write_bytes + report.left_out.counts.write_bytes;
@@ -230,6 +234,7 @@ pub fn run_sweep(
     baseline: Option<&Baseline>,
     mut live: Live,
 ) -> anyhow::Result<SweepReport> {
+    let meta = Meta::now();
     let mut out = output::stdout();
     let dimension = runner.spec().dimension;
     print_header(&mut out, &config, output, &csv::step_header());
@@ -265,6 +270,7 @@ pub fn run_sweep(
     }
     let (saturation, latency_curve) = findings(dimension, &steps);
     Ok(SweepReport {
+        meta,
         saturation,
         latency_curve,
         partial_step: runner.partial(),
@@ -289,6 +295,7 @@ pub fn run_suite(
     notes: Vec<String>,
     output: Output,
 ) -> anyhow::Result<SuiteReport> {
+    let meta = Meta::now();
     let mut out = output::stdout();
     let plan = runner.plan().clone();
     if output == Output::Text {
@@ -337,6 +344,7 @@ pub fn run_suite(
     };
     let tests = runner.card(&pending);
     Ok(SuiteReport {
+        meta,
         suite: plan.suite,
         passes: plan.timing.passes,
         pass_time_s: plan.timing.pass_time.as_secs_f64(),

@@ -1,5 +1,5 @@
-//! The files diskscope reads and writes as results (`--json FILE`, `--csv FILE`, `--baseline
-//! FILE`), checked before anything runs. A result file is only ever replaced when it already
+//! The files diskscope reads and writes as results (`--json FILE`, `--csv FILE`, `--plot
+//! FILE.svg`, `--baseline FILE`), checked before anything runs. A result file is only ever replaced when it already
 //! holds a diskscope result of the same kind — never a `package.json`, an inventory `.csv` or a
 //! disk image typed in the wrong place — and its directory must be writable now, not after a
 //! ten-minute sweep. A file read as a result must be a regular file of a sane size, so a
@@ -25,11 +25,17 @@ pub const CSV_HEADS: [&str; 4] = [
     "target,t_s,elapsed_s,",
 ];
 
-/// The two kinds of result file.
+/// How the `<desc>` of every chart diskscope draws begins (`render::chart` writes it): how
+/// `--plot` knows a file it may replace.
+pub const SVG_DESC: &str = "<desc>diskscope chart: ";
+
+/// The kinds of result file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Json,
     Csv,
+    /// A chart (`--plot`): an SVG diskscope drew, known by its `<desc>`.
+    Svg,
 }
 
 impl Kind {
@@ -37,6 +43,16 @@ impl Kind {
         match self {
             Kind::Json => "--json",
             Kind::Csv => "--csv",
+            Kind::Svg => "--plot",
+        }
+    }
+
+    /// What the message calls a result of this kind.
+    fn noun(self) -> &'static str {
+        match self {
+            Kind::Json => "json result",
+            Kind::Csv => "csv result",
+            Kind::Svg => "chart",
         }
     }
 }
@@ -66,9 +82,9 @@ pub fn check_output(kind: Kind, path: &Path) -> Result<PathBuf, String> {
             // Unreadable, binary or huge: not a result either way.
             if !read_bounded(flag, path).is_ok_and(|text| holds(kind, &text)) {
                 return Err(format!(
-                    "{flag} {shown}: exists and is not a diskscope {} result, refusing to \
+                    "{flag} {shown}: exists and is not a diskscope {}, refusing to \
                      overwrite it; put TARGET before the options, or {elsewhere}",
-                    &flag[2..]
+                    kind.noun()
                 ));
             }
             writable(flag, path, path)?;
@@ -211,6 +227,13 @@ pub fn holds(kind: Kind, text: &str) -> bool {
             let first = text.lines().next().unwrap_or("");
             CSV_HEADS.iter().any(|head| first.starts_with(head))
         }
+        // The desc follows the root's opening tag.
+        Kind::Svg => {
+            text.trim_start().starts_with("<svg ") && {
+                let head: String = text.chars().take(400).collect();
+                head.contains(SVG_DESC)
+            }
+        }
     }
 }
 
@@ -275,6 +298,13 @@ mod tests {
         assert!(holds(Kind::Csv, &format!("{}\n", csv::step_header())));
         assert!(!holds(Kind::Csv, "host,rack,serial\na,1,2\n"));
         assert!(!holds(Kind::Csv, ""));
+        let chart = "<svg width=\"1200\" height=\"9\">\n<desc>diskscope chart: x</desc></svg>";
+        assert!(holds(Kind::Svg, chart));
+        assert!(!holds(
+            Kind::Svg,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\"><desc>logo</desc></svg>"
+        ));
+        assert!(!holds(Kind::Svg, run));
     }
 
     #[test]

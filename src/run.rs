@@ -178,7 +178,10 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         Mode::Fleet { tui } => fleet::run(&config, tui),
         Mode::Disks { tui: true } => crate::tui::run(config, notice),
         Mode::Disks { tui: false } => disks::run(&config),
-        Mode::Show => show(config.show.clone().unwrap_or_default()),
+        Mode::Show => show(
+            config.show.clone().unwrap_or_default(),
+            config.files.plot.as_deref(),
+        ),
     }
 }
 
@@ -199,8 +202,9 @@ fn prints_text(mode: &Mode, output: Output) -> bool {
     }
 }
 
-/// `--show FILE`, or `--show last`: the newest result kept in the state directory.
-fn show(path: PathBuf) -> Result<ExitStatus> {
+/// `--show FILE`, or `--show last`: the newest result kept in the state directory; with
+/// `--plot OUT.svg` its chart too.
+fn show(path: PathBuf, plot: Option<&Path>) -> Result<ExitStatus> {
     let path = if path == Path::new("last") {
         let newest = state_dir::newest().map_err(anyhow::Error::msg)?;
         output::say(&format!("the newest result kept: {}", quote_path(&newest)));
@@ -209,6 +213,9 @@ fn show(path: PathBuf) -> Result<ExitStatus> {
         path
     };
     let text = crate::show::show(&path).map_err(anyhow::Error::msg)?;
+    if let Some(out) = plot {
+        crate::show::plot(&path, out).map_err(anyhow::Error::msg)?;
+    }
     print_and_exit(&text)
 }
 

@@ -50,8 +50,10 @@ impl IoEngine {
     }
 }
 
-/// What the workers do. Changing any field while running takes effect live.
+/// What the workers do. Changing any field while running takes effect live. A saved result
+/// from before a knob existed reads it at its default (depth 1, no rate).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Settings {
     /// Worker threads, each with its own file descriptor (1..=1024).
     pub threads: usize,

@@ -31,6 +31,19 @@ pub fn set_timer_slack_ns(ns: u64) {
     }
 }
 
+/// The local time zone's offset from UTC, in seconds east, at `unix_secs` (glibc's
+/// `localtime_r`, which honours `TZ` and /etc/localtime); `None` when the C library cannot
+/// say.
+pub fn utc_offset_s(unix_secs: i64) -> Option<i64> {
+    let t: nix::libc::time_t = unix_secs;
+    // SAFETY: an all-zero tm is valid (integers and a null zone-name pointer).
+    let mut tm: nix::libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: localtime_r reads the time_t and writes one tm through pointers to live values
+    // of those types; it returns null on failure and keeps no reference to either.
+    let done = unsafe { nix::libc::localtime_r(&t, &mut tm) };
+    (!done.is_null()).then_some(tm.tm_gmtoff)
+}
+
 /// `struct loop_info64` of linux/loop.h (232 bytes): what the kernel says backs a loop device.
 #[repr(C)]
 pub struct LoopInfo64 {

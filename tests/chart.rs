@@ -82,6 +82,53 @@ fn a_run_draws_every_interval_in_three_panels_with_its_periods() {
     assert_eq!(svg.rects(&style::hex(style::SHADE)).len(), 3);
 }
 
+/// The run chart shades and bounds the report's own periods: the intervals here all carry
+/// one setting, so nothing but `periods` can say where they are, and the third began after
+/// a pause of 1.4 s, which gets a boundary of its own at each end.
+#[test]
+fn the_run_chart_draws_the_reports_own_periods() {
+    let mut r = demo_run();
+    let one = r.intervals[0].settings;
+    for i in &mut r.intervals {
+        i.settings = one;
+    }
+    r.periods.list = vec![
+        period_of(1, 0.0, 10.0, &r.intervals[0..10]),
+        period_of(2, 10.0, 19.2, &r.intervals[10..19]),
+        period_of(4, 20.6, 30.0, &r.intervals[20..30]),
+    ];
+    let svg = Svg::of(chart::run_svg(&r, None, &Provenance::default()).unwrap());
+    // Where a time falls on the axis, from the IOPS line's first and last points.
+    let iops = &svg.polylines(&blue())[0];
+    let (a, b) = (iops[0], iops[iops.len() - 1]);
+    let (t0, t1) = (r.intervals[0].t_s, r.intervals[29].t_s);
+    let x_of = |t: f64| a.0 + (t - t0) * (b.0 - a.0) / (t1 - t0);
+    let boundaries = svg.lines(&style::hex(style::BOUNDARY));
+    // 10 s, the pause's start at 19.2 s and its end at 20.6 s, on each of three panels.
+    assert_eq!(boundaries.len(), 3 * 3, "{boundaries:?}");
+    for t in [10.0, 19.2, 20.6] {
+        let at = boundaries
+            .iter()
+            .filter(|l| (l.points[0].0 - x_of(t)).abs() <= 1.0)
+            .count();
+        assert_eq!(at, 3, "a boundary at {t} s on every panel");
+    }
+    for name in [
+        "4k random read QD32 T1",
+        "4k random read QD32 T2",
+        "4k random read QD32 T4",
+    ] {
+        assert!(svg.has_text(name), "period {name}");
+    }
+    assert!(svg.has_text("a gap between two periods is a pause"));
+    // The middle period shaded on each panel, from its start to its end.
+    let shades = svg.rects(&style::hex(style::SHADE));
+    assert_eq!(shades.len(), 3);
+    for (x, _, w, _) in shades {
+        assert!((x - x_of(10.0)).abs() <= 1.0 && (x + w - x_of(19.2)).abs() <= 1.0);
+    }
+}
+
 #[test]
 fn periods_given_by_the_caller_replace_the_derived_ones() {
     let r = demo_run();

@@ -2,7 +2,8 @@
 //! draws and parses; json+ percentiles drawn agree with fio's own table; a client/server
 //! run names its hosts; status-interval snapshots become one point per interval; an hour of
 //! intervals and ten thousand fio jobs stay under a megabyte with their spikes kept. The
-//! timing harness behind `scripts/bench-plot` is the ignored test at the end.
+//! ignored test at the end times the drawing alone, inside the library (`scripts/bench-plot`
+//! times the binary).
 
 mod chart_common;
 
@@ -181,9 +182,10 @@ fn an_hour_of_intervals_is_thinned_under_a_megabyte_and_keeps_its_stall() {
     assert!(svg.has_text("3,600 points per series are more than the"));
 }
 
-/// Times and sizes for `scripts/bench-plot` (run in release mode).
+/// Times and sizes of the drawing alone, inside the library: `cargo test --release --test
+/// chart_fio -- --ignored --exact bench_plot --nocapture` (`BENCH_PARTS=1` for the parts).
 #[test]
-#[ignore = "a measurement, not a check: scripts/bench-plot runs it in release mode"]
+#[ignore = "a measurement, not a check: run it in release mode"]
 fn bench_plot() {
     let p = Provenance::default();
     let r = hour_run();

@@ -101,6 +101,7 @@ fn final_screen() -> FleetScreen {
         s.apply(&FleetEvent::Host(i, HostEvent::Finished(Box::default())));
     }
     s.report = Some(FleetReport {
+        meta: diskscope::model::Meta::default(),
         fleet: FleetConfig {
             target: "/dev/nvme0n1".into(),
             hosts: hs,

@@ -40,8 +40,15 @@ fn info() -> ConfigReport {
     }
 }
 
-/// A 100 ms snapshot under `s`: a fixed rate per setting, a little different each time.
-fn snapshot(i: u64, s: Settings, paused: bool) -> Snapshot {
+/// A 100 ms snapshot under `s`: a fixed rate per setting, a little different each time;
+/// `total` and `elapsed` are the run's so far, grown by it as the engine grows them.
+fn snapshot(
+    i: u64,
+    s: Settings,
+    paused: bool,
+    total: &mut Counts,
+    elapsed: &mut Duration,
+) -> Snapshot {
     let ops = if paused {
         0
     } else {
@@ -57,6 +64,10 @@ fn snapshot(i: u64, s: Settings, paused: bool) -> Snapshot {
         read_bytes: ops * s.bs,
         ..Counts::default()
     };
+    total.add(&interval);
+    if !paused {
+        *elapsed += Duration::from_millis(100);
+    }
     Snapshot {
         seq: i,
         at: Duration::from_millis(100 * (i + 1)),
@@ -67,8 +78,8 @@ fn snapshot(i: u64, s: Settings, paused: bool) -> Snapshot {
         interval,
         interval_latency: lat,
         interval_service_latency: None,
-        total: interval,
-        total_elapsed: Duration::from_millis(100 * (i + 1)),
+        total: *total,
+        total_elapsed: *elapsed,
         total_latency: Default::default(),
         total_service_latency: Default::default(),
         total_left_out: Default::default(),
@@ -86,6 +97,8 @@ struct FakeEngine {
     settings: Settings,
     paused: bool,
     i: u64,
+    total: Counts,
+    elapsed: Duration,
 }
 
 impl FakeEngine {
@@ -104,7 +117,13 @@ impl FakeEngine {
 
     /// Sends one snapshot; returns the action it led to.
     fn tick(&mut self, app: &mut App) -> Action {
-        let snap = snapshot(self.i, self.settings, self.paused);
+        let snap = snapshot(
+            self.i,
+            self.settings,
+            self.paused,
+            &mut self.total,
+            &mut self.elapsed,
+        );
         self.i += 1;
         let Screen::Run(r) = &mut app.screen else {
             panic!("not on the run screen")
@@ -129,6 +148,8 @@ fn started() -> (App, FakeEngine) {
         settings: Settings::default(),
         paused: false,
         i: 0,
+        total: Counts::default(),
+        elapsed: Duration::ZERO,
     };
     for _ in 0..5 {
         engine.tick(&mut app);

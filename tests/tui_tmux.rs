@@ -298,6 +298,10 @@ fn tui_sweeps_export_and_quit_to_the_sweep_summary() {
     let steps = v["steps"].as_array().expect("a steps array");
     assert_eq!(steps.len(), 7, "{v}");
     assert_eq!(steps[6]["threads"], 64);
+    // Its chart beside it, both named on the status line.
+    assert!(saved.contains("and its chart to"), "{saved}");
+    let svg = std::fs::read_to_string(json.with_extension("svg")).expect("the chart beside it");
+    assert!(svg.contains("<desc>diskscope chart: ") && svg.contains("threads"));
 
     tmux.keys(&["q"]);
     let end = tmux.wait_for("the summary", Duration::from_secs(20), |s| {
@@ -412,4 +416,98 @@ fn term_dumb_gets_text_like_a_non_terminal() {
     assert!(end.contains("diskscope-exit=0"), "{end}");
     assert!(end.contains("total over"), "{end}");
     assert!(!end.contains("IOPS now"), "{end}");
+}
+
+/// The run told setting by setting: threads raised twice (1 → 2 → 4) and the block size
+/// doubled, each change marked on the sparklines; on quit the summary has a row per period
+/// before the totals "all periods together", and the JSON saved at quit has the periods in
+/// that order, their ops adding up to the total and each equal to its intervals' ops, and
+/// as many latencies as ops.
+#[test]
+fn tui_changes_are_periods_in_the_summary_and_the_json() {
+    if !tmux_installed() {
+        return;
+    }
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+    let bin = env!("CARGO_BIN_EXE_diskscope");
+    let shell = format!(
+        "cd '{}' && '{bin}' --size 64M --json=run.json; echo diskscope-exit=$?; sleep 60",
+        dir.path().display()
+    );
+    let tmux = Tmux::start("diskscope-periods", ("100", "30"), &shell);
+    tmux.wait_for("the picker", Duration::from_secs(15), |s| {
+        s.contains("scratch file here")
+    });
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the run screen", Duration::from_secs(60), |s| {
+        s.contains("IOPS now") && slider(s, "threads").as_deref() == Some("1")
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    tmux.keys(&["+"]);
+    tmux.wait_for("2 threads, marked", Duration::from_secs(10), |s| {
+        slider(s, "threads").as_deref() == Some("2") && s.contains("T2")
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    tmux.keys(&["Right"]);
+    tmux.wait_for("4 threads, marked", Duration::from_secs(10), |s| {
+        slider(s, "threads").as_deref() == Some("4") && s.contains("T4")
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    tmux.keys(&["Tab", "Tab", "Right"]);
+    tmux.wait_for("8k blocks", Duration::from_secs(10), |s| {
+        slider(s, "block size").as_deref() == Some("8k")
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    tmux.keys(&["q"]);
+    let end = tmux.wait_for("the summary", Duration::from_secs(20), |s| {
+        s.contains("diskscope-exit=")
+    });
+    assert!(end.contains("diskscope-exit=0"), "{end}");
+    let names = [
+        "4k random read QD1 T1",
+        "4k random read QD1 T2",
+        "4k random read QD1 T4",
+        "8k random read QD1 T4",
+    ];
+    let rows: Vec<&str> = end
+        .lines()
+        .filter(|l| names.iter().any(|n| l.contains(n)))
+        .collect();
+    assert_eq!(rows.len(), 4, "a row per period:\n{end}");
+    for (row, name) in rows.iter().zip(names) {
+        assert!(row.contains(name), "periods in order:\n{end}");
+    }
+    assert!(end.contains("all periods together:"), "{end}");
+
+    let text = std::fs::read_to_string(dir.path().join("run.json")).expect("run.json");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let periods = v["periods"].as_array().expect("periods");
+    let settings: Vec<(u64, u64)> = periods
+        .iter()
+        .map(|p| {
+            let s = &p["settings"];
+            (s["threads"].as_u64().unwrap(), s["bs"].as_u64().unwrap())
+        })
+        .collect();
+    assert_eq!(settings, [(1, 4096), (2, 4096), (4, 4096), (4, 8192)]);
+    let ops = |x: &serde_json::Value| x["ops"].as_u64().unwrap();
+    let total = ops(&v["total"]);
+    assert_eq!(periods.iter().map(ops).sum::<u64>(), total);
+    let intervals = v["intervals"].as_array().unwrap();
+    for (i, p) in periods.iter().enumerate() {
+        let mine = intervals
+            .iter()
+            .filter(|r| r["period"].as_u64() == Some(i as u64));
+        assert_eq!(mine.map(ops).sum::<u64>(), ops(p), "period {i}'s intervals");
+        assert_eq!(p["latency_ns"]["count"].as_u64(), Some(ops(p)));
+        assert!(ops(p) > 0, "period {i} did I/O");
+    }
+    let histogram: u64 = v["latency_log2_ns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(histogram, total);
+    assert!(v["meta"]["version"].is_string());
 }

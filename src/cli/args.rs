@@ -106,6 +106,12 @@ pub struct OutputArgs {
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     pub csv: Option<PathBuf>,
 
+    /// Save the result as a chart, an SVG: a run over time with its periods and latency
+    /// distribution, a sweep's curve, a rate curve, a suite's card or a fleet's hosts. With
+    /// --show, draw that saved result (diskscope's or fio's JSON) instead of running
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+
     /// Compare with a saved result: a run, sweep, suite card or fleet (--json FILE), or fio's
     /// own JSON output (--output-format=json or json+, local or client/server)
     #[arg(long, value_name = "FILE")]

@@ -5,7 +5,7 @@
 
 use super::Args;
 use super::config::Config;
-use crate::render::baseline::Baseline;
+use crate::render::baseline::BaselineFile;
 use crate::render::compare::{Wants, fits};
 use crate::render::conditions::{Conditions, differ_line};
 use crate::settings::IoEngine;
@@ -47,7 +47,7 @@ impl Config {
 
     /// The line saying what the baseline measured differently from this run, if it did.
     pub fn baseline_differs(&self) -> Option<String> {
-        let b = self.baseline.as_ref()?;
+        let b = &self.baseline.as_ref()?.baseline;
         differ_line(b.label(), &b.conditions(), &self.conditions())
     }
 }
@@ -55,7 +55,7 @@ impl Config {
 /// `--baseline FILE` read before anything runs, and refused (a bad-arguments exit) when this
 /// mode cannot compare with what it holds: a sweep with a sweep of the same knob, a suite
 /// with a card, a run or a fleet with a run or a fleet; a mode that runs nothing with none.
-pub(super) fn check_baseline(a: &Args) -> Result<Option<Baseline>, String> {
+pub(super) fn check_baseline(a: &Args) -> Result<Option<BaselineFile>, String> {
     let Some(path) = &a.output.baseline else {
         return Ok(None);
     };
@@ -72,7 +72,7 @@ pub(super) fn check_baseline(a: &Args) -> Result<Option<Baseline>, String> {
             "--baseline {shown} compares a run with a saved result, and {flag} runs nothing; drop one of them"
         ));
     }
-    let b = Baseline::load(path)?;
+    let b = BaselineFile::load(path)?;
     let wants = if a.series.suite.is_some() {
         Wants::Suite
     } else if let Some(spec) = &a.series.sweep {
@@ -84,6 +84,6 @@ pub(super) fn check_baseline(a: &Args) -> Result<Option<Baseline>, String> {
     } else {
         Wants::Run
     };
-    fits(&b, wants, path)?;
+    fits(&b.baseline, wants, path)?;
     Ok(Some(b))
 }

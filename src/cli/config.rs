@@ -15,7 +15,7 @@ pub use super::steady::SteadyConfig;
 use crate::fleet::hosts::Host;
 use crate::model::{ConfigReport, Durability};
 use crate::render::ResultFiles;
-use crate::render::baseline::Baseline;
+use crate::render::baseline::BaselineFile;
 use crate::result_file::{self, Kind};
 use crate::settings::{IoEngine, Settings};
 use crate::suite::{SuiteName, Timing};
@@ -67,7 +67,7 @@ pub struct Config {
     /// `--passes`, `-T` and `--pause` for the suite (the TUI's `c` uses them too).
     pub suite_timing: Timing,
     /// `--baseline FILE`, read and checked against this mode before anything runs.
-    pub baseline: Option<Baseline>,
+    pub baseline: Option<BaselineFile>,
     /// `--fleet HOSTS`: run on these hosts through fio's client/server mode.
     pub fleet: Option<Vec<Host>>,
     /// `--outlier-pct`: the share below the fleet's median that flags a host.
@@ -213,8 +213,8 @@ fn check_buffers(settings: Settings, sweep: Option<&SweepSpec>) -> Result<(), St
     Ok(())
 }
 
-/// What goes to stdout, and the files to save: one of `--json` and `--csv` may print, each
-/// file must be apart from every other file the run reads or writes (`check_apart`), and
+/// What goes to stdout, and the files to save: one of `--json` and `--csv` may print, the
+/// chart is an SVG (`plot::plot_path`), each file must be apart from every other file the run reads or writes (`check_apart`), and
 /// must be one that may receive a result (`result_file::check_output`).
 fn output(a: &Args) -> Result<(Output, ResultFiles), String> {
     let o = &a.output;
@@ -236,12 +236,19 @@ fn output(a: &Args) -> Result<(Output, ResultFiles), String> {
     };
     let named = |p: &Option<PathBuf>| p.clone().filter(|p| p != stdout);
     let (json, csv) = (named(&o.json), named(&o.csv));
-    check_apart(a, &[("--json", json.as_deref()), ("--csv", csv.as_deref())])?;
+    let plot = super::plot::plot_path(a)?;
+    let outputs = [
+        ("--json", json.as_deref()),
+        ("--csv", csv.as_deref()),
+        ("--plot", plot.as_deref()),
+    ];
+    check_apart(a, &outputs)?;
     let check =
         |p: Option<PathBuf>, kind| p.map(|p| result_file::check_output(kind, &p)).transpose();
     let files = ResultFiles {
         json: check(json, Kind::Json)?,
         csv: check(csv, Kind::Csv)?,
+        plot: check(plot, Kind::Svg)?,
     };
     Ok((output, files))
 }

@@ -201,6 +201,9 @@ pub fn aggregate_row(windows: &[Window], rows: &[Option<IntervalFigures>]) -> In
         // Several drives have no one temperature; each target's own seconds carry none either
         // (no sensor is read per target yet).
         temp_c: None,
+        // The aggregate's seconds are not cut into periods yet (each target's run screen
+        // keeps its own).
+        period: None,
     }
 }
 

@@ -193,6 +193,8 @@ pub fn report(fleet: FleetConfig, mut hosts: Vec<HostResult>, job_file: String) 
         .map(|h| h.host.clone())
         .collect();
     FleetReport {
+        // The front door stamps its own run's provenance.
+        meta: crate::model::Meta::default(),
         intervals: fleet_intervals(&hosts),
         fleet,
         hosts,

@@ -1,16 +1,17 @@
 //! What a result says it measured: the target (`TargetFacts`), the settings it started with,
-//! the engine, the durability asked, the warnings and the disk under the target (`disk`) — one record, `ConfigReport`, written as
-//! the `config` object of every `--json` result. The target's facts and the settings are
+//! the engine, the durability asked, the warnings and the disk under the target (`disk`) —
+//! one record, `ConfigReport`, written as the `config` object of every `--json` result. The target's facts and the settings are
 //! serde-flattened into it, so the JSON lists their fields side by side (`target`,
-//! `target_kind`, … `threads`, `iodepth`, …) as it always has.
+//! `target_kind`, … `threads`, `iodepth`, …) as it always has. A saved one reads back, the
+//! fields later versions added taking their defaults.
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use super::disk::DiskReport;
 use crate::settings::{IoEngine, Settings};
 
 /// What was tested and how.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ConfigReport {
     /// The target as measured after opening it (or, for `--fio`, as fio will lay it out).
     #[serde(flatten)]
@@ -19,17 +20,21 @@ pub struct ConfigReport {
     #[serde(flatten)]
     pub settings: Settings,
     /// The requested run length, if any.
+    #[serde(default)]
     pub duration_s: Option<f64>,
     /// "io_uring" or "psync" (fio's names).
+    #[serde(default)]
     pub ioengine: IoEngine,
     /// Why the run is on psync although io_uring was not refused by the user: said once.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ioengine_fallback: Option<String>,
     /// What a latency spans (`LATENCY_BASIS`).
-    pub latency_basis: &'static str,
+    #[serde(default = "basis", deserialize_with = "saved_basis")]
+    pub latency_basis: StaticText,
     /// `--fsync` and `--end-fsync`.
     #[serde(flatten)]
     pub durability: Durability,
+    #[serde(default)]
     pub warnings: Vec<String>,
     /// The disk under the target: `block_device`, `link`, `queue_limits`, `temperature`.
     #[serde(flatten)]
@@ -38,7 +43,7 @@ pub struct ConfigReport {
 
 /// What kind of target a run measured; JSON says "block_device", "regular_file" or
 /// "scratch_file".
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetKind {
     ScratchFile,
@@ -48,7 +53,7 @@ pub enum TargetKind {
 
 /// The target's side of a `ConfigReport`: measured after opening it, or (for `--fio`) what
 /// fio will lay out. In JSON `path` is `target` and `kind` is `target_kind`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TargetFacts {
     #[serde(rename = "target")]
     pub path: String,
@@ -56,10 +61,12 @@ pub struct TargetFacts {
     pub kind: TargetKind,
     pub size_bytes: u64,
     /// Size of the block device the target is or lives on, when known.
+    #[serde(default)]
     pub device_bytes: Option<u64>,
     pub span_bytes: u64,
     pub logical_block_size: u32,
     pub direct: bool,
+    #[serde(default)]
     pub write_allowed: bool,
 }
 
@@ -69,6 +76,26 @@ pub const LATENCY_BASIS: &str = "submission to completion reaped (fio's lat)";
 /// stall's backlog counts (coordinated omission corrected); `service_latency_ns` is then
 /// `LATENCY_BASIS`.
 pub const LATENCY_BASIS_PACED: &str = "due time on the rate's timetable to completion reaped (coordinated omission corrected); service_latency_ns: submission to completion reaped (fio's lat)";
+
+/// A `&'static str` field that reads back through its own `deserialize_with`. Spelled as an
+/// alias because serde's derive borrows every field written `&str` from the input, which
+/// would tie the whole report to the text it was read from.
+pub type StaticText = &'static str;
+
+/// The basis of a saved result without one: it predates the rate, so submission to completion.
+fn basis() -> &'static str {
+    LATENCY_BASIS
+}
+
+/// A saved basis: one of the two this version writes, or another version's words, kept for
+/// the life of the process (a result is read once, by `--show` or `--baseline`).
+fn saved_basis<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    let text = String::deserialize(d)?;
+    Ok([LATENCY_BASIS, LATENCY_BASIS_PACED]
+        .into_iter()
+        .find(|b| *b == text)
+        .unwrap_or_else(|| Box::leak(text.into_boxed_str())))
+}
 
 /// What a latency spans at this rate (0: unlimited).
 pub fn latency_basis(rate_iops: u64) -> &'static str {
@@ -80,7 +107,8 @@ pub fn latency_basis(rate_iops: u64) -> &'static str {
 }
 
 /// How writes are made durable, like fio's `fsync=N` and `end_fsync=1`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Durability {
     /// fdatasync after every this many writes of each thread; 0: never.
     pub fsync_every: u32,
@@ -200,5 +228,21 @@ mod tests {
             assert!(at(pair[0]) < at(pair[1]), "{pair:?} in {text}");
         }
         assert!(text.starts_with(r#"{"target":"/dev/sdb","target_kind":"block_device","#));
+        let back: ConfigReport = serde_json::from_str(&text).unwrap();
+        assert_eq!(serde_json::to_string(&back).unwrap(), text);
+    }
+
+    /// A config saved before the engine, the rate and durability existed still reads.
+    #[test]
+    fn an_old_config_reads_with_the_defaults_it_ran_at() {
+        let old = r#"{"target":"/dev/sdb","target_kind":"block_device","size_bytes":1024,
+            "span_bytes":1024,"logical_block_size":512,"direct":true,"threads":2,"bs":4096,
+            "read_pct":100,"random_pct":100}"#;
+        let c: ConfigReport = serde_json::from_str(old).unwrap();
+        assert_eq!((c.settings.threads, c.settings.iodepth), (2, 1));
+        assert_eq!(c.settings.rate_iops, 0);
+        assert_eq!(c.ioengine, IoEngine::Psync);
+        assert_eq!(c.latency_basis, LATENCY_BASIS);
+        assert_eq!(c.durability, Durability::default());
     }
 }

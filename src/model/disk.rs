@@ -265,6 +265,7 @@ pub struct TemperatureInfo {
 /// What a run's `config` says of the disk under its target: `block_device`, `link`,
 /// `queue_limits` and `temperature`, read once at open.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct DiskReport {
     /// The block device the facts are of (`"vda"` for a file on it); `None` when the target
     /// has none (tmpfs, NFS), and the link's note says why.

@@ -5,16 +5,20 @@
 //! targets that fell behind, and with `--each-then-all` each target's run alone. What a
 //! multi-target `--json` writes; built by `disks`, printed by `render::disks`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::Meta;
 use super::finding::Finding;
 use super::{CpuReport, RunReport};
 use crate::settings::{IoEngine, Settings};
 use crate::stats::{Counts, IntervalFigures, LatencySummary};
 
 /// Everything a run on several targets reports.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DisksReport {
+    /// What made it (`stamp`): also each target's own `meta`.
+    #[serde(default)]
+    pub meta: Meta,
     pub disks: DisksConfig,
     /// One per target, in the order given; with `--each-then-all` the together phase.
     pub targets: Vec<TargetRun>,
@@ -34,7 +38,7 @@ pub struct DisksReport {
 }
 
 /// What every target ran, and how the targets are judged.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DisksConfig {
     /// The targets as given.
     pub targets: Vec<String>,
@@ -52,11 +56,11 @@ pub struct DisksConfig {
     pub outlier_pct: f64,
     pub each_then_all: bool,
     /// What a latency spans.
-    pub latency_basis: &'static str,
+    pub latency_basis: String,
 }
 
 /// One target's run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TargetRun {
     /// How tables name it: the kernel's name for a device (`sdb`, `loop3`), else the path.
     pub name: String,
@@ -80,7 +84,7 @@ pub struct TargetRun {
 /// started and just after it stopped. For a file or directory target it is the whole
 /// device under its filesystem, other programs' I/O included. Completed requests after
 /// merging: `completed + merged` is the number of I/Os the device was sent.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KernelCount {
     pub reads_completed: u64,
     pub reads_merged: u64,
@@ -96,7 +100,7 @@ impl KernelCount {
 }
 
 /// All targets together, over the same run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Aggregate {
     pub targets: usize,
     /// The longest target's run time (paused and stopped time excluded).
@@ -121,7 +125,7 @@ pub struct Aggregate {
 }
 
 /// One target run alone (`--each-then-all`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AloneRun {
     #[serde(flatten)]
     pub target: TargetRun,
@@ -130,6 +134,16 @@ pub struct AloneRun {
 }
 
 impl DisksReport {
+    /// Records what made the run, on the report and on each target's run (alone too), as
+    /// every JSON diskscope writes carries it.
+    pub fn stamp(&mut self, meta: Meta) {
+        let alone = self.alone.iter_mut().flatten().map(|a| &mut a.target);
+        for t in self.targets.iter_mut().chain(alone) {
+            t.run.meta = meta.clone();
+        }
+        self.meta = meta;
+    }
+
     /// True when any I/O of any target failed or came back short.
     pub fn had_io_errors(&self) -> bool {
         self.targets.iter().any(|t| t.run.had_io_errors())

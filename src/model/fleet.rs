@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::Meta;
 use crate::settings::{IoEngine, Settings};
 
 /// fio's default server port.
@@ -30,6 +31,10 @@ impl Host {
 /// Everything a fleet reports (`--json FILE`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FleetReport {
+    /// What made it, where (the controller, the host fio ran from) and when; unknown in
+    /// older files.
+    #[serde(default)]
+    pub meta: Meta,
     pub fleet: FleetConfig,
     /// Finished hosts by IOPS, highest first; failed hosts last, with their reason.
     pub hosts: Vec<HostResult>,

@@ -1,19 +1,22 @@
-//! The result of one run: its cumulative totals, each worker's share, the one-second
-//! intervals, the errors kept, what the page cache still held when the I/O stopped, and the
-//! CPU the process used. What `--json` writes for a run; built from the engine's snapshots by
-//! whoever drove the run (headless or the TUI).
+//! The result of one run: what made it (`meta`), its cumulative totals, its periods (the run
+//! told setting by setting, with the whole run's latency distribution), each worker's
+//! share, the one-second intervals, the errors kept, what the page cache still held when
+//! the I/O stopped, and the CPU the process used. What `--json` writes for a run; built from
+//! the engine's snapshots by whoever drove the run (headless or the TUI), and read back for
+//! `--show --plot` (fields later versions added take their defaults).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::{ConfigReport, WhyReport};
+use super::{ConfigReport, Meta, WhyReport};
 use crate::settings::Settings;
 use crate::stats::snapshot::per_second;
 use crate::stats::{
-    Counts, IntervalFigures, IoErrorRecord, LatencySummary, LeftOut, Snapshot, ThreadSample,
+    Counts, IntervalFigures, IoErrorRecord, LatencySummary, LeftOut, Periods, Snapshot,
+    ThreadSample,
 };
 
 /// Cumulative figures of the whole run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TotalReport {
     /// Run time the rates divide by: paused and stopped intervals excluded.
     pub elapsed_s: f64,
@@ -25,11 +28,12 @@ pub struct TotalReport {
     /// submission.
     pub latency_ns: LatencySummary,
     /// From submission to completion reaped; equal to `latency_ns` without a rate.
+    #[serde(default)]
     pub service_latency_ns: LatencySummary,
 }
 
 /// One worker over the whole run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ThreadReport {
     pub id: usize,
     /// How long this worker ran.
@@ -56,27 +60,40 @@ impl ThreadReport {
     }
 }
 
-/// Everything a headless run reports.
-#[derive(Debug, Clone, Serialize)]
+/// Everything a run reports.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunReport {
+    /// What made it, where and when (`Meta::default()`, unknown, in older files).
+    #[serde(default)]
+    pub meta: Meta,
     pub config: ConfigReport,
     pub total: TotalReport,
+    /// The periods (`periods`), the last reset (`reset_at_s`) and the whole run's latency
+    /// distribution (`latency_log2_ns`), flat in the JSON.
+    #[serde(flatten)]
+    pub periods: Periods,
+    #[serde(default)]
     pub threads: Vec<ThreadReport>,
+    /// One per second of running time, cut where a period ends (each names its `period`).
     pub intervals: Vec<IntervalFigures>,
     /// The settings in force at the end (they differ from `config`'s when they were changed
     /// during the run: TUI sliders, a sweep).
     pub final_settings: Settings,
     /// The first few failed or short I/Os, with offset and errno.
+    #[serde(default)]
     pub errors: Vec<IoErrorRecord>,
     /// Intervals in which the process was stopped (SIGSTOP, Ctrl-Z): not in `total`.
+    #[serde(default)]
     pub left_out: LeftOut,
     /// Written data still in the page cache at the end, and the `--end-fsync`; only for runs
     /// that wrote.
+    #[serde(default)]
     pub writeback: Option<WritebackReport>,
     /// Set when the run was ended by a signal (e.g. "SIGINT").
+    #[serde(default)]
     pub interrupted_by: Option<String>,
     /// CPU time the whole process used while the workers ran (headless runs).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<CpuReport>,
     /// `findings`, `steady_state` and the NVMe thermal log: why the figures look as they do.
     #[serde(flatten)]
@@ -85,7 +102,7 @@ pub struct RunReport {
 
 /// User and system CPU seconds of the process (getrusage), over the run; fio's `usr_cpu` and
 /// `sys_cpu` as times rather than shares of the runtime.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct CpuReport {
     pub user_s: f64,
     pub system_s: f64,
@@ -95,7 +112,8 @@ pub struct CpuReport {
 
 /// What became of the written data when the I/O stopped. No "durable bandwidth" is derived:
 /// rewrites of a cached page coalesce, so bytes written over sync time would overstate it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct WritebackReport {
     /// Bytes of the target the page cache held dirty or under writeback (not yet on the
     /// device) when the workers stopped; `None` where the kernel cannot say (before 6.5).
@@ -108,9 +126,11 @@ pub struct WritebackReport {
 }
 
 impl RunReport {
-    /// Builds the report from the run's last snapshot and its intervals.
+    /// Builds the report from the run's last snapshot and its intervals; the caller adds
+    /// its provenance and periods (`with_meta`, `with_periods`).
     pub fn new(config: ConfigReport, last: &Snapshot, intervals: Vec<IntervalFigures>) -> Self {
         RunReport {
+            meta: Meta::default(),
             config,
             total: TotalReport {
                 elapsed_s: last.total_elapsed.as_secs_f64(),
@@ -120,6 +140,7 @@ impl RunReport {
                 latency_ns: last.total_latency,
                 service_latency_ns: last.total_service_latency,
             },
+            periods: Periods::default(),
             threads: last.threads.iter().map(ThreadReport::of).collect(),
             intervals,
             final_settings: last.settings,
@@ -136,6 +157,7 @@ impl RunReport {
     #[cfg(test)]
     pub(crate) fn example() -> Self {
         RunReport {
+            meta: Meta::default(),
             config: ConfigReport::example(),
             total: TotalReport {
                 elapsed_s: 1.0,
@@ -145,6 +167,7 @@ impl RunReport {
                 latency_ns: LatencySummary::default(),
                 service_latency_ns: LatencySummary::default(),
             },
+            periods: Periods::default(),
             threads: vec![],
             intervals: vec![],
             final_settings: Settings::default(),
@@ -155,6 +178,16 @@ impl RunReport {
             cpu: None,
             why: WhyReport::default(),
         }
+    }
+
+    /// The same report saying what made it.
+    pub fn with_meta(self, meta: Meta) -> Self {
+        RunReport { meta, ..self }
+    }
+
+    /// The same report with its periods.
+    pub fn with_periods(self, periods: Periods) -> Self {
+        RunReport { periods, ..self }
     }
 
     /// True when any I/O failed or came back short.

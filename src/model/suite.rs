@@ -1,17 +1,17 @@
 //! The result of a suite: the card — per test and direction the median of the passes with
 //! their min–max spread and best, latency over every I/O of every pass — and which suite and
 //! timing produced it. What `--suite --json` writes and `--baseline` reads back. The suites'
-//! definitions and the runner live in `suite`.
+//! definitions and the runner live in `suite`. Read back for `--show --plot`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::ConfigReport;
 use super::finding::Finding;
 use super::why::UntilSteadyReport;
+use super::{ConfigReport, Meta};
 use crate::stats::{Counts, IntervalFigures, IoErrorRecord, Latency, LatencySummary};
 
 /// One of the named suites.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SuiteName {
     /// SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1.
@@ -53,7 +53,7 @@ impl SuiteName {
 }
 
 /// Reads or writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     Read,
@@ -70,7 +70,7 @@ impl Direction {
 }
 
 /// One figure over the passes: the median, the spread and the best.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
     pub median: f64,
     pub min: f64,
@@ -113,7 +113,7 @@ impl Spread {
 }
 
 /// The figures of one test in one direction.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DirectionResult {
     /// Decimal megabytes per second (10^6 bytes/s), as the card tools quote them.
     pub mb_per_s: Spread,
@@ -155,7 +155,7 @@ impl DirectionResult {
 }
 
 /// One row of the card.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TestResult {
     /// "SEQ1M Q8T1".
     pub name: String,
@@ -168,14 +168,14 @@ pub struct TestResult {
     pub random: bool,
     /// `None` when the reads did not run (`read_not_run` says why).
     pub read: Option<DirectionResult>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_not_run: Option<String>,
     /// `None` when the writes did not run (`write_not_run` says why).
     pub write: Option<DirectionResult>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_not_run: Option<String>,
     /// Said when the test did not run as named (e.g. "ran at Q1: io_uring is not in use").
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
 
@@ -191,8 +191,11 @@ impl TestResult {
 }
 
 /// Everything a suite reports: `--json` prints it, `--baseline` reads it back.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SuiteReport {
+    /// What made it, where and when (unknown in older files).
+    #[serde(default)]
+    pub meta: Meta,
     pub suite: SuiteName,
     pub config: ConfigReport,
     /// Passes planned per test and direction.

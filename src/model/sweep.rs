@@ -1,21 +1,25 @@
 //! The result of a sweep: the steps' figures, what the sweep varied (`Dimension`), and what it
 //! found — where the curve saturates (`Saturation`) or, for a rate sweep, the latency-vs-load
 //! curve (`LatencyCurve`) — with the step a stop cut short kept apart (`PartialStep`). The
-//! finders that compute these live in `sweep`; this is the data `--json` writes.
+//! finders that compute these live in `sweep`; this is the data `--json` writes, read back
+//! for `--show --plot` (`saved_sweep` reads the finding's dimension-keyed JSON).
 
-use serde::Serialize;
 use serde::ser::SerializeMap;
+use serde::{Deserialize, Serialize};
 
-use super::ConfigReport;
 use super::finding::Finding;
 use super::why::UntilSteadyReport;
+use super::{ConfigReport, Meta};
 use crate::settings::Settings;
 use crate::stats::{IntervalFigures, IoErrorRecord};
 use crate::units::format_block_size;
 
 /// Everything a sweep reports.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(try_from = "saved_sweep::SavedSweep")]
 pub struct SweepReport {
+    /// What made it, where and when.
+    pub meta: Meta,
     pub config: ConfigReport,
     pub dimension: Dimension,
     /// Measured time per step, ramp excluded.
@@ -39,7 +43,7 @@ pub struct SweepReport {
 }
 
 /// What a sweep varies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Dimension {
     Threads,
@@ -176,7 +180,7 @@ impl Serialize for Saturation {
 }
 
 /// One paced step as the curve reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct CurvePoint {
     /// The asked rate in percent of the maximum.
     pub pct_of_max: f64,
@@ -188,7 +192,7 @@ pub struct CurvePoint {
 }
 
 /// The curve and where its p99 leaves the flat part.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LatencyCurve {
     /// IOPS of the unlimited step (or, without one, the most any step achieved).
     pub max_iops: f64,
@@ -202,7 +206,7 @@ pub struct LatencyCurve {
 
 /// A step that a stop cut short, with what it did until then. It is reported beside the
 /// measured steps, never mixed into their findings (it is shorter, and may be ramp only).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PartialStep {
     /// Index of the step among the series' steps (0-based).
     pub step: usize,
@@ -213,3 +217,6 @@ pub struct PartialStep {
     #[serde(flatten)]
     pub figures: IntervalFigures,
 }
+
+#[path = "saved_sweep.rs"]
+mod saved_sweep;

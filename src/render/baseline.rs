@@ -5,7 +5,9 @@
 //! one as a fleet of its hosts. Only the figures needed for the comparison are read
 //! (`saved_doc`), with what the result measured (`conditions`), so a comparison of unlike
 //! runs can say so. The comparisons themselves, and which kind of baseline a mode takes
-//! (`fits`), are `compare`'s.
+//! (`fits`), are `compare`'s. `BaselineFile` adds what the file says beside the figures:
+//! what made it (`meta`) and, for a run, its periods, so a run can be compared period by
+//! period and `--baseline` can say when the two come from different versions or hosts.
 
 use std::path::Path;
 
@@ -118,12 +120,17 @@ impl Baseline {
     /// Reads a saved result: diskscope's run, sweep, card or fleet, or fio's JSON output.
     /// An error is one line naming the file.
     pub fn load(path: &Path) -> Result<Baseline, String> {
+        Baseline::from_saved(path, saved_doc::read("--baseline", path)?)
+    }
+
+    /// The baseline a result read from `path` holds.
+    fn from_saved(path: &Path, saved: Saved) -> Result<Baseline, String> {
         let label = visible(&path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         ))
         .into_owned();
-        Ok(match saved_doc::read("--baseline", path)? {
+        Ok(match saved {
             Saved::Fio(out) => Baseline::from_fio(label, &out),
             Saved::Fleet(r) => Baseline::from_fleet(label, &r),
             Saved::Suite(s) => Baseline::from_suite(label, &s),
@@ -356,6 +363,10 @@ impl Baseline {
         }
     }
 }
+
+#[path = "baseline_file.rs"]
+mod file;
+pub use file::{BaselineFile, SavedPeriod};
 
 /// One run's figures from fio's jobs summed: rates over the sum's runtime, the worst job's
 /// percentile (fio keeps them per job; with `group_reporting` there is one).

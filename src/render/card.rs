@@ -253,6 +253,7 @@ mod tests {
             IoEngine::Psync,
         );
         let r = SuiteReport {
+            meta: crate::model::Meta::default(),
             suite: SuiteName::Peak,
             config: ConfigReport::example(),
             passes: 3,
@@ -297,6 +298,7 @@ mod tests {
         let results = vec![f; 4];
         let lats = vec![crate::stats::Latency::default(); 4];
         let r = SuiteReport {
+            meta: crate::model::Meta::default(),
             suite: SuiteName::Peak,
             config: ConfigReport::example(),
             passes: 3,

@@ -2,16 +2,22 @@
 //! host, a suite's card test by test, a sweep step by step — the change in percent beside
 //! the figures then and now, and above them, when the two measured different things, the
 //! line saying what differs (`conditions::differ_line`). Which kind of baseline a mode can
-//! compare with at all is `fits`, checked before anything runs.
+//! compare with at all is `fits`, checked before anything runs. A run is also compared
+//! period by period when both went through the same settings in the same order
+//! (`compare_periods`), and every result says what made the baseline and how that differs
+//! from now (`compare_meta`).
 
 use std::path::Path;
 
-use super::baseline::{Baseline, CardFigures, Figures, change};
+use super::baseline::{Baseline, CardFigures, Figures, SavedPeriod, change};
 use super::conditions::{Conditions, differ_line};
+use super::periods::period_words;
 use crate::fleet::hosts::Host;
+use crate::model::Meta;
 use crate::model::RunReport;
 use crate::model::fleet::{Figures as FleetFigures, FleetReport, HostState};
 use crate::model::suite::{Direction, SuiteReport};
+use crate::settings::Settings;
 use crate::stats::IntervalFigures;
 use crate::sweep::Dimension;
 use crate::units::{format_latency_ns, visible};
@@ -255,6 +261,78 @@ fn card_cell(d: Direction, now: &CardFigures, then: &CardFigures, random: bool) 
     )
 }
 
+/// A run against a saved run (`then`, the baseline `label`'s periods) period by period: a
+/// row each when both went through the same settings in the same order, else a line saying
+/// where they part (the totals are compared on their own line). `None` when neither has more
+/// than one period.
+pub fn compare_periods(label: &str, then: &[SavedPeriod], r: &RunReport) -> Option<String> {
+    let now = &r.periods.list;
+    if now.len() < 2 && then.len() < 2 {
+        return None;
+    }
+    if then.is_empty() {
+        return Some(format!(
+            "baseline {label} keeps no periods (fio's, or saved before periods): compared as totals only"
+        ));
+    }
+    let words =
+        |s: Option<Settings>| s.map_or_else(|| "merged periods".into(), |s| period_words(&s));
+    let parted = (0..now.len().max(then.len())).find(|&i| {
+        let n = now.get(i).and_then(|p| p.settings);
+        let t = then.get(i).and_then(|p| p.settings);
+        n.is_none() || n != t
+    });
+    if let Some(i) = parted {
+        let side = |s: Option<Option<Settings>>| s.map_or_else(|| "none".into(), words);
+        return Some(format!(
+            "baseline {label} went through other settings ({} periods then, {} now; period {} was {} then, {} now): compared as totals only",
+            then.len(),
+            now.len(),
+            i + 1,
+            side(then.get(i).map(|p| p.settings)),
+            side(now.get(i).map(|p| p.settings)),
+        ));
+    }
+    let mut out = format!(
+        "vs baseline {label} period by period (the same {} settings in the same order):\n",
+        now.len()
+    );
+    for (i, (n, t)) in now.iter().zip(then).enumerate() {
+        let p99 = n.latency_ns.p99 as f64;
+        out.push_str(&format!(
+            "  {:>3}  {}: IOPS {:.0} vs {:.0} ({}), p99 {} vs {} ({})\n",
+            i + 1,
+            words(n.settings),
+            n.iops,
+            t.figures.iops,
+            change(n.iops, t.figures.iops),
+            format_latency_ns(p99),
+            format_latency_ns(t.figures.p99_ns),
+            change(p99, t.figures.p99_ns)
+        ));
+    }
+    Some(out)
+}
+
+/// What made the baseline `label` (`then`) and how it differs from this result (`now`):
+/// "baseline run.json: saved by diskscope 0.1.0 on db-7 (Linux 6.1.0), started …" and, when
+/// they differ, "  different hosts: db-7 then, db-8 now" — figures from another host or
+/// version may differ for that reason alone.
+pub fn compare_meta(label: &str, then: &Meta, now: &Meta) -> String {
+    if !then.is_known() {
+        return format!(
+            "baseline {label}: nothing in it says what made it or where (fio's output, or saved before diskscope wrote meta)\n"
+        );
+    }
+    let mut out = format!("baseline {label}: saved by {}\n", then.describe());
+    for d in now.differences(then) {
+        out.push_str(&format!(
+            "  {d}: its figures may differ for that reason alone\n"
+        ));
+    }
+    out
+}
+
 /// "  (baseline 52000 IO/s, +6%)" for a sweep step, or nothing.
 pub fn compare_step(b: &Baseline, d: Dimension, r: &IntervalFigures) -> String {
     match b.step(d, d.value(&r.settings)) {
@@ -386,6 +464,107 @@ mod tests {
         assert_eq!(
             compare_run(&fleet, &r),
             "vs baseline fleet f.json (2 hosts): IOPS 1100 vs the median host's 1000 (+10%), p99 180 µs vs 200 µs (-10%)"
+        );
+    }
+
+    /// A run of `threads` periods (1, 2, 4 … threads) at `iops` each.
+    fn story(threads: &[usize], iops: f64) -> RunReport {
+        let mut r = RunReport::example();
+        r.periods.list = threads
+            .iter()
+            .map(|&t| crate::stats::Period {
+                began: crate::stats::Began::Change,
+                settings: Some(Settings {
+                    threads: t,
+                    ..Settings::default()
+                }),
+                merged: 1,
+                start_s: 0.0,
+                end_s: 1.0,
+                elapsed_s: 1.0,
+                counts: Default::default(),
+                iops: iops * t as f64,
+                bw_bytes_per_s: 0.0,
+                latency_ns: crate::stats::LatencySummary {
+                    p99: 100_000 * t as u64,
+                    ..Default::default()
+                },
+                service_latency_ns: Default::default(),
+                left_out: Default::default(),
+            })
+            .collect();
+        r
+    }
+
+    fn saved(r: &RunReport, iops: f64) -> Vec<SavedPeriod> {
+        r.periods
+            .list
+            .iter()
+            .map(|p| SavedPeriod {
+                settings: p.settings,
+                figures: figures(iops * p.settings.unwrap().threads as f64, 200_000.0),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn runs_of_the_same_settings_compare_period_by_period() {
+        let now = story(&[1, 2, 4], 1100.0);
+        let then = saved(&story(&[1, 2, 4], 1000.0), 1000.0);
+        let text = compare_periods("a.json", &then, &now).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "vs baseline a.json period by period (the same 3 settings in the same order):"
+        );
+        assert_eq!(
+            lines[3],
+            "    3  4k random read QD1 T4: IOPS 4400 vs 4000 (+10%), p99 400 µs vs 200 µs (+100%)"
+        );
+        // Another order, or a missing period, is said, not compared row by row.
+        let other = saved(&story(&[1, 4, 2], 1000.0), 1000.0);
+        assert_eq!(
+            compare_periods("a.json", &other, &now).unwrap(),
+            "baseline a.json went through other settings (3 periods then, 3 now; period 2 was 4k random read QD1 T4 then, 4k random read QD1 T2 now): compared as totals only"
+        );
+        let fewer = saved(&story(&[1, 2], 1000.0), 1000.0);
+        assert!(
+            compare_periods("a.json", &fewer, &now)
+                .unwrap()
+                .contains("period 3 was none then, 4k random read QD1 T4 now")
+        );
+        assert!(
+            compare_periods("a.json", &[], &now)
+                .unwrap()
+                .contains("keeps no periods")
+        );
+        // One period on each side: the totals say it all.
+        let one = story(&[1], 1000.0);
+        assert_eq!(compare_periods("a.json", &saved(&one, 1000.0), &one), None);
+    }
+
+    #[test]
+    fn the_baseline_says_what_made_it_and_how_that_differs() {
+        let now = Meta {
+            tool: "diskscope".into(),
+            version: "0.2.0".into(),
+            schema: 1,
+            started: "2026-11-24T06:00:00+01:00".into(),
+            host: "db-8".into(),
+            kernel: "6.1.0".into(),
+        };
+        let then = Meta {
+            version: "0.1.0".into(),
+            host: "db-7".into(),
+            ..now.clone()
+        };
+        assert_eq!(
+            compare_meta("a.json", &then, &now),
+            "baseline a.json: saved by diskscope 0.1.0 on db-7 (Linux 6.1.0), started 2026-11-24T06:00:00+01:00\n  different versions: 0.1.0 then, 0.2.0 now: its figures may differ for that reason alone\n  different hosts: db-7 then, db-8 now: its figures may differ for that reason alone\n"
+        );
+        assert_eq!(
+            compare_meta("fio.json", &Meta::default(), &now),
+            "baseline fio.json: nothing in it says what made it or where (fio's output, or saved before diskscope wrote meta)\n"
         );
     }
 

@@ -4,8 +4,10 @@
 //! the latencies count complete I/Os only; the columns after the latencies count what is not
 //! in them (stop-spanning I/Os, and stopped time left out of the row). The last columns came
 //! with the rate knob: the asked rate (0: unlimited) and the service time's p50 and p99 (from
-//! submission; the `lat_` columns count from the due time when a rate is set). The last,
-//! `temp_c`, is the drive's temperature, empty where there is no sensor.
+//! submission; the `lat_` columns count from the due time when a rate is set); then
+//! `temp_c`, the drive's temperature, empty where there is no sensor. A run's rows end with
+//! `period`: the index of the run's period the row belongs to (the JSON's `periods`); a
+//! sweep's steps have none.
 //!
 //! Each CSV is one row struct written through the `csv` crate: the header is derived from
 //! the struct's fields, quoting is the library's, and `Fixed<N>` keeps a figure at N
@@ -95,6 +97,18 @@ impl From<&IntervalFigures> for IntervalRow {
             service_p99_ns: r.service_latency_ns.p99,
             temp_c: r.temp_c.map(Fixed),
         }
+    }
+}
+
+/// The period a run's row belongs to, the column after its figures.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+struct PeriodColumn {
+    period: Option<usize>,
+}
+
+impl PeriodColumn {
+    fn of(r: &IntervalFigures) -> PeriodColumn {
+        PeriodColumn { period: r.period }
     }
 }
 
@@ -211,17 +225,20 @@ fn line<T: Serialize>(row: T) -> String {
 
 /// The header of a run's intervals.
 pub fn header() -> String {
-    header_of::<IntervalRow>()
+    header_of::<(IntervalRow, PeriodColumn)>()
 }
 
 /// One CSV row for an interval (no newline).
 pub fn row(r: &IntervalFigures) -> String {
-    line(IntervalRow::from(r))
+    line((IntervalRow::from(r), PeriodColumn::of(r)))
 }
 
 /// A run's CSV: the header and every interval.
 pub fn intervals(rows: &[IntervalFigures]) -> String {
-    header() + "\n" + &write(rows.iter().map(IntervalRow::from), false)
+    let rows = rows
+        .iter()
+        .map(|r| (IntervalRow::from(r), PeriodColumn::of(r)));
+    header() + "\n" + &write(rows, false)
 }
 
 /// Sweep steps: the step number, then the same columns as an interval.

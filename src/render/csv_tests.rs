@@ -63,7 +63,8 @@ fn figures() -> IntervalFigures {
 
 #[test]
 fn headers_keep_their_columns_in_order() {
-    assert_eq!(header(), RUN_COLUMNS);
+    // A run's rows end with their period; a sweep's steps have none.
+    assert_eq!(header(), format!("{RUN_COLUMNS},period"));
     assert_eq!(step_header(), format!("step,{RUN_COLUMNS}"));
     assert_eq!(suite_header(), SUITE_COLUMNS);
     // What `result_file` recognises as a diskscope CSV.
@@ -78,18 +79,24 @@ fn headers_keep_their_columns_in_order() {
 /// The row `format!` wrote before, for the same figures.
 #[test]
 fn rows_keep_their_decimals() {
-    let f = figures();
+    let mut f = figures();
     let expected = "2.000,1.000,4,8,4096,100,100,1234,5054464,1234.6,5056758,2,1,11,403,300,700,900,1500,2000,3,5,1.500,0.250,7,5000,250,800,";
-    assert_eq!(row(&f), expected);
     assert_eq!(step_row(3, &f), format!("3,{expected}"));
+    assert_eq!(row(&f), format!("{expected},"));
+    f.period = Some(2);
+    assert_eq!(row(&f), format!("{expected},2"));
     let text = intervals(&[f.clone(), f]);
-    assert_eq!(text, format!("{RUN_COLUMNS}\n{expected}\n{expected}\n"));
-    assert_eq!(intervals(&[]), format!("{RUN_COLUMNS}\n"));
+    assert_eq!(
+        text,
+        format!("{RUN_COLUMNS},period\n{expected},2\n{expected},2\n")
+    );
+    assert_eq!(intervals(&[]), format!("{RUN_COLUMNS},period\n"));
     let hot = IntervalFigures {
         temp_c: Some(71.25),
         ..figures()
     };
-    assert!(row(&hot).ends_with(",800,71.2"), "{}", row(&hot));
+    // temp_c, then the (empty) period.
+    assert!(row(&hot).ends_with(",800,71.2,"), "{}", row(&hot));
 }
 
 #[test]
@@ -122,6 +129,7 @@ fn a_suite_row_not_run_has_empty_figures_and_the_reason() {
         note: None,
     };
     let r = SuiteReport {
+        meta: crate::model::Meta::default(),
         suite: SuiteName::Peak,
         config: crate::model::ConfigReport::example(),
         passes: 2,

@@ -45,6 +45,7 @@ fn target(name: &str, iops: f64, below: Option<f64>) -> TargetRun {
         service_latency_ns: latency(900_000),
         left_out: Default::default(),
         temp_c: None,
+        period: None,
     };
     row.counts.ops /= 10;
     run.intervals = vec![row];
@@ -86,6 +87,7 @@ pub(crate) fn example() -> DisksReport {
         intervals: vec![targets[0].run.intervals[0].clone()],
     };
     DisksReport {
+        meta: Default::default(),
         disks: DisksConfig {
             targets: vec![
                 "/dev/loop1".into(),
@@ -104,7 +106,7 @@ pub(crate) fn example() -> DisksReport {
             write_allowed: false,
             outlier_pct: 20.0,
             each_then_all: false,
-            latency_basis: crate::model::LATENCY_BASIS,
+            latency_basis: crate::model::LATENCY_BASIS.into(),
         },
         targets,
         aggregate,

@@ -1,6 +1,7 @@
 //! What the TUI's `e` saves: the run, or the sweep or suite when one ran last, or the run on
 //! several targets, as pretty JSON in a new file named for the time (UTC, computed here: no
-//! time zone database is read), never overwriting an earlier one.
+//! time zone database is read), never overwriting an earlier one, and its chart beside it
+//! under the same name with `.svg`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -22,34 +23,48 @@ pub enum Export {
     Disks(Box<crate::model::disks::DisksReport>),
 }
 
+impl Export {
+    /// The chart `--plot` would draw of it.
+    pub fn plot(&self) -> Result<String, String> {
+        match self {
+            Export::Run(r) => super::chart::plot_run(r),
+            Export::Sweep(r) => super::chart::plot_sweep(r),
+            Export::Suite(r) => super::chart::plot_suite(r),
+            Export::Disks(r) => super::chart::plot_disks(r),
+        }
+    }
+}
+
+/// Writes `export`'s chart beside the JSON saved at `json`: the same name with `.svg`, a new
+/// file (never one already there). Returns its path.
+pub fn write_export_chart(json: &Path, export: &Export) -> Result<PathBuf> {
+    let path = json.with_extension("svg");
+    let svg = export
+        .plot()
+        .map_err(|e| anyhow!("{}: cannot draw it: {e}", path.display()))?;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|e| anyhow!("{}: cannot create it: {e}", path.display()))?;
+    f.write_all(svg.as_bytes())
+        .map_err(|e| anyhow!("{}: cannot write it: {e}", path.display()))?;
+    Ok(path)
+}
+
 /// `diskscope-YYYYmmdd-HHMMSS.json` for a time (UTC: no time zone database is read).
 pub fn export_file_name(t: SystemTime) -> String {
     let secs = t
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let (days, rest) = (secs / 86_400, secs % 86_400);
-    let (y, m, d) = civil_from_days(days as i64);
+    let (y, m, d) = crate::units::civil_from_days(days as i64);
     format!(
         "diskscope-{y:04}{m:02}{d:02}-{:02}{:02}{:02}.json",
         rest / 3600,
         rest % 3600 / 60,
         rest % 60
     )
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's
-/// `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 /// Writes `export` as pretty JSON to a new file named for `now` in `dir`; returns its path.
@@ -111,6 +126,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
         let export = Export::Sweep(Box::new(SweepReport {
+            meta: crate::model::Meta::default(),
             config: ConfigReport {
                 duration_s: Some(3.0),
                 ..ConfigReport::example()
@@ -130,6 +146,15 @@ mod tests {
         let b = write_export(dir.path(), &export, now).expect("second");
         assert_eq!(a.file_name().unwrap(), "diskscope-20231114-221320.json");
         assert_eq!(b.file_name().unwrap(), "diskscope-20231114-221320-2.json");
+        // The chart goes beside each, and never over a file already there.
+        let svg = write_export_chart(&b, &export).expect("chart");
+        assert_eq!(svg.file_name().unwrap(), "diskscope-20231114-221320-2.svg");
+        assert!(
+            std::fs::read_to_string(&svg)
+                .unwrap()
+                .contains("<desc>diskscope chart: ")
+        );
+        assert!(write_export_chart(&b, &export).is_err());
         let v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
         assert!(v["steps"].is_array());

@@ -1,23 +1,40 @@
 //! What is printed on the normal screen after the TUI closes: the run's summary, or the
-//! sweep's table and finding, each with the baseline's comparison when one was given.
+//! sweep's table and finding, each with the baseline's comparison when one was given — what
+//! made the baseline, the totals, and a run's periods one by one (`versus`, which a headless
+//! run prints too).
 
-use super::baseline::Baseline;
-use super::compare::{compare_run, compare_step};
+use super::baseline::BaselineFile;
+use super::compare::{compare_meta, compare_periods, compare_run, compare_step};
 use super::{sweep, text};
 use crate::model::{RunReport, SweepReport};
+
+/// A run against a saved result: what made the baseline (and how that differs from this
+/// run), the totals, and the periods one by one when they can be.
+pub fn versus(b: &BaselineFile, report: &RunReport) -> String {
+    let label = b.baseline.label();
+    let mut out = compare_meta(label, &b.meta, &report.meta);
+    out.push_str(&compare_run(&b.baseline, report));
+    out.push('\n');
+    if let Some(periods) = compare_periods(label, &b.periods, report) {
+        out.push_str(&periods);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
 
 /// What is printed on the normal screen after the TUI: the run's summary, or when a sweep ran
 /// last the sweep's table and finding; with a baseline, the comparison.
 pub fn final_text(
     report: &RunReport,
     sweep: Option<&SweepReport>,
-    baseline: Option<&Baseline>,
+    baseline: Option<&BaselineFile>,
 ) -> String {
     let Some(sweep) = sweep else {
         let mut out = text::summary(report, true);
         if let Some(b) = baseline {
-            out.push_str(&compare_run(b, report));
-            out.push('\n');
+            out.push_str(&versus(b, report));
         }
         return out;
     };
@@ -34,10 +51,13 @@ pub fn final_text(
     for step in &sweep.steps {
         out.push_str(&sweep::step_line(sweep.dimension, step));
         if let Some(b) = baseline {
-            out.push_str(&compare_step(b, sweep.dimension, step));
+            out.push_str(&compare_step(&b.baseline, sweep.dimension, step));
         }
         out.push('\n');
     }
     out.push_str(&sweep::sweep_summary(sweep));
+    if let Some(b) = baseline {
+        out.push_str(&compare_meta(b.baseline.label(), &b.meta, &sweep.meta));
+    }
     out
 }

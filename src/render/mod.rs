@@ -3,8 +3,8 @@
 //! baseline and the comparisons with it (`baseline`, `compare`), the fleet's lines and host
 //! table (`fleet`, `hosts`, over the shared row table `table` the TUI draws too), a run on
 //! several targets (`disks`, its baseline comparison `disks_compare`, a saved one
-//! `disks_saved`), fio's own
-//! results (`fio`), a saved result as `--show` prints it (`saved`), what is printed after the
+//! `disks_saved`), fio's own results (`fio`), a run's periods (`periods`) and written data
+//! (`writeback`), a saved result as `--show` prints it (`saved`), what is printed after the
 //! TUI (`final_text`), why the figures look as they do (`why`: the disk, the findings, the
 //! steady state), and the files results are saved in (`save`, `export`, and `state_dir`
 //! when the terminal went away). Nothing here runs I/O on the target or reads a clock.
@@ -23,6 +23,7 @@ pub mod final_text;
 pub mod fio;
 pub mod fleet;
 pub mod hosts;
+pub mod periods;
 pub mod rate;
 pub mod save;
 pub mod saved;
@@ -32,5 +33,6 @@ pub mod sweep;
 pub mod table;
 pub mod text;
 pub mod why;
+pub mod writeback;
 
 pub use save::ResultFiles;

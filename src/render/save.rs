@@ -1,8 +1,9 @@
-//! Results to the files named by `--json FILE` and `--csv FILE`, after a headless run or the
-//! TUI alike; each saved file is announced on stderr. It takes the files' paths
-//! (`ResultFiles`), nothing of the command line. Each file is tried whatever became of the
-//! other, and the caller learns whether the JSON holds the result (`Saved`): when it does,
-//! nothing else needs keeping if the terminal went away.
+//! Results to the files named by `--json FILE`, `--csv FILE` and `--plot FILE.svg`, after a
+//! headless run or the TUI alike; each saved file is announced on stderr. It takes the
+//! files' paths (`ResultFiles`), nothing of the command line. The chart is `render::chart`'s
+//! `plot_*` of the same result. Each file is tried whatever became of the others, and the
+//! caller learns whether the JSON holds the result (`Saved`): when it does, nothing else
+//! needs keeping if the terminal went away.
 
 use std::path::PathBuf;
 
@@ -10,16 +11,18 @@ use anyhow::Result;
 
 use crate::model::fleet::FleetReport;
 use crate::output::say;
-use crate::render::csv;
 use crate::render::export::Export;
+use crate::render::{chart, csv};
 use crate::result_file::{Kind, write_result};
 use crate::target::shell::quote_path;
 
-/// Where a result is saved: `--json FILE` and `--csv FILE`, each optional.
+/// Where a result is saved: `--json FILE`, `--csv FILE` and `--plot FILE.svg`, each
+/// optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ResultFiles {
     pub json: Option<PathBuf>,
     pub csv: Option<PathBuf>,
+    pub plot: Option<PathBuf>,
 }
 
 /// What saving did.
@@ -42,20 +45,38 @@ impl Saved {
 }
 
 /// Writes a run, a sweep, a suite's card or a run on several targets (what `e` saves too) to
-/// the JSON and CSV files, if any: the CSV of a run is its intervals, of a sweep its steps,
-/// of a card its rows, of several targets each target's seconds and the aggregate's.
+/// the JSON, CSV and SVG files, if any: the CSV of a run is its intervals, of a sweep its
+/// steps, of a card its rows, of several targets each target's seconds and the aggregate's;
+/// the chart is what `--plot` draws of it.
 pub fn save_export(files: &ResultFiles, result: &Export) -> Saved {
-    save(files, result, || match result {
+    let mut saved = save(files, result, || match result {
         Export::Run(r) => csv::intervals(&r.intervals),
         Export::Sweep(s) => csv::steps(&s.steps),
         Export::Suite(c) => csv::suite(c),
         Export::Disks(r) => super::disks::csv(r),
-    })
+    });
+    save_plot(files, &mut saved, || result.plot());
+    saved
 }
 
-/// Writes a fleet to the JSON file, if any (a fleet has no CSV).
+/// Writes a fleet to the JSON and SVG files, if any (a fleet has no CSV).
 pub fn save_fleet(files: &ResultFiles, report: &FleetReport) -> Result<()> {
-    save(files, report, String::new).into_result()
+    let mut saved = save(files, report, String::new);
+    save_plot(files, &mut saved, || chart::plot_fleet(report));
+    saved.into_result()
+}
+
+/// Draws the chart into the `--plot` file, if any; a chart that cannot be drawn or written
+/// is a line of `saved.failed`.
+fn save_plot(files: &ResultFiles, saved: &mut Saved, svg: impl FnOnce() -> Result<String, String>) {
+    let Some(path) = &files.plot else { return };
+    let written = svg()
+        .map_err(|e| format!("--plot {}: {e}", quote_path(path)))
+        .and_then(|text| write_result(Kind::Svg, path, &text));
+    match written {
+        Ok(()) => say(&format!("saved {}", quote_path(path))),
+        Err(e) => saved.failed.push(e),
+    }
 }
 
 /// Writes the result to the JSON and CSV files, if any; `csv_text` is the whole CSV.

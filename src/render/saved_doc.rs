@@ -8,15 +8,18 @@
 //! lenient (`fio::raw::Lenient`, `Text`) and every field defaults, so a file from an older
 //! version, before a field existed, still reads.
 
+use std::ops::Range;
 use std::path::Path;
 
 use serde::Deserialize;
 
 use crate::fio::json::{self as fio_json, FioOutput};
 use crate::fio::raw::{Lenient, Text};
-use crate::fio::scan::{self, Keys};
+use crate::fio::scan::{self, Keys, Scan};
+use crate::model::Meta;
 use crate::model::fleet::FleetReport;
 use crate::result_file;
+use crate::settings::Settings;
 use crate::units::visible;
 
 /// What a result file holds.
@@ -97,9 +100,36 @@ pub struct SavedThread {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct SavedRun {
+    #[serde(deserialize_with = "or_default")]
+    pub meta: Meta,
     pub config: SavedConfig,
     pub total: SavedTotal,
     pub threads: Vec<SavedThread>,
+    pub periods: Vec<SavedPeriodDoc>,
+}
+
+/// One of a saved run's periods: the settings it ran at (`None` for merged periods of
+/// different settings, and for settings this version cannot read) and its figures.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct SavedPeriodDoc {
+    #[serde(deserialize_with = "or_default")]
+    pub settings: Option<Settings>,
+    pub iops: Lenient,
+    pub bw_bytes_per_s: Lenient,
+    pub latency_ns: SavedLatency,
+}
+
+/// A field whose type is the model's own (`Meta`, `Settings`): read when it reads, else its
+/// default, so a field another version wrote differently costs only that field. Both are a
+/// few hundred bytes, so going through a JSON tree costs nothing worth counting.
+fn or_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned + Default,
+{
+    let v = serde_json::Value::deserialize(d)?;
+    Ok(serde_json::from_value(v).unwrap_or_default())
 }
 
 /// One step of a sweep: its settings (all of them, one is the swept knob) and figures.
@@ -138,6 +168,8 @@ pub struct SavedSaturation {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct SavedSweep {
+    #[serde(deserialize_with = "or_default")]
+    pub meta: Meta,
     pub config: SavedConfig,
     pub dimension: Text,
     pub steps: Vec<SavedStep>,
@@ -182,6 +214,8 @@ pub struct SavedTest {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct SavedSuite {
+    #[serde(deserialize_with = "or_default")]
+    pub meta: Meta,
     pub config: SavedConfig,
     pub suite: Text,
     pub passes: Lenient,
@@ -207,40 +241,54 @@ fn kind_of(k: &Keys) -> Option<&'static str> {
     }
 }
 
+/// Where a scanned file's result is: fio's output, or diskscope's result of a kind
+/// ("fleet", "suite", "sweep", "run") at a span of the text.
+pub enum Located<'s> {
+    Fio,
+    Diskscope(&'static str, &'s Range<usize>),
+}
+
+/// Finds the result in a scanned file; else why there is none, in words.
+pub fn locate(found: &Scan) -> Result<Located<'_>, &'static str> {
+    if found
+        .objects
+        .iter()
+        .any(|o| o.keys.is_some_and(|k| k.is_fio()))
+    {
+        return Ok(Located::Fio);
+    }
+    let known = found
+        .objects
+        .iter()
+        .find_map(|o| Some((&o.span, kind_of(&o.keys?)?)));
+    match known {
+        Some((span, kind)) => Ok(Located::Diskscope(kind, span)),
+        None if found.cut => Err(fio_json::CUT_SHORT),
+        None if found.objects.is_empty() => Err(
+            "holds no JSON result; give a file saved with --json FILE, or fio's --output-format=json output",
+        ),
+        None => {
+            Err("not a diskscope or fio result (no total, steps, hosts, targets or fio jobs in it)")
+        }
+    }
+}
+
 /// Reads the result file `path` for `flag` ("--show", "--baseline"); an error is one line
 /// naming the flag and the file.
 pub fn read(flag: &str, path: &Path) -> Result<Saved, String> {
     let shown = visible(&path.display().to_string()).into_owned();
     let text = result_file::read_bounded(flag, path)?;
     let found = scan::scan(&text);
-    if found
-        .objects
-        .iter()
-        .any(|o| o.keys.is_some_and(|k| k.is_fio()))
-    {
-        return fio_json::parse_scanned(&text, &found)
-            .map(Saved::Fio)
-            .map_err(|e| format!("{flag} {shown}: {e}"));
-    }
-    let known = found
-        .objects
-        .iter()
-        .find_map(|o| Some((o, kind_of(&o.keys?)?)));
-    let Some((object, kind)) = known else {
-        return Err(format!(
-            "{flag} {shown}: {}",
-            if found.cut {
-                fio_json::CUT_SHORT
-            } else if found.objects.is_empty() {
-                "holds no JSON result; give a file saved with --json FILE, or fio's --output-format=json output"
-            } else {
-                "not a diskscope or fio result (no total, steps, hosts, targets or fio jobs in it)"
-            }
-        ));
+    let (kind, span) = match locate(&found).map_err(|why| format!("{flag} {shown}: {why}"))? {
+        Located::Fio => {
+            return fio_json::parse_scanned(&text, &found)
+                .map(Saved::Fio)
+                .map_err(|e| format!("{flag} {shown}: {e}"));
+        }
+        Located::Diskscope(kind, span) => (kind, span),
     };
     let unreadable =
         |e: String| format!("{flag} {shown}: a {kind} result diskscope cannot read ({e})");
-    let span = &object.span;
     let saved = match kind {
         "several targets" => Saved::Disks(Box::new(scan::parse(&text, span).map_err(unreadable)?)),
         "fleet" => Saved::Fleet(Box::new(scan::parse(&text, span).map_err(unreadable)?)),

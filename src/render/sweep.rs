@@ -166,6 +166,7 @@ mod tests {
         step.left_out.stops = 1;
         step.left_out.stopped = Duration::from_millis(1500);
         let r = SweepReport {
+            meta: crate::model::Meta::default(),
             config: ConfigReport::example(),
             dimension: crate::sweep::Dimension::Threads,
             step_time_s: 2.0,

@@ -1,6 +1,7 @@
 //! Human-readable text: the one-line-per-second progress of a headless run and the final
-//! summary (totals, latency percentiles, a per-thread table like seekmark's "thread N
-//! completed" lines, and the first errors). Units adapt; interval and cumulative figures are
+//! summary (the periods when the settings changed — `periods` draws their table — then the
+//! totals, latency percentiles, a per-thread table like seekmark's "thread N completed"
+//! lines, and the first errors). Units adapt; interval and cumulative figures are
 //! labelled as such.
 
 use std::fmt::Write;
@@ -210,13 +211,7 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
     for w in &r.config.warnings {
         let _ = writeln!(out, "  warning: {w}");
     }
-    if r.final_settings != r.config.settings {
-        let _ = writeln!(
-            out,
-            "settings at the end: {}",
-            describe_settings(&r.final_settings)
-        );
-    }
+    super::periods::story_lines(&mut out, r);
     total_lines(&mut out, r);
     for line in crate::render::why::result_lines(r) {
         let _ = writeln!(out, "{line}");
@@ -242,7 +237,7 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
     );
     error_lines(&mut out, &r.errors);
     if let Some(w) = &r.writeback {
-        writeback_lines(&mut out, w);
+        super::writeback::writeback_lines(&mut out, w);
     }
     for line in crate::render::why::summary_lines(r) {
         let _ = writeln!(out, "{line}");
@@ -355,40 +350,6 @@ fn latency_figures(l: &crate::stats::LatencySummary) -> String {
         f(l.p999),
         f(l.max)
     )
-}
-
-/// Where the written data was when the I/O ended, and the final sync.
-fn writeback_lines(out: &mut String, w: &crate::model::WritebackReport) {
-    let target = w
-        .target_pending_bytes
-        .map(|b| format!("{} of the target", format_bytes(b)));
-    let system = w
-        .system_dirty_bytes
-        .map(|b| format!("{} system-wide (all files)", format_bytes(b)));
-    let known: Vec<String> = [target, system].into_iter().flatten().collect();
-    if !known.is_empty() {
-        let _ = writeln!(
-            out,
-            "written but not yet on the device when the I/O ended (dirty + writeback): {}",
-            known.join("; ")
-        );
-    }
-    match (&w.end_fsync_s, &w.end_fsync_error) {
-        (Some(s), _) => {
-            let _ = writeln!(
-                out,
-                "end fsync: {} to bring the target's pending writes to the device{}",
-                format_latency_ns(s * 1e9),
-                w.target_pending_bytes
-                    .map(|b| format!(" ({} were pending)", format_bytes(b)))
-                    .unwrap_or_default()
-            );
-        }
-        (None, Some(e)) => {
-            let _ = writeln!(out, "end fsync failed: {e}");
-        }
-        (None, None) => {}
-    }
 }
 
 /// The kept failed or short I/Os, one line each with offset and errno.

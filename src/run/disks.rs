@@ -115,7 +115,7 @@ pub fn disks_config(config: &Config, members: &[Member]) -> DisksConfig {
         write_allowed: first.is_some_and(|c| c.target.write_allowed),
         outlier_pct: config.outlier_pct,
         each_then_all: config.each_then_all,
-        latency_basis: latency_basis(config.settings.rate_iops),
+        latency_basis: latency_basis(config.settings.rate_iops).into(),
     }
 }
 
@@ -210,7 +210,9 @@ fn measure(config: &Config, members: &[Member]) -> Result<DisksReport> {
     let plan = plan(config);
     let refs: Vec<&Member> = members.iter().collect();
     let stop = || signals::received().is_some();
+    let meta = crate::model::Meta::now();
     let mut report = DisksReport {
+        meta: Default::default(),
         disks,
         targets: vec![],
         aggregate: empty_aggregate(members.len()),
@@ -239,6 +241,7 @@ fn measure(config: &Config, members: &[Member]) -> Result<DisksReport> {
         report.cpu = Some(t.cpu);
     }
     report.interrupted_by = signals::received().map(|s| s.as_str().to_string());
+    report.stamp(meta);
     Ok(report)
 }
 
@@ -284,7 +287,7 @@ fn finish(config: &Config, r: DisksReport, on_terminal: bool) -> Result<()> {
         Output::Text | Output::Quiet => output::print(&text::summary(&r)),
     }
     if let (Some(b), Output::Text | Output::Quiet) = (&config.baseline, config.output) {
-        output::print(&compare(b, &r));
+        output::print(&compare(&b.baseline, &r));
     }
     super::local::save_and_keep(config, on_terminal, Export::Disks(Box::new(r)))
 }

@@ -9,7 +9,7 @@ use crate::cli::{Config, Output};
 use crate::exit::ExitStatus;
 use crate::fleet::live::Board;
 use crate::fleet::{FleetEvent, FleetReport, FleetSpec};
-use crate::render::compare::compare_fleet;
+use crate::render::compare::{compare_fleet, compare_meta};
 use crate::render::save::save_fleet;
 use crate::{output, signals};
 
@@ -22,18 +22,21 @@ pub fn run(config: &Config, tui: bool) -> Result<ExitStatus> {
         output::print(&(line + "\n"));
     }
     let stop = || signals::received().is_some();
-    let report = if tui {
-        crate::tui::fleet::run(&spec, baseline.as_ref())?
+    let meta = crate::model::Meta::now();
+    let mut report = if tui {
+        crate::tui::fleet::run(&spec, baseline.as_ref().map(|b| &b.baseline))?
     } else {
         headless(&spec, config.output, &stop)?
     };
+    report.meta = meta;
     match config.output {
         Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
         _ if tui => {}
         _ => {
             output::print(&crate::render::fleet::summary(&report));
             if let Some(b) = &baseline {
-                output::print(&compare_fleet(b, &report));
+                output::print(&compare_fleet(&b.baseline, &report));
+                output::print(&compare_meta(b.baseline.label(), &b.meta, &report.meta));
             }
         }
     }
@@ -41,7 +44,8 @@ pub fn run(config: &Config, tui: bool) -> Result<ExitStatus> {
         // The screen is gone: the table goes to the normal screen, as a run's summary does.
         output::print(&crate::render::fleet::summary(&report));
         if let Some(b) = &baseline {
-            output::print(&compare_fleet(b, &report));
+            output::print(&compare_fleet(&b.baseline, &report));
+            output::print(&compare_meta(b.baseline.label(), &b.meta, &report.meta));
         }
     }
     save_fleet(&config.files, &report)?;
@@ -160,6 +164,7 @@ mod tests {
     fn rows() -> Vec<(&'static str, Fate)> {
         use Fate::*;
         let json = std::env::temp_dir().join("diskscope-fleet-row.json");
+        let plot = std::env::temp_dir().join("diskscope-fleet-row.svg");
         vec![
             (
                 "targets",
@@ -262,6 +267,13 @@ mod tests {
             (
                 "csv",
                 Refused(vec!["--csv"], "--csv writes a single run's seconds"),
+            ),
+            (
+                // The controller draws the fleet's chart (each host, the sum) from its result.
+                "plot",
+                Controller(vec![format!("--plot={}", plot.display())], |c, _| {
+                    c.files.plot.is_some()
+                }),
             ),
             (
                 "baseline",

@@ -12,7 +12,8 @@ use super::{DEFAULT_HEADLESS_TIME, Mode};
 use crate::cli::{Config, Output};
 use crate::engine::{DEFAULT_TICK, Engine, Options};
 use crate::exit::ExitStatus;
-use crate::render::baseline::Baseline;
+use crate::render::baseline::BaselineFile;
+use crate::render::compare::compare_meta;
 use crate::render::export::Export;
 use crate::render::save::save_export;
 use crate::render::state_dir;
@@ -128,7 +129,7 @@ fn sweep(
     config: &Config,
     spec: &SweepSpec,
     prepared: &Prepared,
-    baseline: Option<&Baseline>,
+    baseline: Option<&BaselineFile>,
     on_terminal: bool,
 ) -> Result<bool> {
     let target = &prepared.target;
@@ -141,11 +142,15 @@ fn sweep(
     info.duration_s = Some(step_time.as_secs_f64());
     let live = Live::for_target(&info, &prepared.target.path, config.steady.params(false));
     let engine = start_engine(config, prepared, runner.first())?;
-    let report = headless::run_sweep(engine, runner, info, config.output, baseline, live)?;
+    let b = baseline.map(|b| &b.baseline);
+    let report = headless::run_sweep(engine, runner, info, config.output, b, live)?;
     match config.output {
         Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
         Output::Csv => {}
         Output::Text | Output::Quiet => output::print(&render::sweep::sweep_summary(&report)),
+    }
+    if let (Some(b), Output::Text | Output::Quiet) = (baseline, config.output) {
+        output::print(&compare_meta(b.baseline.label(), &b.meta, &report.meta));
     }
     let errors = report
         .steps
@@ -159,7 +164,7 @@ fn sweep(
 fn single_run(
     config: &Config,
     prepared: &Prepared,
-    baseline: Option<&Baseline>,
+    baseline: Option<&BaselineFile>,
     on_terminal: bool,
 ) -> Result<bool> {
     // With --until-steady, -T (or MAX) is the most it runs.
@@ -179,7 +184,7 @@ fn single_run(
         Output::Quiet => output::print(&render::text::summary(&report, true)),
     }
     if let (Some(b), Output::Text | Output::Quiet) = (baseline, config.output) {
-        output::print(&(render::compare::compare_run(b, &report) + "\n"));
+        output::print(&render::final_text::versus(b, &report));
     }
     let errors = report.had_io_errors();
     save_and_keep(config, on_terminal, Export::Run(Box::new(report)))?;

@@ -10,8 +10,8 @@ use crate::cli::{Config, Output};
 use crate::engine::Geometry;
 use crate::engine::memory::ram_bytes;
 use crate::model::ConfigReport;
-use crate::render::baseline::Baseline;
-use crate::render::compare::compare_suite;
+use crate::render::baseline::BaselineFile;
+use crate::render::compare::{compare_meta, compare_suite};
 use crate::render::export::Export;
 use crate::render::{card, csv};
 use crate::suite::{Plan, SuiteName, SuiteRunner, notes, write_refusal};
@@ -40,7 +40,7 @@ pub fn run(
     config: &Config,
     name: SuiteName,
     prepared: &Prepared,
-    baseline: Option<&Baseline>,
+    baseline: Option<&BaselineFile>,
     on_terminal: bool,
 ) -> Result<bool> {
     let info = config.describe(prepared);
@@ -60,7 +60,8 @@ pub fn run(
         Output::Text | Output::Quiet => output::print(&card::card(&report)),
     }
     if let (Some(b), Output::Text | Output::Quiet) = (baseline, config.output) {
-        output::print(&compare_suite(b, &report));
+        output::print(&compare_suite(&b.baseline, &report));
+        output::print(&compare_meta(b.baseline.label(), &b.meta, &report.meta));
     }
     let errors = report.had_io_errors();
     super::local::save_and_keep(config, on_terminal, Export::Suite(Box::new(report)))?;

@@ -1,5 +1,9 @@
 //! A coarse latency histogram for drawing: HdrHistogram's recorded values gathered into
-//! power-of-two buckets, cheap to merge over the last few snapshots.
+//! power-of-two buckets, cheap to merge over the last few snapshots. A run report keeps one
+//! of the whole run; JSON writes it as the list of counts up to the last bucket that holds
+//! any (`[0, 0, 3, …]`: index i counts latencies in `[2^i, 2^(i+1))` ns).
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::Latency;
 
@@ -17,6 +21,32 @@ impl Default for Log2Histogram {
         Log2Histogram {
             counts: [0; BUCKETS],
         }
+    }
+}
+
+impl Serialize for Log2Histogram {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let used = self
+            .counts
+            .iter()
+            .rposition(|n| *n > 0)
+            .map_or(0, |i| i + 1);
+        self.counts[..used].serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Log2Histogram {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let counts = Vec::<u64>::deserialize(d)?;
+        if counts.len() > BUCKETS {
+            return Err(serde::de::Error::invalid_length(
+                counts.len(),
+                &"at most 64 log2 buckets",
+            ));
+        }
+        let mut out = Log2Histogram::default();
+        out.counts[..counts.len()].copy_from_slice(&counts);
+        Ok(out)
     }
 }
 
@@ -63,5 +93,11 @@ mod tests {
         assert_eq!(b.counts[12], 1);
         assert_eq!(b.counts[19], 1);
         assert_eq!(b.total(), 5);
+        // Saved as the counts up to the last used bucket, and read back whole.
+        let text = serde_json::to_string(&b).unwrap();
+        assert_eq!(text, "[0,0,0,0,0,0,0,0,0,2,1,0,1,0,0,0,0,0,0,1]");
+        let back: Log2Histogram = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, b);
+        assert!(serde_json::from_str::<Log2Histogram>(&format!("{:?}", vec![1; 65])).is_err());
     }
 }

@@ -3,7 +3,10 @@
 //! same window, the peak window and the average over the windows so far. Everything on one
 //! screen comes from the same windows, so the thread rows add up to "IOPS now" and the
 //! average (a weighted mean of the windows) can never exceed the peak. Paused and stopped
-//! intervals are not running time and are left out.
+//! intervals are not running time and are left out. At a period's start (`restart`) the
+//! peak and average begin again, from the windows that lie wholly in the new period: they
+//! are the current setting's (the window in progress then, which straddles the change, still
+//! becomes "now", marked `mixed_settings`, but counts toward neither).
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -41,6 +44,9 @@ pub struct Now {
     pub settings: Settings,
     /// Whether the window ran under more than one setting (a change fell inside it).
     pub mixed_settings: bool,
+    /// Whether the window began in an earlier period (`restart`: a change, a resume or a
+    /// reset fell inside it); it is not the current period's.
+    pub straddles: bool,
     pub iops: f64,
     pub bw_bytes_per_s: f64,
     pub latency: LatencySummary,
@@ -60,6 +66,8 @@ pub struct Seconds {
     done_ops: u64,
     done_bytes: u64,
     done_elapsed: Duration,
+    /// The window in progress began before the current period: not its peak or average.
+    straddles: bool,
 }
 
 impl Seconds {
@@ -74,10 +82,13 @@ impl Seconds {
         }
         let w = self.current.take();
         let iops = w.iops();
-        self.peak_iops = self.peak_iops.max(iops);
-        self.done_ops += w.counts.ops;
-        self.done_bytes += w.counts.bytes;
-        self.done_elapsed += w.elapsed;
+        let straddles = std::mem::take(&mut self.straddles);
+        if !straddles {
+            self.peak_iops = self.peak_iops.max(iops);
+            self.done_ops += w.counts.ops;
+            self.done_bytes += w.counts.bytes;
+            self.done_elapsed += w.elapsed;
+        }
         let threads = s
             .threads
             .iter()
@@ -104,11 +115,22 @@ impl Seconds {
             elapsed: w.elapsed,
             settings: s.settings,
             mixed_settings: w.mixed_settings,
+            straddles,
             iops,
             bw_bytes_per_s: w.bw(),
             latency: w.latency_summary(),
             threads,
         });
+    }
+
+    /// Begins the peak and the average again where a period begins; the window in progress
+    /// straddles the change and counts toward neither.
+    pub fn restart(&mut self) {
+        self.peak_iops = 0.0;
+        self.done_ops = 0;
+        self.done_bytes = 0;
+        self.done_elapsed = Duration::ZERO;
+        self.straddles = self.current.snapshots > 0;
     }
 
     /// IOPS over all complete windows (None before the first).

@@ -13,14 +13,16 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use super::latency::{Latency, LatencySummary};
 use crate::settings::Settings;
 
 /// Operation counters. `ops` counts I/Os that transferred the whole block; short, failed and
-/// stop-spanning I/Os are counted apart and are not ops (nor bytes, nor latencies).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+/// stop-spanning I/Os are counted apart and are not ops (nor bytes, nor latencies). A saved
+/// result from before a counter existed reads it as 0.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Counts {
     pub ops: u64,
     pub bytes: u64,
@@ -142,15 +144,24 @@ pub fn per_second(count: u64, elapsed: Duration) -> f64 {
 
 /// Intervals in which the process was stopped (SIGSTOP, Ctrl-Z), left out of the rates and
 /// latency figures and counted here instead.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct LeftOut {
     /// How many stops (each ended by a SIGCONT).
     pub stops: u64,
     /// How long the process was stopped, at least: how far its intervals ran past the tick.
-    #[serde(rename = "stopped_s", serialize_with = "as_secs")]
+    #[serde(
+        rename = "stopped_s",
+        serialize_with = "as_secs",
+        deserialize_with = "from_secs"
+    )]
     pub stopped: Duration,
     /// Real time of the intervals left out: the stops plus the running time they covered.
-    #[serde(rename = "elapsed_s", serialize_with = "as_secs")]
+    #[serde(
+        rename = "elapsed_s",
+        serialize_with = "as_secs",
+        deserialize_with = "from_secs"
+    )]
     pub elapsed: Duration,
     /// What completed in those intervals (their latencies are left out too).
     pub counts: Counts,
@@ -182,12 +193,33 @@ fn as_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> 
     s.serialize_f64(d.as_secs_f64())
 }
 
+/// Seconds as a saved result writes them; a negative or non-finite figure reads as zero.
+fn from_secs<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    let secs = f64::deserialize(d)?;
+    Ok(Duration::try_from_secs_f64(secs).unwrap_or_default())
+}
+
+/// The operation's name as the engine writes it; another name (a file from a later version)
+/// reads as "other".
+fn op_name<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    let name = String::deserialize(d)?;
+    Ok(["read", "write", "fdatasync"]
+        .into_iter()
+        .find(|n| *n == name)
+        .unwrap_or("other"))
+}
+
+/// An operation's name. An alias, not `&'static str` written out, because serde's derive
+/// borrows every field spelled `&str` from its input; this one reads back through `op_name`.
+pub type OpName = &'static str;
+
 /// One failed or short I/O, kept for the report (only the first few of a run are kept).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IoErrorRecord {
     pub thread: usize,
     /// "read", "write" or "fdatasync".
-    pub op: &'static str,
+    #[serde(deserialize_with = "op_name")]
+    pub op: OpName,
     pub offset: u64,
     /// The errno, or `None` for a short transfer.
     pub errno: Option<i32>,

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::latency::{Latency, LatencySummary};
 use super::snapshot::{Counts, LeftOut, Snapshot, per_second};
@@ -16,7 +16,7 @@ use crate::settings::Settings;
 pub struct Window {
     /// Engine time at the end of the last merged snapshot.
     pub end: Duration,
-    /// Sum of the merged intervals' real lengths, stopped ones excluded.
+    /// Sum of the merged intervals' real lengths, stopped and paused ones excluded.
     pub elapsed: Duration,
     pub counts: Counts,
     /// Latency from the due time with a rate, else from submission (see `Snapshot`).
@@ -60,11 +60,32 @@ impl Window {
             self.left_out.add(stopped, s.interval_elapsed, &s.interval);
             return;
         }
-        self.elapsed += s.interval_elapsed;
+        if !s.paused {
+            self.elapsed += s.interval_elapsed;
+        }
         self.counts.add(&s.interval);
         // Both histograms auto-resize, so adding cannot fail on range.
         self.latency.add(&s.interval_latency);
         self.service_latency.add(s.service_latency());
+    }
+
+    /// Adds all of `later`, a window that followed this one.
+    pub fn absorb(&mut self, later: Window) {
+        if later.snapshots == 0 {
+            return;
+        }
+        self.end = self.end.max(later.end);
+        self.elapsed += later.elapsed;
+        self.counts.add(&later.counts);
+        self.latency.add(&later.latency);
+        self.service_latency.add(&later.service_latency);
+        self.left_out.merge(&later.left_out);
+        self.mixed_settings |= later.mixed_settings
+            || self
+                .settings
+                .is_some_and(|s| later.settings.is_some_and(|l| l != s));
+        self.settings = later.settings.or(self.settings);
+        self.snapshots += later.snapshots;
     }
 
     /// Returns the merged window and starts an empty one.
@@ -86,8 +107,13 @@ impl Window {
 }
 
 /// The figures of one window: a reporting interval or a sweep step. Interval values only.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IntervalFigures {
+    /// The run's period this interval belongs to (its index in the report's `periods`): a
+    /// run's intervals are cut where a period ends, so none spans two. `None` for a sweep's
+    /// step or a suite's pass, and in files from before periods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<usize>,
     /// Engine time at the end of the window: wall clock since the start, stops included.
     pub t_s: f64,
     /// The window's real length.
@@ -101,9 +127,12 @@ pub struct IntervalFigures {
     /// From when each I/O was due with a rate (coordinated omission corrected); from
     /// submission without one.
     pub latency_ns: LatencySummary,
-    /// From submission to completion reaped; the same as `latency_ns` without a rate.
+    /// From submission to completion reaped; the same as `latency_ns` without a rate (files
+    /// from before the rate knob have none: it reads as zeros).
+    #[serde(default)]
     pub service_latency_ns: LatencySummary,
     /// Stopped intervals inside the window, not in the figures above.
+    #[serde(default)]
     pub left_out: LeftOut,
     /// The drive's temperature at the window's end, °C, where the consumer read a sensor
     /// (`sensors`); null without one (the run's `config.temperature` says why), never 0.
@@ -114,6 +143,7 @@ impl Window {
     /// What people read off this window.
     pub fn figures(&self) -> IntervalFigures {
         IntervalFigures {
+            period: None,
             t_s: self.end.as_secs_f64(),
             elapsed_s: self.elapsed.as_secs_f64(),
             settings: self.settings.unwrap_or_default(),

@@ -153,6 +153,7 @@ mod tests {
 
     fn step(threads: usize, iops: f64, p99: u64) -> IntervalFigures {
         IntervalFigures {
+            period: None,
             t_s: 0.0,
             settings: Settings {
                 threads,
@@ -303,6 +304,7 @@ mod tests {
     #[test]
     fn block_size_sweeps_are_judged_by_bandwidth() {
         let mk = |bs: u64, mib_s: f64| IntervalFigures {
+            period: None,
             settings: Settings {
                 bs,
                 ..Settings::default()

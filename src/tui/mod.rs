@@ -40,7 +40,7 @@ use ratatui::backend::{Backend, ClearType};
 use crate::cli::Config;
 use crate::exit::ExitStatus;
 use crate::model::disks::DisksReport;
-use crate::render::baseline::Baseline;
+use crate::render::baseline::{Baseline, BaselineFile};
 use crate::render::export::Export;
 use crate::render::final_text::final_text;
 use crate::render::save::save_export;
@@ -57,14 +57,14 @@ const SIGNAL_POLL: Duration = Duration::from_millis(250);
 pub fn run(config: Config, notice: Option<String>) -> Result<ExitStatus> {
     signals::install();
     // Read and checked with the arguments, before the screen is taken.
-    let baseline: Option<Baseline> = config.baseline.clone();
+    let baseline: Option<BaselineFile> = config.baseline.clone();
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let (tx, rx) = mpsc::channel();
     let (mut term, guard) = terminal::init()?;
     spawn_input(tx.clone())?;
     let mut session = Session::new(config.clone(), tx);
     let mut app = session.first_screen(color);
-    app.baseline = baseline.clone();
+    app.baseline = baseline.as_ref().map(|b| b.baseline.clone());
     app.ascii = !crate::locale::utf8();
     session.show_notice(&mut app, notice);
     let outcome = event_loop(&mut term, &mut app, &rx, &mut session, &mut || {
@@ -81,7 +81,9 @@ pub fn run(config: Config, notice: Option<String>) -> Result<ExitStatus> {
             output::say(&line);
             code
         }
-        Outcome::Disks(report) => finish_disks(&config, baseline.as_ref(), report),
+        Outcome::Disks(report) => {
+            finish_disks(&config, baseline.as_ref().map(|b| &b.baseline), report)
+        }
         Outcome::Finished {
             report,
             sweep,
@@ -97,7 +99,7 @@ pub fn run(config: Config, notice: Option<String>) -> Result<ExitStatus> {
 /// away and no JSON file holds it.
 fn finish(
     config: &Config,
-    baseline: Option<&Baseline>,
+    baseline: Option<&BaselineFile>,
     report: Box<crate::model::RunReport>,
     sweep: Option<Box<crate::model::SweepReport>>,
     suite: Option<Box<crate::suite::SuiteReport>>,

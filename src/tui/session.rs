@@ -18,10 +18,11 @@ use crate::cli::Config;
 use crate::engine::Engine;
 use crate::exit::ExitStatus;
 use crate::model::{ConfigReport, RunReport, SweepReport};
-use crate::render::export::{Export, write_export};
+use crate::render::export::{Export, write_export, write_export_chart};
 use crate::stats::Snapshot;
 use crate::suite::SuiteReport;
 use crate::target::prepare::Prepared;
+use crate::target::shell::quote_path;
 
 mod disks;
 mod leave;
@@ -155,7 +156,8 @@ impl Session {
     }
 
     /// `e`: the run, or the sweep or the card running (as it stands) or last, as JSON in
-    /// the current directory; the status line says where, or why not.
+    /// the current directory and its chart beside it; the status line names both, or says
+    /// why not.
     fn export(&mut self, app: &mut App) {
         let Some(run) = app.run_mut() else {
             return;
@@ -176,8 +178,17 @@ impl Session {
                     Export::Suite(_) => "card",
                     Export::Disks(_) => "run on several targets",
                 };
-                let shown = crate::target::shell::quote_path(&path);
-                run.notice = Some(format!("saved the {what} to {shown}"));
+                let saved = format!("saved the {what} to {}", quote_path(&path));
+                match write_export_chart(&path, &export) {
+                    Ok(svg) => {
+                        let svg = quote_path(&svg);
+                        run.notice = Some(format!("{saved} and its chart to {svg}"));
+                    }
+                    Err(e) => {
+                        run.notice = Some(saved);
+                        run.message = Some(format!("the chart was not saved: {e:#}"));
+                    }
+                }
             }
             Err(e) => run.message = Some(format!("{e:#}")),
         }

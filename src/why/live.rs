@@ -1,9 +1,13 @@
-//! One run's why, as its consumer drives it: the `Tracker`, the target's `Sensors` and the
-//! key's `Epoch` together, fed either the headless printer's one-second rows (`on_row`) or
-//! the run screen's one-second windows of running time (`on_window`). Each feed reads the
-//! target's second once (diskstats and the temperature), stamps the temperature on the row,
-//! and hands the second to the tracker. A stretch in which the run was paused or stopped is
-//! never fed: it bumps the epoch and restarts the kernel's count instead.
+//! One run's why, as its consumer drives it: the `Tracker` and the target's `Sensors`
+//! together, fed either the headless printer's one-second rows (`on_row`) or the run
+//! screen's one-second windows of running time (`on_window`), each under the run's period
+//! it lies in (`stats::PeriodTracker`, which both consumers feed): the period is the key the
+//! findings and the steady check compare within, so a settings change, a resume and a reset
+//! each start the check over, exactly where a period begins. Each feed reads the target's
+//! second once (diskstats and the temperature), stamps the temperature on the row, and hands
+//! the second to the tracker. A stretch in which the run was paused or stopped is never fed:
+//! it restarts the kernel's count instead. A stop (SIGSTOP) begins no period, so the check
+//! goes on across it, as the period's figures do: the stopped time is in neither.
 //!
 //! It also keeps what the run screen shows beside the figures: the latest second of the
 //! device, a short temperature history, and `--until-steady`'s verdict.
@@ -11,7 +15,7 @@
 use std::collections::VecDeque;
 use std::path::Path;
 
-use super::{Epoch, News, Second, Tracker, WhyFacts, key_of};
+use super::{News, Second, Tracker, WhyFacts};
 use crate::findings::steady::{SteadyParams, UntilSteady, until_steady};
 use crate::model::ConfigReport;
 use crate::model::disk::ThermalLog;
@@ -27,11 +31,22 @@ pub const TEMP_HISTORY: usize = 60;
 /// Reads the NVMe drive's thermal log (root only); `None` where it cannot.
 pub type LogReader = Box<dyn Fn() -> Option<ThermalLog> + Send>;
 
+/// One second as a consumer hands it in, before the target's second is added.
+struct Fed<'a> {
+    t_s: f64,
+    elapsed_s: f64,
+    /// The run's period it lies in: the key.
+    period: usize,
+    settings: Settings,
+    counts: &'a crate::stats::Counts,
+    latency: Option<&'a Latency>,
+    p50_ns: Option<f64>,
+}
+
 /// A run's live why.
 pub struct Live {
     pub tracker: Tracker,
     sensors: Sensors,
-    epoch: Epoch,
     /// The latest second of the device (the kernel pane shows it).
     pub latest: DeviceSecond,
     /// The last temperatures read, oldest first (`None`: a failed read).
@@ -56,7 +71,6 @@ impl Live {
         Live {
             tracker: Tracker::new(WhyFacts::of(config), params),
             sensors,
-            epoch: Epoch::default(),
             latest: DeviceSecond::default(),
             temps: VecDeque::with_capacity(TEMP_HISTORY),
             until_steady_max_s: None,
@@ -93,25 +107,21 @@ impl Live {
         self.sensors.members()
     }
 
-    /// The run paused or stopped: a new stretch begins, and the kernel's count restarts.
+    /// The run paused or stopped: the kernel's count restarts, so its next second covers
+    /// running time only (the next period, which the resume begins, is the check's).
     pub fn halted(&mut self) {
-        self.epoch.observe(true);
         self.sensors.restart();
     }
 
-    /// The statistics were reset: a new stretch.
+    /// The statistics were reset: the kernel's count restarts (the period after the reset
+    /// is the check's).
     pub fn reset(&mut self) {
-        self.epoch.reset();
         self.sensors.restart();
-    }
-
-    /// The steady-state key for `settings` now.
-    pub fn key(&self, settings: &Settings) -> u64 {
-        key_of(settings, self.epoch.get())
     }
 
     /// A headless row closed: reads the target's second, stamps the temperature on `row` and
-    /// feeds it (a row with a stop in it is not fed: the stop begins a new stretch).
+    /// feeds it under its `period` (a row with a stop in it, or without a period, is only
+    /// read and stamped).
     pub fn on_row(&mut self, row: &mut IntervalFigures, latency: &Latency) -> News {
         self.on_row_judged(row, latency, true)
     }
@@ -135,31 +145,42 @@ impl Live {
             row.temp_c = self.latest.temp_c;
             return News::default();
         }
-        self.epoch.observe(false);
         self.read();
         row.temp_c = self.latest.temp_c;
+        let Some(period) = row.period else {
+            return News::default();
+        };
         let p50 = (row.latency_ns.count > 0).then_some(row.latency_ns.p50 as f64);
-        self.feed(
-            row.t_s,
-            row.elapsed_s,
-            row.settings,
-            &row.counts,
-            Some(latency),
-            p50,
-        )
+        let sec = Fed {
+            t_s: row.t_s,
+            elapsed_s: row.elapsed_s,
+            period,
+            settings: row.settings,
+            counts: &row.counts,
+            latency: Some(latency),
+            p50_ns: p50,
+        };
+        self.feed(sec)
     }
 
     /// The run screen closed a one-second window of running time ending `t_s` seconds into
-    /// the run; a window across a settings change is read but not fed.
-    pub fn on_window(&mut self, now: &Now, t_s: f64) -> News {
-        self.epoch.observe(false);
+    /// the run, in the period `period`; a window that began in an earlier period (a change,
+    /// a resume or a reset fell inside it) is read but not fed.
+    pub fn on_window(&mut self, now: &Now, t_s: f64, period: usize) -> News {
         self.read();
-        if now.mixed_settings {
+        if now.mixed_settings || now.straddles {
             return News::default();
         }
-        let p50 = (now.latency.count > 0).then_some(now.latency.p50 as f64);
-        let elapsed_s = now.elapsed.as_secs_f64();
-        self.feed(t_s, elapsed_s, now.settings, &now.counts, None, p50)
+        let sec = Fed {
+            t_s,
+            elapsed_s: now.elapsed.as_secs_f64(),
+            period,
+            settings: now.settings,
+            counts: &now.counts,
+            latency: None,
+            p50_ns: (now.latency.count > 0).then_some(now.latency.p50 as f64),
+        };
+        self.feed(sec)
     }
 
     /// Reads the target's second now (a sweep step or a suite pass just ended); returns the
@@ -177,24 +198,16 @@ impl Live {
         self.temps.push_back(self.latest.temp_c);
     }
 
-    fn feed(
-        &mut self,
-        t_s: f64,
-        elapsed_s: f64,
-        settings: Settings,
-        counts: &crate::stats::Counts,
-        latency: Option<&Latency>,
-        p50_ns: Option<f64>,
-    ) -> News {
+    fn feed(&mut self, sec: Fed) -> News {
         let kernel = self.latest.kernel;
         self.tracker.push(Second {
-            t_s,
-            elapsed_s,
-            key: self.key(&settings),
-            settings,
-            counts: *counts,
-            latency,
-            p50_ns,
+            t_s: sec.t_s,
+            elapsed_s: sec.elapsed_s,
+            key: sec.period as u64,
+            settings: sec.settings,
+            counts: *sec.counts,
+            latency: sec.latency,
+            p50_ns: sec.p50_ns,
             temp_c: self.latest.temp_c,
             kernel_queue: kernel.map(|k| k.avg_queue_depth),
             util_pct: kernel.map(|k| k.util_pct),

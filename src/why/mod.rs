@@ -1,16 +1,18 @@
 //! Why, live: the findings and the steady-state check kept up to date one second at a time,
 //! for the TUI's run screen and the headless printer alike. A consumer hands in each second of
-//! running time (`Second`: the engine's figures, the key, and the target's second from
-//! `sensors`); the `Tracker` turns it into the detectors' `findings::Interval`, feeds the
+//! running time (`Second`: the engine's figures, the run's period it lies in, and the
+//! target's second from `sensors`); the `Tracker` turns it into the detectors' `findings::Interval`, feeds the
 //! rolling `SteadyCheck` and `SlowdownDetector`, judges the queue's limits whenever the
 //! settings change, and says what is new (`News`) so it can be shown as it appears. At the
 //! end, `report` gives every finding in reading order and the steady state for the JSON.
 //!
 //! This module owns that bookkeeping only: the rules and their sentences are `findings`', the
 //! reads are `sensors`' and the target's; nothing here reads a clock or a file, and paused or
-//! stopped time is never fed (the consumers skip it, and bump the key's `Epoch`).
+//! stopped time is never fed (the consumers skip it). The key the findings and the steady
+//! check compare within is the run's period (`stats::PeriodTracker::current_id`): a new one
+//! begins at every settings change, resume and reset, so a steady window and a period have
+//! the same boundaries.
 
-pub mod key;
 pub mod live;
 mod report;
 pub mod steps;
@@ -28,7 +30,6 @@ use crate::model::why::SteadyChange;
 use crate::settings::Settings;
 use crate::stats::{Counts, Latency};
 
-pub use key::{Epoch, key_of};
 pub use live::Live;
 pub use steps::step_findings;
 
@@ -76,7 +77,8 @@ pub struct Second<'a> {
     pub t_s: f64,
     /// Its real running length, seconds.
     pub elapsed_s: f64,
-    /// `key_of(settings, epoch)`.
+    /// The id of the run's period it lies in (`stats::PeriodTracker::current_id`): the
+    /// findings and the steady check compare only seconds of one period.
     pub key: u64,
     pub settings: Settings,
     pub counts: Counts,

@@ -28,8 +28,15 @@ fn facts() -> WhyFacts {
     }
 }
 
-/// Feeds `iops[i]` 4 KiB reads (or writes, `write`) in second i + 1 under `settings`.
-fn feed(t: &mut Tracker, from_s: usize, iops: &[u64], settings: Settings, epoch: u64) -> Vec<News> {
+/// Feeds `iops[i]` 4 KiB reads (or writes, `write`) in second i + 1 under `settings`, in
+/// the run's period `period` (a new one at every change, resume and reset).
+fn feed(
+    t: &mut Tracker,
+    from_s: usize,
+    iops: &[u64],
+    settings: Settings,
+    period: usize,
+) -> Vec<News> {
     let mut out = Vec::new();
     for (i, &ops) in iops.iter().enumerate() {
         let writes = settings.read_pct == 0;
@@ -47,7 +54,7 @@ fn feed(t: &mut Tracker, from_s: usize, iops: &[u64], settings: Settings, epoch:
         out.push(t.push(Second {
             t_s: (from_s + i + 1) as f64,
             elapsed_s: 1.0,
-            key: key_of(&settings, epoch),
+            key: period as u64,
             settings,
             counts,
             latency: Some(&latency),
@@ -123,7 +130,7 @@ fn the_queue_is_judged_again_when_a_setting_crosses_a_limit() {
         bs: 4 << 20,
         ..small
     };
-    let news = feed(&mut t, 3, &[100; 3], big, 0);
+    let news = feed(&mut t, 3, &[100; 3], big, 1);
     let split: Vec<&Finding> = news.iter().flat_map(|n| &n.findings).collect();
     assert_eq!(split.len(), 1);
     assert!(
@@ -136,8 +143,8 @@ fn the_queue_is_judged_again_when_a_setting_crosses_a_limit() {
         iodepth: 64,
         ..small
     };
-    feed(&mut t, 6, &[1000; 2], deep, 0);
-    feed(&mut t, 8, &[100; 2], big, 0);
+    feed(&mut t, 6, &[1000; 2], deep, 2);
+    feed(&mut t, 8, &[100; 2], big, 3);
     let report = t.report(None);
     let kinds: Vec<&str> = report.findings.iter().map(|f| f.kind.as_str()).collect();
     assert_eq!(
@@ -148,7 +155,7 @@ fn the_queue_is_judged_again_when_a_setting_crosses_a_limit() {
 }
 
 #[test]
-fn a_pause_is_a_new_key_so_no_window_spans_it() {
+fn a_resume_is_a_new_period_so_no_window_spans_it() {
     let mut t = Tracker::new(WhyFacts::default(), SteadyParams::with_round(2.0));
     let s = Settings::default();
     feed(&mut t, 0, &[10_000; 10], s, 0);
@@ -158,6 +165,6 @@ fn a_pause_is_a_new_key_so_no_window_spans_it() {
     assert_eq!(t.steady().text(), "settling: 0 of 5 rounds");
     assert_eq!(t.written_bytes(), 0);
     let w = Settings { read_pct: 0, ..s };
-    feed(&mut t, 11, &[10; 2], w, 1);
+    feed(&mut t, 11, &[10; 2], w, 2);
     assert_eq!(t.written_bytes(), 20 * 4096);
 }

@@ -48,6 +48,7 @@ pub fn interval(t_s: f64, elapsed_s: f64, s: Settings, iops: f64, lat_ns: u64) -
     l.record_n(lat_ns * 4, ops / 10);
     let bytes = ops * s.bs;
     IntervalFigures {
+        period: None,
         t_s,
         elapsed_s,
         settings: s,
@@ -76,7 +77,9 @@ pub fn run(intervals: Vec<IntervalFigures>) -> RunReport {
     }
     let elapsed_s: f64 = intervals.iter().map(|i| i.elapsed_s).sum();
     RunReport {
+        meta: diskscope::model::Meta::default(),
         config: config(first),
+        periods: diskscope::stats::Periods::default(),
         total: TotalReport {
             elapsed_s,
             counts,
@@ -94,6 +97,35 @@ pub fn run(intervals: Vec<IntervalFigures>) -> RunReport {
         interrupted_by: None,
         cpu: None,
         why: Default::default(),
+    }
+}
+
+/// A period of the report as the tracker keeps it: `threads` from `start_s` to `end_s`, its
+/// figures those of `intervals` added up.
+pub fn period_of(
+    threads: usize,
+    start_s: f64,
+    end_s: f64,
+    intervals: &[IntervalFigures],
+) -> diskscope::stats::Period {
+    let mut counts = Counts::default();
+    for i in intervals {
+        counts.add(&i.counts);
+    }
+    let elapsed_s: f64 = intervals.iter().map(|i| i.elapsed_s).sum();
+    diskscope::stats::Period {
+        began: diskscope::stats::Began::Change,
+        settings: Some(settings(threads, 4096)),
+        merged: 1,
+        start_s,
+        end_s,
+        elapsed_s,
+        counts,
+        iops: counts.ops as f64 / elapsed_s,
+        bw_bytes_per_s: counts.bytes as f64 / elapsed_s,
+        latency_ns: intervals[0].latency_ns,
+        service_latency_ns: intervals[0].latency_ns,
+        left_out: LeftOut::default(),
     }
 }
 
@@ -118,6 +150,7 @@ pub fn demo_run() -> RunReport {
 
 pub fn sweep(dimension: Dimension, steps: Vec<IntervalFigures>) -> SweepReport {
     SweepReport {
+        meta: diskscope::model::Meta::default(),
         config: config(steps[0].settings),
         dimension,
         step_time_s: 5.0,
@@ -218,6 +251,7 @@ pub fn card_test(name: &str, bs: u64, random: bool, mb: f64, writes: bool) -> Te
 
 pub fn card() -> SuiteReport {
     SuiteReport {
+        meta: diskscope::model::Meta::default(),
         suite: SuiteName::Standard,
         config: config(Settings::default()),
         passes: 3,
@@ -272,6 +306,7 @@ pub fn fleet() -> FleetReport {
     let aggregate = results::aggregate(&mut hosts, 20.0);
     results::sort_hosts(&mut hosts);
     FleetReport {
+        meta: diskscope::model::Meta::default(),
         fleet: FleetConfig {
             target: "/dev/sdb".into(),
             hosts: Vec::new(),
@@ -489,4 +524,28 @@ pub fn hour_run() -> diskscope::model::RunReport {
         })
         .collect();
     run(iv)
+}
+
+/// An hour in twelve periods of five minutes (threads 1, 2, 4 … in turn), each interval
+/// naming its period, with the report's latency histogram: a run as `--json` saves it, for
+/// timing `--show --plot` on it.
+pub fn hour_run_with_periods() -> RunReport {
+    let mut r = hour_run();
+    let mut l = Latency::default();
+    for (k, i) in r.intervals.iter_mut().enumerate() {
+        i.settings.threads = 1 << (k / 300 % 4);
+        i.period = Some(k / 300);
+        l.record_n(i.latency_ns.p50, i.counts.ops);
+    }
+    r.periods.list = r
+        .intervals
+        .chunks(300)
+        .map(|c| {
+            let start = c[0].t_s - c[0].elapsed_s;
+            period_of(c[0].settings.threads, start, c[c.len() - 1].t_s, c)
+        })
+        .collect();
+    r.periods.latency_histogram = Log2Histogram::of(&l);
+    r.total.latency_ns = l.summary();
+    r
 }

@@ -1,7 +1,8 @@
 //! Adapters from the results that compare many figures side by side to bar charts: a
 //! suite's card (each test's median of its passes as the bar, the slowest and fastest pass
 //! as the whisker, reads and writes side by side) and a fleet (a bar per host, the outliers
-//! in orange, the median and the outlier threshold drawn). Every number is a
+//! in orange, the median and the outlier threshold drawn; `from_disks` draws a run's targets
+//! the same way). Every number is a
 //! field of the result; the footnotes are the notes the text prints.
 
 use super::from_results::how;
@@ -144,33 +145,54 @@ fn failed_ios(tests: &[TestResult]) -> u64 {
 /// A fleet: one bar per host (IOPS) in the report's order, the outliers in orange (the
 /// palette's lightest grey against blue's darkest, so they part in print too), the fleet's median and the outlier threshold as lines; a failed host has no bar.
 pub fn fleet_chart(r: &FleetReport, p: &Provenance) -> BarChart {
-    let pct = r.fleet.outlier_pct;
-    let groups = r
-        .hosts
-        .iter()
-        .map(|h| BarGroup {
-            label: h.host.clone(),
+    let bars = r.hosts.iter().map(|h| {
+        let label = match (h.state, h.total) {
+            (HostState::Failed, _) => "failed".into(),
+            (_, Some(t)) if t.iops.is_finite() => format_count_rate(t.iops),
+            (_, Some(_)) => "no figure".into(),
+            (_, None) => "no I/O".into(),
+        };
+        let iops = h
+            .total
+            .filter(|_| h.state == HostState::Done)
+            .map(|t| t.iops);
+        (h.host.clone(), iops, h.outlier, label)
+    });
+    members_chart(
+        fleet_heading(r, p),
+        "host",
+        bars,
+        r.aggregate.median_iops,
+        r.fleet.outlier_pct,
+    )
+}
+
+/// One bar per member (a fleet's host, a run's target) — `(label, IOPS, outlier, text
+/// above the bar)`, no bar where there is no figure — the outliers in orange (the palette's
+/// lightest grey against blue's darkest, so they part in print too), the median and the
+/// outlier threshold `pct` below it as lines.
+pub(super) fn members_chart(
+    heading: Heading,
+    member: &str,
+    bars: impl Iterator<Item = (String, Option<f64>, bool, String)>,
+    median: f64,
+    pct: f64,
+) -> BarChart {
+    let groups = bars
+        .map(|(label, value, outlier, text)| BarGroup {
+            label,
             bars: vec![Bar {
-                value: h
-                    .total
-                    .filter(|_| h.state == HostState::Done)
-                    .map(|t| t.iops),
+                value,
                 spread: None,
-                tone: if h.outlier {
+                tone: if outlier {
                     Tone::Tertiary
                 } else {
                     Tone::Primary
                 },
-                label: match (h.state, h.total) {
-                    (HostState::Failed, _) => "failed".into(),
-                    (_, Some(t)) if t.iops.is_finite() => format_count_rate(t.iops),
-                    (_, Some(_)) => "no figure".into(),
-                    (_, None) => "no I/O".into(),
-                },
+                label: text,
             }],
         })
         .collect();
-    let median = r.aggregate.median_iops;
     let mut lines = Vec::new();
     if median.is_finite() && median > 0.0 {
         let m = format!("median {} IOPS", format_count_rate(median));
@@ -179,14 +201,14 @@ pub fn fleet_chart(r: &FleetReport, p: &Provenance) -> BarChart {
         lines.push((median * (1.0 - pct / 100.0), t, false));
     }
     BarChart {
-        heading: fleet_heading(r, p),
+        heading,
         panels: vec![BarPanel {
             y_label: "IOPS".into(),
             groups,
             lines,
         }],
         legend: vec![
-            (Tone::Primary, "host".into()),
+            (Tone::Primary, member.into()),
             (
                 Tone::Tertiary,
                 format!("outlier: more than {pct:.0}% below the median"),
@@ -235,19 +257,17 @@ fn fleet_heading(r: &FleetReport, p: &Provenance) -> Heading {
     Heading {
         title: format!("{what}on {} hosts: IOPS per host", r.hosts.len()),
         subtitle: format!("{settings}{fio}{}", p.describe()),
-        finding: Some(outlier_sentence(r)),
+        finding: Some(outlier_sentence("host", &r.outliers, r.fleet.outlier_pct)),
         footnotes: notes,
     }
 }
 
-fn outlier_sentence(r: &FleetReport) -> String {
-    match r.outliers.len() {
-        0 => format!(
-            "no host is more than {:.0}% below the median",
-            r.fleet.outlier_pct
-        ),
-        1 => format!("1 outlier: {}", r.outliers[0]),
-        n if n <= 5 => format!("{n} outliers: {}", r.outliers.join(", ")),
-        n => format!("{n} outliers: {}, …", r.outliers[..5].join(", ")),
+/// "no host is more than 20% below the median", "2 outliers: sdb, sdc".
+pub(super) fn outlier_sentence(member: &str, outliers: &[String], pct: f64) -> String {
+    match outliers.len() {
+        0 => format!("no {member} is more than {pct:.0}% below the median"),
+        1 => format!("1 outlier: {}", outliers[0]),
+        n if n <= 5 => format!("{n} outliers: {}", outliers.join(", ")),
+        n => format!("{n} outliers: {}, …", outliers[..5].join(", ")),
     }
 }

@@ -71,7 +71,7 @@ fn span_words(secs: f64) -> String {
 
 /// The periods of a run as its intervals show them: consecutive intervals with equal
 /// settings are one period, from the end of the one before (0 for the first) to the end of
-/// its last interval. Used until the run report keeps its periods itself.
+/// its last interval. For runs saved before the report kept its periods.
 pub fn periods_of(intervals: &[IntervalFigures]) -> Vec<Span> {
     let mut out: Vec<(Span, crate::settings::Settings)> = Vec::new();
     for iv in intervals {
@@ -94,12 +94,29 @@ pub fn periods_of(intervals: &[IntervalFigures]) -> Vec<Span> {
     out.into_iter().map(|(s, _)| s).collect()
 }
 
+/// The report's own periods as shaded spans, named in admin words.
+pub fn spans_of(r: &RunReport) -> Vec<Span> {
+    r.periods
+        .list
+        .iter()
+        .map(|p| Span {
+            start_s: p.start_s,
+            end_s: p.end_s,
+            label: crate::render::periods::period_name(p),
+        })
+        .collect()
+}
+
 /// A run: IOPS, MB/s and p99 latency of every interval on one time axis, the periods
 /// (`periods`, or those the intervals show) shaded, the stops marked.
 pub fn run_chart(r: &RunReport, periods: Option<&[Span]>, p: &Provenance) -> LineChart {
     let iv = &r.intervals;
     let paced = iv.iter().any(|i| i.settings.rate_iops > 0) || r.config.settings.rate_iops > 0;
-    let spans = periods.map_or_else(|| periods_of(iv), <[Span]>::to_vec);
+    let spans = match periods {
+        Some(given) => given.to_vec(),
+        None if !r.periods.list.is_empty() => spans_of(r),
+        None => periods_of(iv),
+    };
     // Past ten minutes the axis counts minutes: "1.5k s" is not how anyone says half an hour.
     let minutes = iv.last().is_some_and(|i| i.t_s > 600.0);
     let marks = iv
@@ -198,10 +215,7 @@ fn run_panels(iv: &[IntervalFigures], paced: bool) -> Vec<Panel> {
 fn run_heading(r: &RunReport, spans: &[Span], paced: bool, p: &Provenance) -> Heading {
     let c = &r.config;
     let end_s = r.intervals.last().map_or(r.total.elapsed_s, |i| i.t_s);
-    let workload = match spans.len() {
-        0 | 1 => describe_settings(&c.settings),
-        n => format!("{} periods of different settings", thousands(n as u64)),
-    };
+    let workload = workload(r, spans.len());
     let t = &r.total.counts;
     let mut footnotes = caveats(c, t.errors, t.short_ios, r.interrupted_by.as_deref());
     if !r.left_out.is_empty() {
@@ -221,6 +235,12 @@ fn run_heading(r: &RunReport, spans: &[Span], paced: bool, p: &Provenance) -> He
     if paced {
         footnotes.push("with a rate, latency counts from when each I/O was due on its thread's timetable (coordinated omission corrected); the dashed line is the service time from submission".into());
     }
+    if spans.windows(2).any(|w| w[1].start_s - w[0].end_s > 0.001) {
+        footnotes.push(
+            "a gap between two periods is a pause: no running time, and a break in the lines"
+                .into(),
+        );
+    }
     let step = r.intervals.first().map_or(0.0, |i| i.elapsed_s);
     footnotes.push(format!(
         "each point is one interval (about {step:.1} s): IOPS and MB/s over its measured time, p99 over its complete I/Os"
@@ -235,6 +255,28 @@ fn run_heading(r: &RunReport, spans: &[Span], paced: bool, p: &Provenance) -> He
         finding: None,
         footnotes,
     }
+}
+
+/// What a run did, for a subtitle: its settings, or over `periods` periods where they went
+/// ("6 periods, from 4k random read QD1 T1 to 8k random read QD1 T8").
+fn workload(r: &RunReport, periods: usize) -> String {
+    let c = &r.config;
+    if periods < 2 {
+        return describe_settings(&c.settings);
+    }
+    let words = crate::render::periods::period_words;
+    let list = &r.periods.list;
+    let first = list.first().and_then(|p| p.settings).unwrap_or(c.settings);
+    let last = list
+        .last()
+        .and_then(|p| p.settings)
+        .unwrap_or(r.final_settings);
+    format!(
+        "{} periods, from {} to {}",
+        thousands(periods as u64),
+        words(&first),
+        words(&last)
+    )
 }
 
 /// A latency distribution from log2 buckets, with the percentiles of `summary` marked.
@@ -307,7 +349,7 @@ pub fn run_latency_chart(
         ),
         subtitle: format!(
             "{} · {} · {}",
-            describe_settings(&c.settings),
+            workload(r, r.periods.list.len()),
             how(c),
             p.describe()
         ),

@@ -33,6 +33,22 @@ impl Default for Provenance {
 }
 
 impl Provenance {
+    /// What a saved result's `meta` says; this diskscope's version where it says nothing
+    /// (a file from before `meta`).
+    pub fn of(meta: &crate::model::Meta) -> Provenance {
+        let known = |s: &String| (!s.is_empty()).then(|| s.clone());
+        Provenance {
+            tool: if meta.is_known() {
+                format!("{} {}", meta.tool, meta.version)
+            } else {
+                Provenance::default().tool
+            },
+            date: known(&meta.started),
+            host: known(&meta.host),
+            model: None,
+        }
+    }
+
     /// "on db-7, 2026-11-24T05:03:31+00:00, diskscope 0.1.0": the parts that are known.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();

@@ -142,7 +142,7 @@ const LIVE: &[Binding<Cmd, Run>] = &[
     ),
     Binding::always(
         &[(Key::Char('e'), Cmd::Export)],
-        "save the run, or the sweep or card running or last, as diskscope-*.json",
+        "save the run, or the sweep or card running or last, as diskscope-*.json and its chart as .svg",
     ),
     FIO,
     HELP,

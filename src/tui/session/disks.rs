@@ -43,6 +43,8 @@ pub(crate) struct DisksSession {
     kernel_prev: Option<(Instant, Vec<(String, DiskCounters)>)>,
     cpu_start: Option<CpuTimes>,
     done: usize,
+    /// What made the run, from its start.
+    meta: crate::model::Meta,
 }
 
 fn read_diskstats() -> Vec<(String, DiskCounters)> {
@@ -162,6 +164,7 @@ impl Session {
             kernel_start,
             cpu_start,
             done: 0,
+            meta: crate::model::Meta::now(),
         });
     }
 
@@ -177,7 +180,7 @@ impl Session {
             write_allowed: ids.first().is_some_and(|i| i.config.target.write_allowed),
             outlier_pct: c.outlier_pct,
             each_then_all: false,
-            latency_basis: latency_basis(c.settings.rate_iops),
+            latency_basis: latency_basis(c.settings.rate_iops).into(),
         }
     }
 
@@ -346,7 +349,8 @@ impl DisksSession {
                 cpu_busy_pct,
             })
             .map_err(anyhow::Error::msg)?;
-        Ok(DisksReport {
+        let mut report = DisksReport {
+            meta: Default::default(),
             disks: self.config.clone(),
             targets: parts.targets,
             aggregate: parts.aggregate,
@@ -355,6 +359,8 @@ impl DisksSession {
             findings: parts.findings,
             interrupted_by: signals::received().map(|s| s.as_str().to_string()),
             cpu: None,
-        })
+        };
+        report.stamp(self.meta.clone());
+        Ok(report)
     }
 }

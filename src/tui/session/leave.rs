@@ -161,7 +161,10 @@ impl Session {
             self.outcome = Some(Err(anyhow!("the engine stopped before its first snapshot")));
             return;
         };
-        let mut report = run_report.unwrap_or_else(|| RunReport::new(config, last, vec![]));
+        let mut report = run_report.unwrap_or_else(|| {
+            let meta = app.run().map(|r| r.meta.clone()).unwrap_or_default();
+            RunReport::new(config, last, vec![]).with_meta(meta)
+        });
         report.interrupted_by = signals::received().map(|s| s.as_str().to_string());
         let run = app.run();
         self.outcome = Some(Ok(Outcome::Finished {

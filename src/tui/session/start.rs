@@ -228,6 +228,7 @@ impl Session {
         run.step_time = self.config.duration.unwrap_or(DEFAULT_STEP_TIME);
         run.suite_timing = self.config.suite_timing;
         run.ram_bytes = crate::engine::memory::ram_bytes();
+        run.meta = crate::model::Meta::now();
         // `--sweep` in a terminal: the sweep starts at once (its steps are checked against
         // the target first, as headless does).
         let sweep = self.config.sweep.take();

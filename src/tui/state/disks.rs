@@ -160,7 +160,7 @@ impl Disks {
         row.run.push(s);
         // The report's seconds come from the shared clock (`collector`); the run screen's
         // own copy of them would only grow.
-        row.run.intervals.clear();
+        row.run.rows.kept.clear();
         self.errors = self
             .rows
             .iter()

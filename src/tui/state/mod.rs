@@ -6,7 +6,9 @@
 pub mod confirm;
 pub mod disks;
 pub mod fleet;
+pub mod marks;
 pub mod picker;
+pub mod rows;
 pub mod run;
 pub mod series;
 pub mod suite;

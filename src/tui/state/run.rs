@@ -1,30 +1,31 @@
 //! The run screen's state: the settings in force, bounded history of the engine's snapshots
-//! for the sparklines, the recent-latency histogram, the kernel's counters beside the app's
-//! rates, and the one-second intervals kept for `e` and `--json FILE`.
+//! for the sparklines with a mark where each period begins, the recent-latency histogram,
+//! the kernel's counters beside the app's rates, the run's periods (`stats::PeriodTracker`,
+//! the one headless feeds too), and the one-second rows kept for `e` and `--json FILE`
+//! (`rows`: cut where a period ends).
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use super::marks::{Marks, change_label};
+use super::rows::Rows;
 use super::sweep::{SweepRun, View};
 use super::why::WhyView;
 use crate::diskstats::KernelRates;
 use crate::diskstats::members::Member;
-use crate::model::{ConfigReport, RunReport};
+use crate::model::{ConfigReport, Meta, RunReport};
 use crate::settings::{Knob, Settings};
 use crate::stats::heat::Heat;
 use crate::stats::seconds::Seconds;
-use crate::stats::{IntervalFigures, IoErrorRecord, Log2Histogram, Snapshot, Window};
+use crate::stats::{Began, Boundary, IoErrorRecord, Log2Histogram, PeriodTracker, Snapshot};
 use crate::sweep::DEFAULT_STEP_TIME;
 
 /// Snapshots kept for the sparklines: 60 s at the default 10 Hz.
 pub const HISTORY_LEN: usize = 600;
 /// Snapshots merged into the latency histogram: about 2 s at 10 Hz.
 pub const RECENT_LATENCY_LEN: usize = 20;
-/// Length of a row of the intervals kept for `e` and `--json FILE` (as headless prints them).
-pub const INTERVAL: Duration = Duration::from_secs(1);
-/// Rows kept for export: the last hour, so a run left open for days stays the same size (the
-/// totals still cover the whole run).
-pub const KEPT_INTERVALS: usize = 3600;
+/// Rows kept for export (`rows::KEPT`): the last hour.
+pub const KEPT_INTERVALS: usize = super::rows::KEPT;
 
 /// The app's own rates over the same stretch of time as the kernel's sample.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -107,10 +108,15 @@ pub struct Run {
     pub step_time: Duration,
     /// What the screen shows: the live run or the last sweep's chart.
     pub view: View,
-    /// One row per second of run time (the last `KEPT_INTERVALS`), for `e` and `--json FILE`.
-    pub intervals: VecDeque<IntervalFigures>,
-    interval_window: Window,
-    next_interval: Duration,
+    /// One row per second of running time (the last `KEPT_INTERVALS`), for `e` and `--json
+    /// FILE`, each tagged with its period's id (`PeriodTracker::current_id`).
+    pub rows: Rows,
+    /// The run told setting by setting; `periods.current_id()` is the period running now.
+    pub periods: PeriodTracker,
+    /// Where the sparklines mark a period's start.
+    pub marks: Marks,
+    /// What made this run, when (stamped by the session as the engine starts).
+    pub meta: Meta,
 }
 
 impl Run {
@@ -147,14 +153,16 @@ impl Run {
             ram_bytes: None,
             step_time: DEFAULT_STEP_TIME,
             view: View::Live,
-            intervals: VecDeque::new(),
-            interval_window: Window::default(),
-            next_interval: INTERVAL,
+            rows: Rows::default(),
+            periods: PeriodTracker::default(),
+            marks: Marks::default(),
+            meta: Meta::default(),
         }
     }
 
     /// Takes in one snapshot from the engine.
     pub fn push(&mut self, s: Snapshot) {
+        let boundary = self.follow_periods(&s);
         // An interval the process was stopped in is not a rate (the engine leaves it out).
         if s.stopped.is_none() {
             let lat = s.interval_latency.summary();
@@ -169,6 +177,7 @@ impl Run {
             let buckets = Log2Histogram::of(&s.interval_latency);
             self.heat.push(&s, &buckets);
             push_bounded(&mut self.recent, buckets, RECENT_LATENCY_LEN);
+            self.marks.sample(HISTORY_LEN);
         }
         let mut merged = Log2Histogram::default();
         for h in &self.recent {
@@ -176,31 +185,49 @@ impl Run {
         }
         self.latency = merged;
         self.seconds.push(&s);
-        // A row per second of run time, with headless's half-tick of slack for timer jitter.
-        self.interval_window.push(&s);
-        if s.at + Duration::from_millis(50) >= self.next_interval {
-            let mut row = self.interval_window.take().figures();
-            // The last reading, taken as the screen's last second closed (at most 1 s old).
-            row.temp_c = self.why.temp_c;
-            push_bounded(&mut self.intervals, row, KEPT_INTERVALS);
-            while self.next_interval <= s.at + Duration::from_millis(50) {
-                self.next_interval += INTERVAL;
+        // The last temperature read, as the screen's last second closed (at most 1 s old), is
+        // the one a row closing now carries.
+        let temp_c = self.why.temp_c;
+        self.rows
+            .push(&s, boundary, self.periods.current_id(), temp_c);
+        self.last = Some(s);
+    }
+
+    /// Feeds the period tracker; where a period begins, marks the sparklines, restarts the
+    /// headline's peak and average, and after a reset forgets the rows before it.
+    fn follow_periods(&mut self, s: &Snapshot) -> Boundary {
+        let before = self.periods.current_settings();
+        let boundary = self.periods.push(s);
+        match boundary {
+            Boundary::Within => {}
+            Boundary::Pauses => self.marks.mark("pause".into()),
+            Boundary::Begins(began) => {
+                self.seconds.restart();
+                match began {
+                    Began::Start => {}
+                    // Those rows' figures went with the engine's totals.
+                    Began::Reset => self.rows.clear(),
+                    Began::Change | Began::Resume => {
+                        self.marks.mark(change_label(before, s.settings));
+                    }
+                }
             }
         }
-        self.last = Some(s);
+        boundary
     }
 
     /// The run so far as `--json` reports it (`None` before the first snapshot). The partial
     /// second at the end is its last interval.
     pub fn run_report(&self) -> Option<RunReport> {
         let last = self.last.as_ref()?;
-        let mut intervals: Vec<_> = self.intervals.iter().cloned().collect();
-        if self.interval_window.snapshots > 0 {
-            let mut row = self.interval_window.figures();
-            row.temp_c = self.why.temp_c;
-            intervals.push(row);
+        let mut intervals = self.rows.rows();
+        // Ids to the report's indices (merged periods share a row).
+        for row in &mut intervals {
+            row.period = row.period.and_then(|id| self.periods.index_of(id));
         }
-        let mut report = RunReport::new(self.info.clone(), last, intervals);
+        let mut report = RunReport::new(self.info.clone(), last, intervals)
+            .with_meta(self.meta.clone())
+            .with_periods(self.periods.report());
         report.why = self.why.report.clone();
         Some(report)
     }
@@ -239,10 +266,9 @@ impl Run {
         self.latency = Log2Histogram::default();
         self.heat = Heat::default();
         self.seconds = Seconds::default();
-        // The engine's totals restart, so the saved intervals do too.
-        self.intervals.clear();
-        self.interval_window = Window::default();
-        self.next_interval = self.last.as_ref().map_or(Duration::ZERO, |s| s.at) + INTERVAL;
+        self.marks.clear();
+        // The saved rows and the periods restart when the engine's totals do: the tracker
+        // sees it in the first snapshot after the reset (`follow_periods`).
     }
 
     /// The first failed or short I/Os kept so far.

@@ -139,6 +139,7 @@ impl Run {
         Some(SweepReport {
             findings: crate::why::step_findings(&crate::why::WhyFacts::of(&config), &steps),
             until_steady: Vec::new(),
+            meta: self.meta.clone(),
             config,
             dimension: sweep.dimension(),
             step_time_s: sweep.step_time.as_secs_f64(),

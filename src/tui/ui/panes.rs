@@ -1,5 +1,6 @@
-//! The run screen's panes: the kernel's view, the IOPS, bandwidth and latency sparklines, the
-//! latency histogram and the thread table, each a titled frame around a widget.
+//! The run screen's panes: the kernel's view, the IOPS, bandwidth and latency sparklines (a
+//! mark where each period begins), the latency histogram and the thread table, each a titled
+//! frame around a widget. The graphs' "peak" and "avg" are the current period's.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -12,6 +13,7 @@ use crate::tui::widgets::Theme;
 use crate::tui::widgets::heatmap::Heatmap;
 use crate::tui::widgets::histogram::LatencyHistogramView;
 use crate::tui::widgets::kernel::KernelPanel;
+use crate::tui::widgets::marks::PeriodMarks;
 use crate::tui::widgets::members::MembersPanel;
 use crate::tui::widgets::threads::ThreadTable;
 use crate::units::{format_bytes, format_count_rate, format_latency_ns};
@@ -71,6 +73,17 @@ pub(super) fn graph_block(title: String, theme: Theme) -> Block<'static> {
         .title(Span::styled(title, theme.accent()))
 }
 
+/// Marks where a period begins over a sparkline of `width` columns in `area` (its frame's
+/// line above it takes the labels where the title leaves room).
+fn draw_marks(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let marks = run.marks.visible(run.iops.len(), area.width as usize);
+    PeriodMarks {
+        marks: &marks,
+        theme,
+    }
+    .render(area, buf);
+}
+
 /// A dimmed, right-aligned title naming the baseline's figure.
 pub(super) fn baseline_title(text: Option<String>, theme: Theme) -> Option<Line<'static>> {
     text.map(|t| Line::styled(format!(" {t} "), theme.dim()).right_aligned())
@@ -83,13 +96,14 @@ pub(super) fn draw_iops(
     area: Rect,
     buf: &mut Buffer,
 ) {
-    // Now, peak and average all come from the same one-second windows of running time.
+    // Now, peak and average all come from the same one-second windows of running time; the
+    // peak and average are the current period's (none until it has a whole second).
     let seconds = &run.seconds;
     let rate = |v: Option<f64>| v.map_or_else(|| "-".into(), format_count_rate);
     let title = format!(
         " IOPS now {} · peak {} · avg {} ",
         rate(seconds.now.as_ref().map(|n| n.iops)),
-        rate(seconds.now.as_ref().map(|_| seconds.peak_iops)),
+        rate(seconds.avg_iops().map(|_| seconds.peak_iops)),
         rate(seconds.avg_iops())
     );
     let mut block = graph_block(title, theme);
@@ -105,6 +119,7 @@ pub(super) fn draw_iops(
         .data(tail(&run.iops, inner.width as usize))
         .style(theme.graph())
         .render(inner, buf);
+    draw_marks(run, theme, inner, buf);
 }
 
 pub(super) fn draw_bw(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
@@ -126,6 +141,7 @@ pub(super) fn draw_bw(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
         .data(tail(&run.bw, inner.width as usize))
         .style(theme.graph())
         .render(inner, buf);
+    draw_marks(run, theme, inner, buf);
 }
 
 pub(super) fn draw_latency(
@@ -176,6 +192,7 @@ pub(super) fn draw_latency(
         .max(max)
         .style(theme.graph())
         .render(b, buf);
+    draw_marks(run, theme, inner, buf);
 }
 
 pub(super) fn draw_histogram(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {

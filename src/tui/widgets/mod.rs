@@ -6,6 +6,7 @@ pub mod curve;
 pub mod heatmap;
 pub mod histogram;
 pub mod kernel;
+pub mod marks;
 pub mod members;
 pub mod picker;
 pub mod slider;
@@ -47,6 +48,14 @@ impl Theme {
     /// Errors.
     pub fn error(self) -> Style {
         self.fg(Color::Red).add_modifier(Modifier::BOLD)
+    }
+    /// A mark over a graph's bars: the column stands out and its bar's height still shows.
+    pub fn mark(self) -> Style {
+        if self.color {
+            Style::new().fg(Color::White)
+        } else {
+            Style::new().add_modifier(Modifier::DIM)
+        }
     }
     /// Secondary text and unusable rows.
     pub fn dim(self) -> Style {

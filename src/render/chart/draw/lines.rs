@@ -11,6 +11,8 @@ use super::super::style::{self, BOUNDARY, Dash, GRID, INK, MUTED, SHADE};
 use super::line_layout::Layout;
 use super::{Area, Frame, WIDTH_PX, failed, short_number, stroke, text};
 
+/// A gap between two periods longer than this is a pause, drawn with its own boundary.
+pub(super) const PAUSE_S: f64 = 0.001;
 /// Height of one panel's plot; a chart of one panel gets more.
 const PANEL_PX: i32 = 210;
 const ALONE_PX: i32 = 380;
@@ -178,7 +180,8 @@ fn draw_decades(ch: &mut Chart2d, root: &Area, l: &Layout, ys: (f64, f64)) -> Re
     Ok(())
 }
 
-/// Every other period shaded, and a line where each period after the first begins.
+/// Every other period shaded, and a line where each period after the first begins, and
+/// where one ends when the next begins later (a pause between them).
 fn shade_spans(
     ch: &mut Chart2d,
     c: &LineChart,
@@ -197,8 +200,12 @@ fn shade_spans(
     }))
     .map_err(failed)?;
     let line = BOUNDARY.stroke_width(1);
-    ch.draw_series(c.spans.iter().skip(1).map(|s| {
-        let x = l.fx(s.start_s);
+    let xs = c.spans.windows(2).flat_map(|w| {
+        let paused = w[1].start_s - w[0].end_s > PAUSE_S;
+        [paused.then_some(w[0].end_s), Some(w[1].start_s)]
+    });
+    ch.draw_series(xs.flatten().map(|s| {
+        let x = l.fx(s);
         PathElement::new(vec![(x, bottom), (x, top)], line)
     }))
     .map_err(failed)?;

@@ -2,7 +2,9 @@
 //! (title, subtitle, finding, footnotes, the canvas that grows to hold them) here, each kind
 //! of plot in its own file. Drawing reads a `spec::Chart` and nothing else: no result type,
 //! no clock, no file. Text is placed by anchor and sized with `style::text_width_px`, never
-//! with plotters' own estimate (see `style`).
+//! with plotters' own estimate (see `style`). Every SVG says in a `<desc>` that diskscope drew
+//! it and what it shows (screen readers read it; `--plot` recognises its own files by it),
+//! and `stack` puts two charts one above the other in one file.
 
 mod bars;
 mod histogram;
@@ -23,16 +25,69 @@ const SIDE_PX: i32 = 16;
 
 pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
+/// How the `<desc>` of every chart diskscope draws begins (`result_file` knows a chart by it).
+pub const DESC_PREFIX: &str = crate::result_file::SVG_DESC;
+
 /// The SVG text of `chart`; an error only if plotters refuses to draw (a bug, said in one
 /// line).
 pub fn svg(chart: &Chart) -> Result<String, String> {
     let mut out = String::new();
-    match chart {
-        Chart::Lines(c) => lines::draw(&mut out, c)?,
-        Chart::Bars(c) => bars::draw(&mut out, c)?,
-        Chart::Histogram(c) => histogram::draw(&mut out, c)?,
+    let title = match chart {
+        Chart::Lines(c) => {
+            lines::draw(&mut out, c)?;
+            &c.heading.title
+        }
+        Chart::Bars(c) => {
+            bars::draw(&mut out, c)?;
+            &c.heading.title
+        }
+        Chart::Histogram(c) => {
+            histogram::draw(&mut out, c)?;
+            &c.heading.title
+        }
+    };
+    Ok(with_desc(&style::restore_dashes(&out), title))
+}
+
+/// `svg` with a `<desc>` naming what it shows right after its opening tag.
+fn with_desc(svg: &str, what: &str) -> String {
+    let Some(end) = svg.find('>') else {
+        return svg.to_string();
+    };
+    let escaped = what
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    format!(
+        "{}\n{DESC_PREFIX}{escaped}</desc>{}",
+        &svg[..=end],
+        &svg[end + 1..]
+    )
+}
+
+/// The height an SVG's root says it has.
+fn height_of(svg: &str) -> Option<u32> {
+    let head = &svg[..svg.find('>')?];
+    let at = head.find(" height=\"")? + " height=\"".len();
+    head[at..].split('"').next()?.parse().ok()
+}
+
+/// Charts one above the other in one SVG, each at its own height, all `WIDTH_PX` wide:
+/// a run over time with its latency distribution below it, as one picture.
+pub fn stack(charts: &[String], what: &str) -> Result<String, String> {
+    let mut body = String::new();
+    let mut y = 0;
+    for c in charts {
+        let h = height_of(c).ok_or("a chart to stack has no height (a bug)")?;
+        // A nested <svg> is placed by its x and y; it keeps its own viewBox.
+        body.push_str(&c.replacen("<svg ", &format!("<svg x=\"0\" y=\"{y}\" "), 1));
+        body.push('\n');
+        y += h;
     }
-    Ok(style::restore_dashes(&out))
+    let outer = format!(
+        "<svg width=\"{WIDTH_PX}\" height=\"{y}\" viewBox=\"0 0 {WIDTH_PX} {y}\" xmlns=\"http://www.w3.org/2000/svg\">\n{body}</svg>\n"
+    );
+    Ok(with_desc(&outer, what))
 }
 
 /// A line style of `colour`, `width` pixels wide, dashed as `dash` (see `style::Dash`).
@@ -192,6 +247,31 @@ pub(crate) fn y_area_px(top: f64) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn charts_say_what_they_are_and_stack() {
+        let a = with_desc(
+            "<svg width=\"1200\" height=\"300\" viewBox=\"0 0 1200 300\"><rect/></svg>",
+            "/dev/a&b: <x>",
+        );
+        assert!(
+            a.contains("<desc>diskscope chart: /dev/a&amp;b: &lt;x&gt;</desc>"),
+            "{a}"
+        );
+        assert_eq!(height_of(&a), Some(300));
+        let both = stack(&[a.clone(), a], "two").unwrap();
+        assert!(
+            both.starts_with("<svg width=\"1200\" height=\"600\""),
+            "{both}"
+        );
+        assert!(both.contains("<svg x=\"0\" y=\"300\" width=\"1200\" height=\"300\""));
+        assert!(roxmltree_free_parse(&both));
+    }
+
+    /// Tags balance (the integration tests parse the SVGs with roxmltree).
+    fn roxmltree_free_parse(s: &str) -> bool {
+        s.matches("<svg").count() == s.matches("</svg>").count()
+    }
 
     #[test]
     fn numbers_shorten_as_axes_print_them() {

@@ -1,0 +1,229 @@
+//! A run's periods as text: a row each — the settings in admin words ("4k random read QD1
+//! T4"), where it started, its measured time, IOPS, MB/s, p50 and p99 — which the summary
+//! prints before the whole-run totals when the settings changed during the run
+//! (`story_lines`; one period reads as it always has). `period_words` is also what a
+//! chart's shaded periods and the baseline's period rows are called.
+
+use std::fmt::Write;
+
+use super::text::describe_settings;
+use crate::model::RunReport;
+use crate::settings::Settings;
+use crate::stats::{Began, Period};
+use crate::units::{format_block_size, format_count_rate, format_latency_ns};
+
+/// "4k random read QD1 T4", "64k sequential 70% read QD8 T2 at 5000 IOPS": a period's
+/// settings as admins quote them, depth and threads always written.
+pub fn period_words(s: &Settings) -> String {
+    let pattern = match s.random_pct {
+        100 => "random".to_string(),
+        0 => "sequential".to_string(),
+        p => format!("{p}% random"),
+    };
+    let mix = match s.read_pct {
+        100 => "read".to_string(),
+        0 => "write".to_string(),
+        p => format!("{p}% read"),
+    };
+    let rate = match s.rate_iops {
+        0 => String::new(),
+        r => format!(" at {} IOPS", format_count_rate(r as f64)),
+    };
+    format!(
+        "{} {pattern} {mix} QD{} T{}{rate}",
+        format_block_size(s.bs),
+        s.iodepth,
+        s.threads
+    )
+}
+
+/// What a period's row calls it: its settings, ", resumed" after a pause (a resume with
+/// the same settings is a period of its own), or for merged periods how many.
+pub fn period_name(p: &Period) -> String {
+    let name = match (p.settings, p.merged) {
+        (Some(s), 1) => period_words(&s),
+        (Some(s), n) => format!("{} ({n} periods)", period_words(&s)),
+        (None, n) => format!("{n} periods merged, settings differed"),
+    };
+    match p.began {
+        Began::Resume => format!("{name}, resumed"),
+        _ => name,
+    }
+}
+
+/// The table of the run's periods, or `None` when the run had one (then the totals are the
+/// period's, and the summary reads as it always has).
+pub fn period_table(r: &RunReport) -> Option<String> {
+    let list = &r.periods.list;
+    if list.len() < 2 {
+        return None;
+    }
+    let names: Vec<String> = list.iter().map(period_name).collect();
+    let wide = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "periods (a new one at each change of settings, pause and reset; rates over each one's own running time):"
+    );
+    let _ = writeln!(
+        out,
+        "  {:>3}  {:<wide$}  {:>8} {:>8} {:>9} {:>8} {:>9} {:>9}",
+        "#", "settings", "from", "for", "IOPS", "MB/s", "p50", "p99"
+    );
+    for (i, (p, name)) in list.iter().zip(&names).enumerate() {
+        let lat = |ns: u64| {
+            if p.latency_ns.count > 0 {
+                format_latency_ns(ns as f64)
+            } else {
+                "-".into()
+            }
+        };
+        let _ = writeln!(
+            out,
+            "  {:>3}  {name:<wide$}  {:>7.1}s {:>7.1}s {:>9.0} {:>8.1} {:>9} {:>9}",
+            i + 1,
+            p.start_s,
+            p.elapsed_s,
+            p.iops,
+            p.bw_bytes_per_s / 1e6,
+            lat(p.latency_ns.p50),
+            lat(p.latency_ns.p99),
+        );
+    }
+    let merged = r.periods.merged_away();
+    if merged > 0 {
+        let _ = writeln!(
+            out,
+            "  (the run had more than {} periods: the oldest {} are merged into row 1, their figures from their merged counts and histograms)",
+            crate::stats::periods::MAX_PERIODS,
+            list[0].merged
+        );
+    }
+    Some(out)
+}
+
+/// "statistics reset at 12.3s: …" when they were.
+pub fn reset_line(r: &RunReport) -> Option<String> {
+    r.periods
+        .reset_at_s
+        .map(|t| format!("statistics reset at {t:.1}s: everything below covers the run since then"))
+}
+
+/// The run setting by setting before its totals: the reset, the periods' table and the
+/// totals' label ("all periods together"); with one period, the settings at the end when a
+/// reset left them different from the start.
+pub fn story_lines(out: &mut String, r: &RunReport) {
+    if let Some(line) = reset_line(r) {
+        let _ = writeln!(out, "{line}");
+    }
+    match period_table(r) {
+        Some(table) => {
+            out.push_str(&table);
+            let _ = writeln!(out, "all periods together:");
+        }
+        None if r.final_settings != r.config.settings => {
+            let _ = writeln!(
+                out,
+                "settings at the end: {}",
+                describe_settings(&r.final_settings)
+            );
+        }
+        None => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{Counts, LatencySummary, LeftOut, Periods};
+
+    fn period(threads: usize, start_s: f64, ops: u64, p99: u64) -> Period {
+        let s = Settings {
+            threads,
+            ..Settings::default()
+        };
+        Period {
+            began: Began::Change,
+            settings: Some(s),
+            merged: 1,
+            start_s,
+            end_s: start_s + 10.0,
+            elapsed_s: 10.0,
+            counts: Counts {
+                ops,
+                bytes: ops * 4096,
+                ..Counts::default()
+            },
+            iops: ops as f64 / 10.0,
+            bw_bytes_per_s: ops as f64 * 4096.0 / 10.0,
+            latency_ns: LatencySummary {
+                count: ops,
+                p50: p99 / 2,
+                p99,
+                ..LatencySummary::default()
+            },
+            service_latency_ns: LatencySummary::default(),
+            left_out: LeftOut::default(),
+        }
+    }
+
+    #[test]
+    fn settings_read_as_admins_quote_them() {
+        let s = Settings {
+            threads: 4,
+            ..Settings::default()
+        };
+        assert_eq!(period_words(&s), "4k random read QD1 T4");
+        let mixed = Settings {
+            bs: 65536,
+            iodepth: 8,
+            read_pct: 70,
+            random_pct: 0,
+            rate_iops: 5000,
+            threads: 2,
+        };
+        assert_eq!(
+            period_words(&mixed),
+            "64k sequential 70% read QD8 T2 at 5000 IOPS"
+        );
+    }
+
+    #[test]
+    fn a_row_per_period_and_none_for_one() {
+        let mut r = RunReport::example();
+        r.periods = Periods {
+            list: vec![period(1, 0.0, 98_700, 210_000)],
+            ..Periods::default()
+        };
+        assert_eq!(period_table(&r), None);
+        r.periods.list.push(period(4, 10.0, 361_000, 480_000));
+        let table = period_table(&r).unwrap();
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 4, "{table}");
+        assert_eq!(
+            lines[2],
+            "    1  4k random read QD1 T1      0.0s    10.0s      9870     40.4    105 µs    210 µs"
+        );
+        assert_eq!(
+            lines[3],
+            "    2  4k random read QD1 T4     10.0s    10.0s     36100    147.9    240 µs    480 µs"
+        );
+        r.periods.list[1].began = Began::Resume;
+        assert!(
+            period_table(&r)
+                .unwrap()
+                .contains("4k random read QD1 T4, resumed")
+        );
+        r.periods.list[0].merged = 7;
+        r.periods.list[0].settings = None;
+        let table = period_table(&r).unwrap();
+        assert!(
+            table.contains("7 periods merged, settings differed"),
+            "{table}"
+        );
+        assert!(
+            table.contains("the oldest 7 are merged into row 1"),
+            "{table}"
+        );
+    }
+}
