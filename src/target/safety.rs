@@ -61,6 +61,8 @@ pub fn check_not_in_use(
     let stack = Stack::read(roots, &Node::at).map_err(|e| {
         anyhow::anyhow!("{shown}: cannot check whether it is in use ({e:#}); refusing to write")
     })?;
+    // A file in an overlay mount is written in the real file of its layer.
+    let node = stack.real_node(path, node);
     let range = span_bytes.map_or(ByteRange::ALL, ByteRange::upto);
     if let Some(chain) = stack.refusal_in(node, range, &shown, &claimed_elsewhere) {
         bail!(
