@@ -13,10 +13,11 @@ pub mod args;
 mod baseline;
 mod config;
 pub(crate) mod docs;
+mod steady;
 pub mod values;
 
 pub use crate::target::prepare::{DEFAULT_SCRATCH_SIZE, SCRATCH_NAME};
-pub use config::{Config, Output};
+pub use config::{Config, Output, SteadyConfig};
 
 const AFTER_HELP: &str = "\
 TARGET may be a block device (/dev/sdb, /dev/nvme0n1p2), a regular file, or a directory (the
@@ -69,6 +70,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub rate: args::RateArgs,
+
+    #[command(flatten)]
+    pub steady: args::SteadyArgs,
 
     #[command(flatten)]
     pub fleet: args::FleetArgs,

@@ -1,7 +1,10 @@
 //! The headless run: consume the engine's snapshots until the time is up or a signal arrives,
 //! print a line per second (unless quiet or machine output), and build the `RunReport`. Time
 //! here is run time: an interval in which the process was stopped (SIGSTOP, Ctrl-Z) does not
-//! count toward `-T` or the one-second rows. After a run that wrote, it looks at what the page
+//! count toward `-T` or the one-second rows. Each row is read beside the target's second (the
+//! kernel's counters and the drive's temperature) and fed to the run's `why`, whose findings
+//! and steady-state changes are printed as they appear; `--until-steady` ends the run once
+//! steady. After a run that wrote, it looks at what the page
 //! cache still holds of the target and, with `--end-fsync`, times the final sync. Sweeps and
 //! suites run their series of steps on the same live engine, the runner deciding each change.
 
@@ -13,12 +16,15 @@ use crate::cli::Output;
 use crate::engine::Engine;
 use crate::model::{ConfigReport, CpuReport, RunReport, SweepReport, WritebackReport};
 use crate::render::baseline::Baseline;
-use crate::render::compare::compare_step;
-use crate::render::{card, csv, sweep as sweep_text, text};
+use crate::render::{card, csv, sweep as sweep_text, text, why as why_text};
 use crate::stats::{Snapshot, Window};
 use crate::suite::{SuiteReport, SuiteRunner};
 use crate::sweep::{Next, RAMP, SweepRunner, findings};
+use crate::why::{Live, WhyFacts, step_findings};
 use crate::{output, signals};
+
+mod rows;
+use rows::{Rows, step_lines};
 
 /// Length of a reporting interval.
 pub const REPORT_EVERY: Duration = Duration::from_secs(1);
@@ -57,6 +63,9 @@ fn print_header(out: &mut impl Write, config: &ConfigReport, output: Output, csv
     match output {
         Output::Text => {
             let _ = writeln!(out, "{}", text::header(config));
+            for line in why_text::disk_lines(config) {
+                let _ = writeln!(out, "  {line}");
+            }
             for w in &config.warnings {
                 let _ = writeln!(out, "  warning: {w}");
             }
@@ -68,61 +77,59 @@ fn print_header(out: &mut impl Write, config: &ConfigReport, output: Output, csv
     }
 }
 
-/// Runs `engine` for `duration` (or until a termination signal) and returns the report.
+/// Runs `engine` for `duration` (or until a termination signal, or with `--until-steady`
+/// until steady) and returns the report, with what `live` found.
 pub fn run(
     mut engine: Engine,
     config: ConfigReport,
     duration: Duration,
     output: Output,
+    live: Live,
 ) -> RunReport {
     let cpu_start = cpu_seconds();
     let mut out = output::stdout();
     print_header(&mut out, &config, output, &csv::header());
     let mut window = Window::default();
-    let mut intervals = Vec::new();
+    let mut rows = Rows {
+        output,
+        intervals: Vec::new(),
+        live,
+    };
     let mut next_row = REPORT_EVERY;
     // Real time of the intervals the process was stopped in: not run time.
     let mut stopped = Duration::ZERO;
-    let mut emit = |window: &mut Window, out: &mut output::Stdout| {
-        let row = window.take().figures();
-        match output {
-            Output::Text => {
-                let _ = writeln!(out, "{}", text::interval_line(&row));
-            }
-            Output::Csv => {
-                let _ = writeln!(out, "{}", csv::row(&row));
-            }
-            Output::Quiet | Output::Json => {}
-        }
-        let _ = out.flush();
-        intervals.push(row);
-    };
+    let mut steady_end = false;
     let last = drive(&mut engine, |_, s, stopping| {
         window.push(s);
         if s.stopped.is_some() {
             stopped += s.interval_elapsed;
         }
         let run_time = s.at.saturating_sub(stopped);
-        let stop = run_time >= duration;
+        let stop = run_time >= duration || steady_end;
         // A row per second of run time; half a tick of slack absorbs timer jitter. Once
         // stopping, the last row waits for the final snapshot so the rows add up to the
         // totals without a sliver of a row at the end.
         if !stopping && !stop && run_time + Duration::from_millis(50) >= next_row {
-            emit(&mut window, &mut out);
+            steady_end = rows.emit(&mut window, &mut out, run_time.as_secs_f64(), false);
             next_row += REPORT_EVERY;
         }
-        stop
+        stop || steady_end
     });
     // The last row: the final second, or the part of one before a signal.
     if window.snapshots > 0 {
-        emit(&mut window, &mut out);
+        let run_s = last
+            .as_ref()
+            .map_or(0.0, |s| s.at.saturating_sub(stopped).as_secs_f64());
+        rows.emit(&mut window, &mut out, run_s, true);
     }
     let last = last.expect("the engine always sends a final snapshot");
     let ios = last.total.ops + last.total_left_out.counts.ops;
     let cpu = CpuReport::between(cpu_start, cpu_seconds(), ios);
     let durability = config.durability;
-    let mut report = RunReport::new(config, &last, intervals);
+    let run_s = last.at.saturating_sub(stopped).as_secs_f64();
+    let mut report = RunReport::new(config, &last, rows.intervals);
     report.cpu = Some(cpu);
+    report.why = rows.live.finish(run_s);
     let written = report.total.counts.write_bytes + report.left_out.counts.write_bytes;
     if written > 0 {
         report.writeback = Some(writeback(engine, durability.end_fsync));
@@ -211,14 +218,17 @@ fn follow(engine: &mut Engine, next: Next, stopping: bool, failure: &mut Option<
 }
 
 /// Runs a sweep: each step's settings applied live when the previous step has been measured.
-/// Prints a table row per step (text) and returns the report. Fails only if a step's settings
-/// cannot be applied (they were validated before the start, so this means the engine failed).
+/// Prints a table row per step (text) and returns the report, with the drive's temperature
+/// at each step's end and what the steps' settings crossed (`findings`). Fails only if a
+/// step's settings cannot be applied (they were validated before the start, so this means
+/// the engine failed).
 pub fn run_sweep(
     mut engine: Engine,
     mut runner: SweepRunner,
     config: ConfigReport,
     output: Output,
     baseline: Option<&Baseline>,
+    mut live: Live,
 ) -> anyhow::Result<SweepReport> {
     let mut out = output::stdout();
     let dimension = runner.spec().dimension;
@@ -235,31 +245,24 @@ pub fn run_sweep(
         let _ = writeln!(out, "{}", sweep_text::step_header(dimension));
     }
     let mut failure = None;
+    let mut temps = Vec::new();
     let last = drive(&mut engine, |engine, s, stopping| {
         let measured = runner.results().len();
         let next = runner.on_snapshot(s);
-        if let Some(r) = runner.results().get(measured) {
-            let _ = match output {
-                Output::Text => writeln!(
-                    out,
-                    "{}{}",
-                    sweep_text::step_line(dimension, r),
-                    baseline
-                        .map(|b| compare_step(b, dimension, r))
-                        .unwrap_or_default()
-                ),
-                Output::Csv => writeln!(out, "{}", csv::step_row(measured, r)),
-                Output::Quiet | Output::Json => Ok(()),
-            };
-            let _ = out.flush();
+        if runner.results().len() > measured {
+            temps.push(live.read_now());
         }
+        step_lines(&mut out, output, &runner, measured, baseline);
         follow(engine, next, stopping, &mut failure)
     });
     engine.join();
     if let Some(e) = failure {
         anyhow::bail!("{}: sweep stopped: {e}", config.target.path);
     }
-    let steps = runner.results().to_vec();
+    let mut steps = runner.results().to_vec();
+    for (step, t) in steps.iter_mut().zip(temps) {
+        step.temp_c = t;
+    }
     let (saturation, latency_curve) = findings(dimension, &steps);
     Ok(SweepReport {
         saturation,
@@ -269,6 +272,8 @@ pub fn run_sweep(
         step_time_s: config.duration_s.unwrap_or(0.0),
         errors: last.map(|s| s.first_errors).unwrap_or_default(),
         interrupted_by: signals::received().map(|s| s.as_str().to_string()),
+        findings: step_findings(&WhyFacts::of(&config), &steps),
+        until_steady: runner.steadies().to_vec(),
         config,
         steps,
     })
@@ -295,6 +300,9 @@ pub fn run_suite(
             plan.timing.pause.as_secs_f64(),
         );
         let _ = writeln!(out, "{header}");
+        for line in why_text::disk_lines(&config) {
+            let _ = writeln!(out, "  {line}");
+        }
         for w in config.warnings.iter().filter(|w| !notes.contains(w)) {
             let _ = writeln!(out, "  warning: {w}");
         }
@@ -327,6 +335,7 @@ pub fn run_suite(
         Some(sig) => format!("not run: the suite was stopped by {sig}"),
         None => "not run".to_string(),
     };
+    let tests = runner.card(&pending);
     Ok(SuiteReport {
         suite: plan.suite,
         passes: plan.timing.passes,
@@ -334,7 +343,9 @@ pub fn run_suite(
         ramp_s: RAMP.as_secs_f64(),
         pause_s: plan.timing.pause.as_secs_f64(),
         notes,
-        tests: runner.card(&pending),
+        findings: crate::suite::card::findings(&config, &tests),
+        until_steady: runner.steadies().to_vec(),
+        tests,
         errors: last.map(|s| s.first_errors).unwrap_or_default(),
         interrupted_by,
         config,

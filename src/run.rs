@@ -24,8 +24,9 @@ mod fleet;
 mod local;
 mod suite;
 
-/// Run length when none is given and there is no TUI.
-pub const DEFAULT_HEADLESS_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+/// Run length when none is given and there is no TUI (kept in `settings`, below the CLI,
+/// which checks `--until-steady` against it).
+pub use crate::settings::DEFAULT_HEADLESS_TIME;
 
 /// What this invocation does, decided once from the config and the terminal.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,6 +88,12 @@ impl Mode {
             return Ok(Mode::Fleet { tui });
         }
         if tui {
+            if config.steady.until.is_some() {
+                anyhow::bail!(
+                    "--until-steady ends a run without the TUI once it is steady (the run \
+                     screen shows the steady mark live); add --no-tui"
+                );
+            }
             if config.durability != Default::default() {
                 anyhow::bail!(
                     "--fsync and --end-fsync work in text runs only for now; add --no-tui"

@@ -17,6 +17,8 @@ pub const MAX_BS: u64 = 16 << 20;
 pub const MAX_IODEPTH: usize = 256;
 /// Highest rate `--rate` takes, in I/Os per second across all threads (0 means unlimited).
 pub const MAX_RATE_IOPS: u64 = 100_000_000;
+/// Run length when none is given and there is no TUI.
+pub const DEFAULT_HEADLESS_TIME: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// How the workers drive the disk (fio's `ioengine` names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]

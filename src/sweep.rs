@@ -13,12 +13,14 @@ pub mod curve;
 mod defaults;
 mod saturation;
 mod spec;
+pub mod steady;
 pub mod steps;
 
 pub use curve::{CURVE_PCTS, curve_rates, latency_curve};
 pub use defaults::{SWEEP_BS, SWEEP_IODEPTH, SWEEP_THREADS, default_sweep, psync_refusal};
 pub use saturation::{GAIN_THRESHOLD, saturation};
 pub use spec::SweepSpec;
+pub use steady::UntilSteady;
 pub use steps::{Next, RAMP, StepRunner};
 
 pub use crate::model::sweep::{
@@ -71,6 +73,17 @@ impl SweepRunner {
             steps,
             paced_set: false,
         }
+    }
+
+    /// Ends each step once steady or at MAX (`--until-steady`).
+    pub fn until_steady(mut self, until: Option<UntilSteady>) -> Self {
+        self.steps = self.steps.until_steady(until);
+        self
+    }
+
+    /// How each measured step ended under `--until-steady` (empty without it).
+    pub fn steadies(&self) -> &[crate::model::why::UntilSteadyReport] {
+        self.steps.steadies()
     }
 
     pub fn spec(&self) -> &SweepSpec {

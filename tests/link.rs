@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use diskscope::target::facts::{TargetFacts, block_of_path, sensor_for_path};
+use diskscope::target::facts::{DiskFacts, block_of_path, sensor_for_path};
 use diskscope::target::hwmon;
 use diskscope::target::link::{LinkKind, link_of_name};
 use diskscope::target::sysfs::BlockDir;
@@ -234,7 +234,7 @@ fn a_multipath_namespace_lists_each_controllers_link_and_finds_the_sensor() {
         true
     );
     let sys = tree("nvme-multipath");
-    let facts = TargetFacts::for_block(&sys, &BlockDir::by_name(&sys, "nvme0n1").unwrap());
+    let facts = DiskFacts::for_block(&sys, &BlockDir::by_name(&sys, "nvme0n1").unwrap());
     assert_eq!(facts.nvme_controller.as_deref(), Some("nvme0"));
     assert_eq!(facts.thresholds.warn_c, Some(70.85));
 }
@@ -243,7 +243,7 @@ fn a_multipath_namespace_lists_each_controllers_link_and_finds_the_sensor() {
 fn the_facts_of_a_partition_are_its_disks_with_a_readable_sensor() {
     let sys = tree("nvme-x2");
     let block = BlockDir::by_name(&sys, "nvme0n1p1").unwrap();
-    let facts = TargetFacts::for_block(&sys, &block);
+    let facts = DiskFacts::for_block(&sys, &block);
     assert_eq!(facts.device.as_deref(), Some("nvme0n1p1"));
     assert_eq!(facts.disk.as_deref(), Some("nvme0n1"));
     assert_eq!(facts.nvme_controller.as_deref(), Some("nvme0"));
@@ -268,7 +268,7 @@ fn the_facts_of_a_partition_are_its_disks_with_a_readable_sensor() {
     assert_eq!(link_of_name(&usb, "nope").kind, LinkKind::Unknown);
 }
 
-fn facts_json_roundtrip(facts: &TargetFacts) -> TargetFacts {
+fn facts_json_roundtrip(facts: &DiskFacts) -> DiskFacts {
     serde_json::from_str(&serde_json::to_string(facts).unwrap()).unwrap()
 }
 
@@ -335,7 +335,7 @@ fn a_loop_device_and_a_file_on_it_are_carried_by_loop() {
     let sys = Path::new("/sys");
     let block = block_of_path(sys, &file).unwrap();
     assert_eq!(block.name, dev.name());
-    let facts = TargetFacts::for_path(sys, &file);
+    let facts = DiskFacts::for_path(sys, &file);
     assert_eq!(facts.link.kind, LinkKind::Loop);
     assert_eq!(facts.device.as_deref(), Some(dev.name()));
     assert!(sensor_for_path(sys, &file).is_err());

@@ -50,6 +50,7 @@ fn info(write_allowed: bool) -> ConfigReport {
         latency_basis: diskscope::model::LATENCY_BASIS,
         durability: Default::default(),
         warnings: vec![],
+        disk: Default::default(),
     }
 }
 
@@ -1468,4 +1469,65 @@ fn the_help_scrolls_so_every_key_is_readable_at_80x24() {
         app.on_key(key(KeyCode::Char('x')));
         assert!(!app.help);
     }
+}
+
+/// The run screen with what it says of why: a PCIe link at a quarter of its ceiling, the
+/// drive at 71 °C of a warning 80 with its last readings, the steady mark, bytes written and
+/// the newest finding in the message line.
+#[test]
+fn run_screen_says_why_120x40_and_80x24() {
+    use diskscope::model::finding::Finding;
+    use diskscope::model::why::{SteadyMetric, SteadyState};
+    let mut app = run_app();
+    let Screen::Run(run) = &mut app.screen else {
+        unreachable!()
+    };
+    run.why.link_label = "PCIe 3.0 x2 (of 4.0 x4)".into();
+    run.why.ceiling_bytes_per_s = Some(1_969_230_769);
+    run.why.no_sensor = None;
+    run.why.temp_c = Some(71.0);
+    run.why.warn_c = Some(80.0);
+    run.why.temps = (0..30).map(|i| Some(60.0 + f64::from(i) * 0.4)).collect();
+    run.why.written_bytes = 41_019_301_478;
+    run.why.report.steady_state = Some(SteadyState {
+        reached: true,
+        metric: SteadyMetric::Iops,
+        since_s: Some(42.0),
+        round_s: 2.0,
+        rounds: 5,
+        mean_iops: Some(8_690.0),
+        mean_bw_bytes_per_s: Some(35.6e6),
+        excursion_pct: Some(14.0),
+        slope_pct: Some(3.0),
+        window_start_s: Some(42.0),
+        window_end_s: Some(52.0),
+        latency_mean_ns: None,
+        latency_p99_ns: None,
+    });
+    run.why.latest = Some(Finding::new(
+        "link_below_max",
+        "PCIe link trained at 8.0 GT/s x2, the drive can do 16.0 GT/s x4: the slot, riser or \
+         BIOS setting leaves it a quarter of its bandwidth"
+            .into(),
+    ));
+    let wide = draw(&app, 120, 40);
+    let text = screen_text(&wide);
+    for needle in [
+        "│ PCIe 3.0 x2 (of 4.0 x4) │",
+        "│ steady │",
+        "steady since 0:42 (5 × 2 s within ±7%, slope 3%)",
+        "· of 1.97 GB/s link",
+        "written 38.2 GiB",
+        "temp     71 °C (warn 80)",
+        "why: PCIe link trained at 8.0 GT/s x2",
+    ] {
+        assert!(text.contains(needle), "{needle} missing:\n{text}");
+    }
+    assert_snapshot("run_why_120x40", &wide);
+    let narrow = draw(&app, 80, 24);
+    let text = screen_text(&narrow);
+    for needle in ["│ steady", "steady since 0:42", "temp     71 °C (warn 80)"] {
+        assert!(text.contains(needle), "{needle} missing at 80x24:\n{text}");
+    }
+    assert_snapshot("run_why_80x24", &narrow);
 }

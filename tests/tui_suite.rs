@@ -36,6 +36,7 @@ fn info() -> ConfigReport {
         latency_basis: diskscope::model::LATENCY_BASIS,
         durability: Default::default(),
         warnings: vec![],
+        disk: Default::default(),
     }
 }
 

@@ -397,10 +397,15 @@ fn in_flight_per_thread_stays_within_the_depth_and_rises_with_it() {
             "in flight {} vs ops/s × mean latency {expected}",
             row.in_flight
         );
+        // An I/O that started before the second and ended in it brings its whole latency
+        // in: at most `depth` of them, each at most the second's slowest. Under load (the
+        // other tests share the disk) that is more than a rounding error.
+        let spill = now.latency.max as f64 / now.elapsed.as_nanos() as f64;
         assert!(
-            row.in_flight <= depth as f64 * 1.02,
-            "depth {depth}: {} in flight",
-            row.in_flight
+            row.in_flight <= depth as f64 * (1.0 + spill) * 1.02,
+            "depth {depth}: {} in flight, slowest {} ns",
+            row.in_flight,
+            now.latency.max
         );
         in_flight.push(row.in_flight);
     }

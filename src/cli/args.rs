@@ -1,6 +1,7 @@
 //! clap's raw arguments, one group per `--help` section (ripgrep gives every flag a
 //! category; here a flattened struct with a `next_help_heading` per group): the workload,
-//! output and results, safety, sweeps and suites, the rate, the fleet, and the rest. Each
+//! output and results, safety, sweeps and suites, the rate, the steady state, the fleet, and
+//! the rest. Each
 //! field's doc comment is its `--help` line. Values are typed by the parsers in `values`, so
 //! a refused value is said in clap's words; checks across flags are `config`'s.
 
@@ -163,6 +164,33 @@ pub struct SeriesArgs {
     /// 100ms) [1s]
     #[arg(long, value_name = "DUR", value_parser = values::pause)]
     pub pause: Option<Duration>,
+}
+
+/// When a figure can be believed: the SNIA PTS steady-state check, and ending a run on it.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Steady state")]
+pub struct SteadyArgs {
+    /// Round length of the steady-state check: a figure is steady when over the last 5 rounds
+    /// its range stays within --steady-excursion and its least-squares line within
+    /// --steady-slope of the mean (SNIA PTS) [default: 2s in the TUI, 5s without]
+    #[arg(long, value_name = "DUR", value_parser = values::steady_round)]
+    pub steady_round: Option<Duration>,
+
+    /// Largest range (max - min) of the 5 rounds, % of their mean [default: 20, as PTS]
+    #[arg(long, value_name = "PCT", value_parser = values::steady_pct)]
+    pub steady_excursion: Option<f64>,
+
+    /// Largest excursion of the rounds' least-squares line across the window, % of their
+    /// mean [default: 10, as PTS]
+    #[arg(long, value_name = "PCT", value_parser = values::steady_pct)]
+    pub steady_slope: Option<f64>,
+
+    /// End the run (each sweep step, each suite pass) once steady, or at MAX saying it never
+    /// settled [MAX default: -T]; the summary then quotes the steady window's figures, as
+    /// PTS does. Without the TUI (--no-tui)
+    #[arg(long, value_name = "MAX", num_args = 0..=1, require_equals = true,
+          value_parser = values::duration)]
+    pub until_steady: Option<Option<Duration>>,
 }
 
 /// The load asked per second.

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use super::Args;
 use super::args::{FleetArgs, SeriesArgs, WorkloadArgs};
+pub use super::steady::SteadyConfig;
 use crate::fleet::hosts::Host;
 use crate::model::{ConfigReport, Durability};
 use crate::render::ResultFiles;
@@ -77,6 +78,8 @@ pub struct Config {
     pub man: bool,
     /// `--fsync N`, `--end-fsync`.
     pub durability: Durability,
+    /// The steady-state check and `--until-steady`.
+    pub steady: SteadyConfig,
     /// `--ioengine`; `None`: io_uring when the kernel allows it (`engine::ioengine::resolve`).
     /// After `run::resolve_engine`, always the engine the run uses.
     pub ioengine: Option<IoEngine>,
@@ -116,6 +119,7 @@ impl Args {
         check_fleet(&self)?;
         check_series(&self.series, &self.workload)?;
         let baseline = super::baseline::check_baseline(&self)?;
+        let steady = super::steady::steady(&self)?;
         let w = self.workload;
         Ok(Config {
             target: self.target,
@@ -148,6 +152,7 @@ impl Args {
             },
             ioengine: w.ioengine,
             ioengine_fallback: None,
+            steady,
         })
     }
 }

@@ -20,9 +20,11 @@ const ENVIRONMENT: &str = r#".SH ENVIRONMENT
 \fBSYSFS_PATH\fR
 Where sysfs is read from, as libudev honours it (default \fI/sys\fR): discovery,
 \-\-list, the picker, each disk's link, queue limits, temperature sensor and array
-members. Pointing it at a copy of a machine's sysfs tree shows that machine's disks;
-device nodes are still opened under /dev and mounts read from /proc. The check that a
-write target is not in use always reads /sys, so the variable cannot hide a holder.
+members, and during a run the target's link and limits in the results and the sensor's
+temperature, read once a second. Pointing it at a copy of a machine's sysfs tree shows
+that machine's disks; device nodes are still opened under /dev and mounts and the kernel's
+counters read from /proc. The check that a write target is not in use always reads /sys, so
+the variable cannot hide a holder.
 .TP
 \fBNO_COLOR\fR
 When set and not empty, the TUI draws without colour.

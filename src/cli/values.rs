@@ -168,6 +168,27 @@ pub fn pause(text: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
+/// `--steady-round`: one second (a round holds one-second samples) to an hour.
+pub fn steady_round(text: &str) -> Result<Duration, String> {
+    let d = parse_duration(text)?;
+    if d < Duration::from_secs(1) || d > Duration::from_secs(3600) {
+        return Err(format!(
+            "'{text}': a round is made of one-second samples; give 1s to 1h (e.g. 5s)"
+        ));
+    }
+    Ok(d)
+}
+
+/// `--steady-excursion`, `--steady-slope`: a share of the window's mean above 0, at most 100.
+pub fn steady_pct(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 100.0 => Ok(v),
+        _ => Err(format!(
+            "'{text}': give a percentage of the window's mean above 0, at most 100 (e.g. 20)"
+        )),
+    }
+}
+
 /// One line for a refused command line: "--flag 'value': reason" for a value a parser above
 /// refused, else clap's own first line with a pointer to --help.
 pub fn describe(e: &clap::Error) -> String {

@@ -1,8 +1,8 @@
 //! The link as the reason: a link that trained below what both ends can do ("PCIe link
 //! trained at 8.0 GT/s x2, the drive can do 16.0 GT/s x4: …"), a USB 2 port, and bandwidth at
 //! the link's ceiling ("the link, not the disk, is the limit"). The facts come in as plain
-//! fields (`LinkInput`, filled from the link facts another module reads from sysfs, ceilings
-//! already computed there from the line encoding); nothing here reads sysfs or computes a
+//! fields (`LinkInput`, filled from the `model::disk::LinkInfo` that `target` reads from sysfs
+//! with `LinkInput::of`, ceilings already computed there from the line encoding); nothing here reads sysfs or computes a
 //! ceiling. PCIe, SAS and USB 3 carry both directions at once; SATA and USB 2 one at a time,
 //! so there reads and writes share the ceiling.
 
@@ -14,6 +14,7 @@ use super::thresholds::{
     USB1_PRACTICAL_BYTES_PER_S, USB2_PRACTICAL_BYTES_PER_S,
 };
 use super::{Finding, kind, words};
+use crate::model::disk::{LinkInfo, LinkKind as Bus};
 
 /// What carries the data to the disk.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,6 +43,38 @@ pub struct LinkInput {
     pub max_width: Option<u32>,
     pub ceiling_bytes_per_s: Option<f64>,
     pub max_ceiling_bytes_per_s: Option<f64>,
+}
+
+impl LinkInput {
+    /// The input for a link as `target` read it (`model::disk::LinkInfo`): buses with a
+    /// physical link keep their kind, virtio, loop, zram, RAM and network devices are
+    /// `Virtual`, md, dm and an unread link `Unknown` (their members carry the links).
+    pub fn of(link: &LinkInfo) -> LinkInput {
+        let kind = match link.kind {
+            Bus::Pcie => LinkKind::Pcie,
+            Bus::Sata => LinkKind::Sata,
+            Bus::Sas => LinkKind::Sas,
+            Bus::Usb => LinkKind::Usb,
+            Bus::Virtio
+            | Bus::Xen
+            | Bus::Hyperv
+            | Bus::Network
+            | Bus::Loop
+            | Bus::Zram
+            | Bus::Ram
+            | Bus::Virtual => LinkKind::Virtual,
+            Bus::Md | Bus::Dm | Bus::Unknown => LinkKind::Unknown,
+        };
+        LinkInput {
+            kind,
+            speed: link.speed.clone(),
+            max_speed: link.max_speed.clone(),
+            width: link.width,
+            max_width: link.max_width,
+            ceiling_bytes_per_s: link.ceiling_bytes_per_s.map(|c| c as f64),
+            max_ceiling_bytes_per_s: link.max_ceiling_bytes_per_s.map(|c| c as f64),
+        }
+    }
 }
 
 /// The leading number of a speed text: "8.0 GT/s PCIe" → 8.0, "3.0 Gbps" → 3.0, "480" → 480.

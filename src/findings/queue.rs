@@ -6,33 +6,11 @@
 //! (`QueueLimits`, filled from the queue's sysfs attributes by another module); nothing here
 //! reads sysfs.
 
+pub use crate::model::disk::QueueLimits;
+
 use super::thresholds::{HDD_FASTEST_RPM, HDD_LARGEST_CACHE_BYTES, ROTATIONAL_IMPOSSIBLE_NS};
 use super::{Finding, kind};
 use crate::units::format_latency_ns;
-
-/// Filled from `/sys/block/<dev>/queue/` (and the device's queue depth) at open.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct QueueLimits {
-    /// The largest request the kernel sends, KiB (queue/max_sectors_kb).
-    pub max_sectors_kb: Option<u32>,
-    /// The largest the hardware takes, KiB (queue/max_hw_sectors_kb): max_sectors_kb may be
-    /// raised up to it.
-    pub max_hw_sectors_kb: Option<u32>,
-    /// Requests the kernel allocates per hardware queue (queue/nr_requests).
-    pub nr_requests: Option<u32>,
-    /// Commands the device itself holds per queue: device/queue_depth for SCSI and SATA
-    /// (NCQ), the tag depth of a hardware queue for NVMe.
-    pub hw_queue_depth: Option<u32>,
-    /// Hardware queues (the entries of mq/); None when unknown.
-    pub hw_queues: Option<u32>,
-    /// queue/write_cache: "write back" (a volatile cache) or "write through".
-    pub write_cache: Option<String>,
-    /// queue/fua. diskscope issues no FUA writes (no O_DSYNC), so no finding reads it today;
-    /// it is here so the facts travel together.
-    pub fua: Option<bool>,
-    /// queue/rotational.
-    pub rotational: Option<bool>,
-}
 
 /// The settings judged against the limits.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -119,13 +97,13 @@ pub fn split(limits: &QueueLimits, settings: &QueueSettings) -> Option<Finding> 
 /// queue". Only when it surely crosses: one thread alone asks more than a queue holds, or
 /// all of them more than every hardware queue together.
 pub fn kernel_queue(limits: &QueueLimits, settings: &QueueSettings) -> Option<Finding> {
-    let (depth, source) = match (limits.hw_queue_depth, limits.nr_requests) {
-        (Some(d), _) if d > 0 => (d, "queue_depth"),
+    let (depth, source) = match (limits.nr_tags, limits.nr_requests) {
+        (Some(d), _) if d > 0 => (d, "nr_tags"),
         (_, Some(n)) if n > 0 => (n, "nr_requests"),
         _ => return None,
     };
     let asked = u64::from(settings.threads) * u64::from(settings.iodepth.max(1));
-    let queues = limits.hw_queues.filter(|q| *q > 0);
+    let queues = limits.nr_hw_queues.filter(|q| *q > 0);
     let holds = u64::from(depth) * u64::from(queues.unwrap_or(1));
     let one_thread_over = settings.iodepth > depth;
     let all_over = queues.is_some() && asked > holds;

@@ -97,7 +97,7 @@ fn a_split_says_how_far_the_limit_can_be_raised() {
 fn more_in_flight_than_the_device_holds_waits_in_the_kernel() {
     let limits = QueueLimits {
         nr_requests: Some(64),
-        hw_queues: Some(1),
+        nr_hw_queues: Some(1),
         ..QueueLimits::default()
     };
     let deep = QueueSettings {
@@ -118,14 +118,14 @@ fn more_in_flight_than_the_device_holds_waits_in_the_kernel() {
     assert!(kernel_queue(&limits, &fits).is_none(), "64 fit in 64");
     // SATA: NCQ holds 32 although the kernel allocates 64 requests.
     let sata = QueueLimits {
-        hw_queue_depth: Some(32),
+        nr_tags: Some(32),
         ..limits.clone()
     };
     assert!(
         kernel_queue(&sata, &fits)
             .unwrap()
             .text
-            .starts_with("64 in flight asked, the device queue holds 32 (queue_depth)")
+            .starts_with("64 in flight asked, the device queue holds 32 (nr_tags)")
     );
 }
 
@@ -133,7 +133,7 @@ fn more_in_flight_than_the_device_holds_waits_in_the_kernel() {
 fn many_hardware_queues_are_counted_and_unknown_ones_are_not_guessed() {
     let nvme = QueueLimits {
         nr_requests: Some(1023),
-        hw_queues: Some(8),
+        nr_hw_queues: Some(8),
         ..QueueLimits::default()
     };
     let wide = QueueSettings {
@@ -154,7 +154,7 @@ fn many_hardware_queues_are_counted_and_unknown_ones_are_not_guessed() {
     );
     // Queues unknown: only one thread alone over a queue's depth surely crosses.
     let unknown = QueueLimits {
-        hw_queues: None,
+        nr_hw_queues: None,
         nr_requests: Some(64),
         ..QueueLimits::default()
     };
@@ -283,7 +283,7 @@ fn nothing_crossed_nothing_said() {
         max_sectors_kb: Some(1280),
         max_hw_sectors_kb: Some(2048),
         nr_requests: Some(1023),
-        hw_queues: Some(4),
+        nr_hw_queues: Some(4),
         write_cache: Some("write through".into()),
         fua: Some(true),
         rotational: Some(false),

@@ -10,14 +10,13 @@
 
 use std::collections::VecDeque;
 
-use serde::{Deserialize, Serialize};
-
 use super::series::Interval;
 use super::thresholds::{
     STEADY_MAX_EXCURSION_PCT, STEADY_MAX_SLOPE_PCT, STEADY_ROUND_HEADLESS_S, STEADY_ROUND_TUI_S,
     STEADY_ROUNDS,
 };
 use super::words;
+pub use crate::model::why::{SteadyMetric, SteadyState};
 
 /// How the check is run: round length, window and the two PTS limits (flags may change them).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,36 +57,6 @@ impl SteadyParams {
     pub fn headless() -> SteadyParams {
         SteadyParams::with_round(STEADY_ROUND_HEADLESS_S)
     }
-}
-
-/// Which figure the check judged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SteadyMetric {
-    Iops,
-    Bandwidth,
-}
-
-/// What `--json` writes as `steady_state`; the window's members are null until reached.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SteadyState {
-    pub reached: bool,
-    /// The figure judged: "iops", or "bandwidth" for purely sequential work.
-    pub metric: SteadyMetric,
-    /// Seconds into the run where the first window of the current steady stretch began.
-    pub since_s: Option<f64>,
-    pub round_s: f64,
-    /// Rounds in the judged window.
-    pub rounds: usize,
-    /// I/Os and bytes over the window's real elapsed time (what a summary of the same span
-    /// computes). The criteria use the rounds' plain average, as PTS does; the two differ
-    /// only by the rounds' jitter in length.
-    pub mean_iops: Option<f64>,
-    pub mean_bw_bytes_per_s: Option<f64>,
-    /// max − min across the window's rounds, % of the window's mean.
-    pub excursion_pct: Option<f64>,
-    /// The least-squares line's excursion across the window, % of the window's mean.
-    pub slope_pct: Option<f64>,
 }
 
 /// One finished round.
@@ -276,6 +245,10 @@ impl SteadyCheck {
             mean_bw_bytes_per_s: w.map(|w| w.mean_bw_bytes_per_s),
             excursion_pct: w.map(|w| w.excursion_pct),
             slope_pct: w.map(|w| w.slope_pct),
+            window_start_s: self.window_span_s().map(|w| w.0),
+            window_end_s: self.window_span_s().map(|w| w.1),
+            latency_mean_ns: None,
+            latency_p99_ns: None,
         }
     }
 

@@ -1,11 +1,12 @@
 //! What a result says it measured: the target (`TargetFacts`), the settings it started with,
-//! the engine, the durability asked and the warnings — one record, `ConfigReport`, written as
+//! the engine, the durability asked, the warnings and the disk under the target (`disk`) — one record, `ConfigReport`, written as
 //! the `config` object of every `--json` result. The target's facts and the settings are
 //! serde-flattened into it, so the JSON lists their fields side by side (`target`,
 //! `target_kind`, … `threads`, `iodepth`, …) as it always has.
 
 use serde::Serialize;
 
+use super::disk::DiskReport;
 use crate::settings::{IoEngine, Settings};
 
 /// What was tested and how.
@@ -30,6 +31,9 @@ pub struct ConfigReport {
     #[serde(flatten)]
     pub durability: Durability,
     pub warnings: Vec<String>,
+    /// The disk under the target: `block_device`, `link`, `queue_limits`, `temperature`.
+    #[serde(flatten)]
+    pub disk: DiskReport,
 }
 
 /// What kind of target a run measured; JSON says "block_device", "regular_file" or
@@ -97,6 +101,7 @@ impl ConfigReport {
             latency_basis: latency_basis(s.rate_iops),
             durability: Durability::default(),
             warnings: Vec::new(),
+            disk: DiskReport::default(),
         }
     }
 

@@ -1,14 +1,19 @@
 //! The plain data of every result diskscope writes with `--json` and reads back with
-//! `--show` and `--baseline`: what was measured (`config`), a run, a sweep, a suite's card and
-//! a fleet with its hosts. The bottom of the results: it imports only `stats`, `settings` and
-//! `units`. `sweep`, `suite` and `fleet` produce it; `render` turns it into text, CSV and the
-//! card; nothing here computes a finding, runs I/O or draws.
+//! `--show` and `--baseline`: what was measured (`config`, with the disk's link, queue
+//! limits and sensor in `disk`), a run, a sweep, a suite's card and a fleet with its hosts,
+//! and why the figures look as they do (`finding`, `why`). The bottom of the results: it
+//! imports only `stats`, `settings` and `units`. `sweep`, `suite` and `fleet` produce it,
+//! `target` fills `disk` and `findings` returns `Finding`s; `render` turns it into text, CSV
+//! and the card; nothing here computes a finding, runs I/O or draws.
 
 pub mod config;
+pub mod disk;
+pub mod finding;
 pub mod fleet;
 pub mod run;
 pub mod suite;
 pub mod sweep;
+pub mod why;
 
 pub use config::{
     ConfigReport, Durability, LATENCY_BASIS, LATENCY_BASIS_PACED, TargetFacts, TargetKind,
@@ -16,3 +21,4 @@ pub use config::{
 };
 pub use run::{CpuReport, RunReport, ThreadReport, TotalReport, WritebackReport};
 pub use sweep::SweepReport;
+pub use why::WhyReport;

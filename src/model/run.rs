@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::ConfigReport;
+use super::{ConfigReport, WhyReport};
 use crate::settings::Settings;
 use crate::stats::snapshot::per_second;
 use crate::stats::{
@@ -78,6 +78,9 @@ pub struct RunReport {
     /// CPU time the whole process used while the workers ran (headless runs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu: Option<CpuReport>,
+    /// `findings`, `steady_state` and the NVMe thermal log: why the figures look as they do.
+    #[serde(flatten)]
+    pub why: WhyReport,
 }
 
 /// User and system CPU seconds of the process (getrusage), over the run; fio's `usr_cpu` and
@@ -125,6 +128,7 @@ impl RunReport {
             writeback: None,
             interrupted_by: None,
             cpu: None,
+            why: WhyReport::default(),
         }
     }
 
@@ -149,6 +153,7 @@ impl RunReport {
             writeback: None,
             interrupted_by: None,
             cpu: None,
+            why: WhyReport::default(),
         }
     }
 

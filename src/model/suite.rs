@@ -6,6 +6,8 @@
 use serde::Serialize;
 
 use super::ConfigReport;
+use super::finding::Finding;
+use super::why::UntilSteadyReport;
 use crate::stats::{Counts, IntervalFigures, IoErrorRecord, Latency, LatencySummary};
 
 /// One of the named suites.
@@ -206,6 +208,12 @@ pub struct SuiteReport {
     /// The first few failed or short I/Os, with offset and errno.
     pub errors: Vec<IoErrorRecord>,
     pub interrupted_by: Option<String>,
+    /// Why the card looks as it does: the link, the queue's limits the tests crossed.
+    #[serde(default)]
+    pub findings: Vec<Finding>,
+    /// `--until-steady`: how each measured pass ended, in the order run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub until_steady: Vec<UntilSteadyReport>,
 }
 
 impl SuiteReport {

@@ -7,6 +7,8 @@ use serde::Serialize;
 use serde::ser::SerializeMap;
 
 use super::ConfigReport;
+use super::finding::Finding;
+use super::why::UntilSteadyReport;
 use crate::settings::Settings;
 use crate::stats::{IntervalFigures, IoErrorRecord};
 use crate::units::format_block_size;
@@ -28,6 +30,12 @@ pub struct SweepReport {
     pub partial_step: Option<PartialStep>,
     pub errors: Vec<IoErrorRecord>,
     pub interrupted_by: Option<String>,
+    /// Why the steps look as they do: the link, the queue's limits the steps crossed.
+    #[serde(default)]
+    pub findings: Vec<Finding>,
+    /// `--until-steady`: how each measured step ended, in step order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub until_steady: Vec<UntilSteadyReport>,
 }
 
 /// What a sweep varies.

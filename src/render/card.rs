@@ -182,6 +182,10 @@ pub fn card(r: &SuiteReport) -> String {
     for n in &r.notes {
         let _ = writeln!(out, "note: {n}");
     }
+    for line in crate::render::why::series_lines(&r.config, &r.findings, &r.until_steady, "passes")
+    {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(sig) = &r.interrupted_by {
         let _ = writeln!(out, "(stopped early by {sig})");
     }
@@ -259,6 +263,8 @@ mod tests {
             tests: card::rows(&plan, &[], &[], "not run: stopped"),
             errors: vec![],
             interrupted_by: Some("SIGINT".into()),
+            findings: vec![],
+            until_steady: vec![],
         };
         let text = card(&r);
         assert_eq!(
@@ -301,6 +307,8 @@ mod tests {
             tests: card::rows(&plan, &results, &lats, "not run: stopped"),
             errors: vec![],
             interrupted_by: Some("SIGTERM".into()),
+            findings: vec![],
+            until_steady: vec![],
         };
         let line = summary_line(&r);
         let second = line.split(" · ").nth(1).expect("two tests");

@@ -4,7 +4,8 @@
 //! the latencies count complete I/Os only; the columns after the latencies count what is not
 //! in them (stop-spanning I/Os, and stopped time left out of the row). The last columns came
 //! with the rate knob: the asked rate (0: unlimited) and the service time's p50 and p99 (from
-//! submission; the `lat_` columns count from the due time when a rate is set).
+//! submission; the `lat_` columns count from the due time when a rate is set). The last,
+//! `temp_c`, is the drive's temperature, empty where there is no sensor.
 //!
 //! Each CSV is one row struct written through the `csv` crate: the header is derived from
 //! the struct's fields, quoting is the library's, and `Fixed<N>` keeps a figure at N
@@ -56,6 +57,8 @@ pub struct IntervalRow {
     rate_iops: u64,
     service_p50_ns: u64,
     service_p99_ns: u64,
+    /// The drive's temperature; empty without a sensor (never 0).
+    temp_c: Option<Fixed<1>>,
 }
 
 impl From<&IntervalFigures> for IntervalRow {
@@ -90,6 +93,7 @@ impl From<&IntervalFigures> for IntervalRow {
             rate_iops: s.rate_iops,
             service_p50_ns: r.service_latency_ns.p50,
             service_p99_ns: r.service_latency_ns.p99,
+            temp_c: r.temp_c.map(Fixed),
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::settings::Settings;
 use crate::stats::{Counts, LatencySummary, LeftOut, Window};
 
 /// The columns as they were written by hand before the row structs, in their order.
-const RUN_COLUMNS: &str = "t_s,elapsed_s,threads,iodepth,bs,read_pct,random_pct,ops,bytes,iops,bw_bytes_per_s,errors,short_ios,lat_min_ns,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,spanning_stop,syncs,stopped_s,left_out_s,left_out_ops,rate_iops,service_p50_ns,service_p99_ns";
+const RUN_COLUMNS: &str = "t_s,elapsed_s,threads,iodepth,bs,read_pct,random_pct,ops,bytes,iops,bw_bytes_per_s,errors,short_ios,lat_min_ns,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,spanning_stop,syncs,stopped_s,left_out_s,left_out_ops,rate_iops,service_p50_ns,service_p99_ns,temp_c";
 const SUITE_COLUMNS: &str = "suite,test,direction,bs,iodepth,iodepth_run,threads,random,passes,mb_per_s,mb_per_s_min,mb_per_s_max,mb_per_s_best,iops,iops_min,iops_max,iops_best,ops,bytes,errors,short_ios,lat_mean_ns,lat_p50_ns,lat_p99_ns,lat_max_ns,not_run";
 
 fn figures() -> IntervalFigures {
@@ -79,12 +79,17 @@ fn headers_keep_their_columns_in_order() {
 #[test]
 fn rows_keep_their_decimals() {
     let f = figures();
-    let expected = "2.000,1.000,4,8,4096,100,100,1234,5054464,1234.6,5056758,2,1,11,403,300,700,900,1500,2000,3,5,1.500,0.250,7,5000,250,800";
+    let expected = "2.000,1.000,4,8,4096,100,100,1234,5054464,1234.6,5056758,2,1,11,403,300,700,900,1500,2000,3,5,1.500,0.250,7,5000,250,800,";
     assert_eq!(row(&f), expected);
     assert_eq!(step_row(3, &f), format!("3,{expected}"));
     let text = intervals(&[f.clone(), f]);
     assert_eq!(text, format!("{RUN_COLUMNS}\n{expected}\n{expected}\n"));
     assert_eq!(intervals(&[]), format!("{RUN_COLUMNS}\n"));
+    let hot = IntervalFigures {
+        temp_c: Some(71.25),
+        ..figures()
+    };
+    assert!(row(&hot).ends_with(",800,71.2"), "{}", row(&hot));
 }
 
 #[test]
@@ -127,6 +132,8 @@ fn a_suite_row_not_run_has_empty_figures_and_the_reason() {
         tests: vec![t],
         errors: vec![],
         interrupted_by: None,
+        findings: vec![],
+        until_steady: vec![],
     };
     let text = suite(&r);
     let lines: Vec<&str> = text.lines().collect();

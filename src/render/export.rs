@@ -121,6 +121,8 @@ mod tests {
             partial_step: None,
             errors: vec![],
             interrupted_by: None,
+            findings: vec![],
+            until_steady: vec![],
         }));
         let a = write_export(dir.path(), &export, now).expect("first");
         let b = write_export(dir.path(), &export, now).expect("second");

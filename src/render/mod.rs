@@ -3,7 +3,8 @@
 //! baseline and the comparisons with it (`baseline`, `compare`), the fleet's lines and host
 //! table (`fleet`, `hosts`, over the shared row table `table` the TUI draws too), fio's own
 //! results (`fio`), a saved result as `--show` prints it (`saved`), what is printed after the
-//! TUI (`final_text`), and the files results are saved in (`save`, `export`, and `state_dir`
+//! TUI (`final_text`), why the figures look as they do (`why`: the disk, the findings, the
+//! steady state), and the files results are saved in (`save`, `export`, and `state_dir`
 //! when the terminal went away). Nothing here runs I/O on the target or reads a clock.
 
 pub mod baseline;
@@ -25,5 +26,6 @@ pub mod state_dir;
 pub mod sweep;
 pub mod table;
 pub mod text;
+pub mod why;
 
 pub use save::ResultFiles;

@@ -112,6 +112,9 @@ pub fn sweep_summary(r: &SweepReport) -> String {
     if stops.stops > 0 {
         let _ = writeln!(out, "{}", left_out_line(&stops));
     }
+    for line in crate::render::why::series_lines(&r.config, &r.findings, &r.until_steady, "steps") {
+        let _ = writeln!(out, "{line}");
+    }
     error_lines(&mut out, &r.errors);
     out
 }
@@ -172,6 +175,8 @@ mod tests {
             partial_step: None,
             errors: vec![],
             interrupted_by: None,
+            findings: vec![],
+            until_steady: vec![],
         };
         let text = sweep_summary(&r);
         assert!(text.contains("stopped 2× for 3.0s"), "{text}");

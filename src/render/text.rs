@@ -218,6 +218,9 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
         );
     }
     total_lines(&mut out, r);
+    for line in crate::render::why::result_lines(r) {
+        let _ = writeln!(out, "{line}");
+    }
     latency_lines(&mut out, r);
     thread_lines(&mut out, &r.threads);
     let c = &r.total.counts;
@@ -240,6 +243,9 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
     error_lines(&mut out, &r.errors);
     if let Some(w) = &r.writeback {
         writeback_lines(&mut out, w);
+    }
+    for line in crate::render::why::summary_lines(r) {
+        let _ = writeln!(out, "{line}");
     }
     out
 }

@@ -300,6 +300,31 @@ mod tests {
                 Refused(vec!["--pause", "1s"], "--pause sets how a suite runs"),
             ),
             (
+                "steady_round",
+                Refused(
+                    vec!["--steady-round", "2s"],
+                    "--steady-round sets diskscope's",
+                ),
+            ),
+            (
+                "steady_excursion",
+                Refused(
+                    vec!["--steady-excursion", "15"],
+                    "--steady-excursion sets diskscope's",
+                ),
+            ),
+            (
+                "steady_slope",
+                Refused(
+                    vec!["--steady-slope", "5"],
+                    "--steady-slope sets diskscope's",
+                ),
+            ),
+            (
+                "until_steady",
+                Refused(vec!["--until-steady"], "--until-steady sets diskscope's"),
+            ),
+            (
                 "rate",
                 Job(
                     vec!["--rate", "1000", "-t", "2"],

@@ -1,7 +1,7 @@
 //! A run, a sweep or a suite without the TUI: what the baseline (read with the arguments)
-//! measured differently said first, the target prepared,
-//! the engine started, the result printed as text, JSON or CSV, compared with the baseline
-//! and saved.
+//! measured differently said first, the target prepared, the engine started (with the run's
+//! live why: sensors, steady state, findings), the result printed as text, JSON or CSV,
+//! compared with the baseline and saved.
 
 use std::io::IsTerminal;
 use std::time::SystemTime;
@@ -17,9 +17,10 @@ use crate::render::export::Export;
 use crate::render::save::save_export;
 use crate::render::state_dir;
 use crate::settings::Settings;
-use crate::sweep::{DEFAULT_STEP_TIME, SweepRunner, SweepSpec};
+use crate::sweep::{DEFAULT_STEP_TIME, SweepRunner, SweepSpec, UntilSteady};
 use crate::target::cache;
 use crate::target::prepare::{Prepared, prepare};
+use crate::why::Live;
 use crate::{headless, output, render, signals};
 
 /// A run, a sweep or a suite without the TUI: prepare the target, run, print, save.
@@ -114,6 +115,14 @@ pub(super) fn save_and_keep(config: &Config, on_terminal: bool, result: Export) 
     saved.into_result()
 }
 
+/// `--until-steady` for each step of a series: steady by the flags, or at MAX.
+pub fn until_steady(config: &Config) -> Option<UntilSteady> {
+    config.steady.until.map(|max| UntilSteady {
+        params: config.steady.params(false),
+        max,
+    })
+}
+
 /// A headless sweep; returns whether any step had I/O errors.
 fn sweep(
     config: &Config,
@@ -126,11 +135,13 @@ fn sweep(
     spec.check_steps(config.settings, &target.geometry())
         .map_err(|e| anyhow!("{}: {e}", target.path.display()))?;
     let step_time = config.duration.unwrap_or(DEFAULT_STEP_TIME);
-    let runner = SweepRunner::new(spec.clone(), config.settings, step_time);
+    let runner = SweepRunner::new(spec.clone(), config.settings, step_time)
+        .until_steady(until_steady(config));
     let mut info = config.describe(prepared);
     info.duration_s = Some(step_time.as_secs_f64());
+    let live = Live::for_target(&info, &prepared.target.path, config.steady.params(false));
     let engine = start_engine(config, prepared, runner.first())?;
-    let report = headless::run_sweep(engine, runner, info, config.output, baseline)?;
+    let report = headless::run_sweep(engine, runner, info, config.output, baseline, live)?;
     match config.output {
         Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
         Output::Csv => {}
@@ -151,11 +162,16 @@ fn single_run(
     baseline: Option<&Baseline>,
     on_terminal: bool,
 ) -> Result<bool> {
-    let duration = config.duration.unwrap_or(DEFAULT_HEADLESS_TIME);
+    // With --until-steady, -T (or MAX) is the most it runs.
+    let duration = (config.steady.until)
+        .or(config.duration)
+        .unwrap_or(DEFAULT_HEADLESS_TIME);
     let mut info = config.describe(prepared);
     info.duration_s = Some(duration.as_secs_f64());
+    let live = Live::for_target(&info, &prepared.target.path, config.steady.params(false))
+        .until_steady(config.steady.until.map(|d| d.as_secs_f64()));
     let engine = start_engine(config, prepared, config.settings)?;
-    let report = headless::run(engine, info, duration, config.output);
+    let report = headless::run(engine, info, duration, config.output, live);
     match config.output {
         Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
         Output::Csv => {}

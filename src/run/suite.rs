@@ -46,7 +46,7 @@ pub fn run(
     let info = config.describe(prepared);
     let plan = plan(config, name, &info);
     check(&plan, &prepared.target.geometry(), &info.target.path)?;
-    let runner = SuiteRunner::new(plan);
+    let runner = SuiteRunner::new(plan).until_steady(super::local::until_steady(config));
     let mut info = info.with_settings(runner.first());
     info.duration_s = Some(config.suite_timing.pass_time.as_secs_f64());
     let notes = notes(&info, ram_bytes());

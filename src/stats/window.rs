@@ -105,6 +105,9 @@ pub struct IntervalFigures {
     pub service_latency_ns: LatencySummary,
     /// Stopped intervals inside the window, not in the figures above.
     pub left_out: LeftOut,
+    /// The drive's temperature at the window's end, °C, where the consumer read a sensor
+    /// (`sensors`); null without one (the run's `config.temperature` says why), never 0.
+    pub temp_c: Option<f64>,
 }
 
 impl Window {
@@ -120,6 +123,7 @@ impl Window {
             latency_ns: self.latency_summary(),
             service_latency_ns: self.service_latency.summary(),
             left_out: self.left_out,
+            temp_c: None,
         }
     }
 }

@@ -6,7 +6,10 @@
 //! carries the reason instead of figures.
 
 use super::{Direction, DirectionResult, Plan, TestResult};
+use crate::model::ConfigReport;
+use crate::model::finding::Finding;
 use crate::stats::{IntervalFigures, Latency};
+use crate::why::{WhyFacts, step_findings};
 
 /// Builds the card's rows from the passes measured so far (`results[i]` and `latencies[i]`
 /// are `plan.passes[i]`). A direction with no measured pass says `pending` (why it has no
@@ -64,6 +67,19 @@ pub fn rows(
         .collect()
 }
 
+/// What the card's tests crossed (the link, the queue's limits at each test's settings, the
+/// link at its ceiling in the busiest pass): every pass of every test and direction judged
+/// as one series of steps.
+pub fn findings(config: &ConfigReport, tests: &[TestResult]) -> Vec<Finding> {
+    let passes: Vec<IntervalFigures> = tests
+        .iter()
+        .flat_map(|t| [&t.read, &t.write])
+        .flatten()
+        .flat_map(|d| d.passes.iter().cloned())
+        .collect();
+    step_findings(&WhyFacts::of(config), &passes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,6 +109,7 @@ mod tests {
             latency_ns: l.summary(),
             service_latency_ns: l.summary(),
             left_out: Default::default(),
+            temp_c: None,
         };
         (f, l)
     }

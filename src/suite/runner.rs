@@ -44,6 +44,17 @@ impl SuiteRunner {
         SuiteRunner { plan, steps }
     }
 
+    /// Ends each pass once steady or at MAX (`--until-steady`).
+    pub fn until_steady(mut self, until: Option<crate::sweep::UntilSteady>) -> Self {
+        self.steps = self.steps.until_steady(until);
+        self
+    }
+
+    /// How each measured pass ended under `--until-steady` (empty without it).
+    pub fn steadies(&self) -> &[crate::model::why::UntilSteadyReport] {
+        self.steps.steadies()
+    }
+
     pub fn plan(&self) -> &Plan {
         &self.plan
     }

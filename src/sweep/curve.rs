@@ -144,6 +144,7 @@ mod tests {
             },
             service_latency_ns: LatencySummary::default(),
             left_out: Default::default(),
+            temp_c: None,
         }
     }
 

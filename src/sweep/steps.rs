@@ -6,11 +6,14 @@
 //! engine itself, so the headless runner and the TUI drive it the same way.
 //!
 //! Every measured step keeps its figures and its latency histogram (never samples), so a
-//! caller can merge the histograms of several steps for a percentile over all of them.
+//! caller can merge the histograms of several steps for a percentile over all of them. With
+//! `--until-steady` a step ends once steady (its figures are the steady window's) or at MAX.
 
 use std::time::Duration;
 
 use super::PartialStep;
+use super::steady::{StepSteady, UntilSteady};
+use crate::model::why::UntilSteadyReport;
 use crate::settings::Settings;
 use crate::stats::{IntervalFigures, Latency, Snapshot, Window};
 
@@ -43,6 +46,8 @@ struct StepWindows {
     measure: Option<Box<Window>>,
     /// `Some` while resting before this step: the paused time so far.
     rest: Option<Duration>,
+    /// `--until-steady`: the step's steady-state check, once measuring.
+    steady: Option<StepSteady>,
 }
 
 /// Drives a series of steps from snapshots.
@@ -55,6 +60,10 @@ pub struct StepRunner {
     current: StepWindows,
     results: Vec<IntervalFigures>,
     latencies: Vec<Latency>,
+    /// `--until-steady`: each step ends once steady or at its MAX.
+    until: Option<UntilSteady>,
+    /// How each measured step ended under `--until-steady`, in step order.
+    steadies: Vec<UntilSteadyReport>,
 }
 
 impl StepRunner {
@@ -70,7 +79,21 @@ impl StepRunner {
             current: StepWindows::default(),
             results: Vec::new(),
             latencies: Vec::new(),
+            until: None,
+            steadies: Vec::new(),
         }
+    }
+
+    /// Ends each step once it is steady (its figures are then the steady window's), or at
+    /// `until.max` of measured time, instead of at the step time.
+    pub fn until_steady(mut self, until: Option<UntilSteady>) -> Self {
+        self.until = until;
+        self
+    }
+
+    /// How each measured step ended under `--until-steady` (empty without it).
+    pub fn steadies(&self) -> &[UntilSteadyReport] {
+        &self.steadies
     }
 
     /// The settings to start the engine with.
@@ -158,11 +181,34 @@ impl StepRunner {
             return Next::Continue;
         };
         w.push(s);
-        if w.elapsed + SLACK < self.step_time {
+        let done = match &self.until {
+            None => w.elapsed + SLACK >= self.step_time,
+            Some(u) => {
+                let steady = self
+                    .current
+                    .steady
+                    .get_or_insert_with(|| StepSteady::new(u.params));
+                steady.push(s) || w.elapsed + SLACK >= u.max
+            }
+        };
+        if !done {
             return Next::Continue;
         }
-        self.results.push(w.figures());
-        self.latencies.push(std::mem::take(&mut w.latency));
+        let steady = self.current.steady.take();
+        match (self.until, steady.as_ref().and_then(StepSteady::window)) {
+            (Some(u), Some(mut window)) => {
+                self.results.push(window.figures());
+                self.latencies.push(std::mem::take(&mut window.latency));
+                self.steadies.extend(steady.map(|s| s.report(u.max)));
+            }
+            (until, _) => {
+                self.results.push(w.figures());
+                self.latencies.push(std::mem::take(&mut w.latency));
+                if let (Some(u), Some(s)) = (until, steady) {
+                    self.steadies.push(s.report(u.max));
+                }
+            }
+        }
         self.index += 1;
         self.current = StepWindows::default();
         match self.steps.get(self.index) {
@@ -243,5 +289,61 @@ mod tests {
         // Each step keeps its own histogram.
         assert_eq!(r.latencies()[0].count(), 30);
         assert_eq!(r.latencies()[1].summary().min, 2000);
+    }
+
+    #[test]
+    fn until_steady_ends_a_step_once_steady_and_quotes_its_window_or_at_max() {
+        use crate::findings::steady::SteadyParams;
+        let a = Settings::default();
+        let until = UntilSteady {
+            params: SteadyParams::with_round(1.0),
+            max: Duration::from_secs(20),
+        };
+        let mut r = StepRunner::new(vec![a, a], Duration::from_secs(3), Duration::ZERO)
+            .until_steady(Some(until));
+        for _ in 0..5 {
+            assert_eq!(r.on_snapshot(&snap(a, false, 10, 1000)), Next::Continue);
+        }
+        // Two noisy seconds, then flat: steady once five flat one-second rounds are in (the
+        // window slides past the noise), not at the 3-s step time.
+        let mut n = 0;
+        let mut next = Next::Continue;
+        while next == Next::Continue {
+            let ops = match n / 10 {
+                0 => 20,
+                1 => 5,
+                _ => 10,
+            };
+            next = r.on_snapshot(&snap(a, false, ops, 1000));
+            n += 1;
+        }
+        assert_eq!(next, Next::Apply(a));
+        assert_eq!(n, 70, "2 noisy seconds and 5 flat ones");
+        let step = &r.results()[0];
+        assert_eq!(
+            step.counts.ops, 500,
+            "the steady window's 5 s, not the noise"
+        );
+        assert!((step.iops - 100.0).abs() < 1e-6);
+        assert_eq!(r.latencies()[0].count(), 500);
+        assert!(r.steadies()[0].settled, "{:?}", r.steadies());
+        // A step that never settles ends at MAX, with all it measured.
+        for _ in 0..5 {
+            r.on_snapshot(&snap(a, false, 10, 1000));
+        }
+        let mut n = 0;
+        while r.on_snapshot(&snap(a, false, if n / 10 % 2 == 0 { 5 } else { 20 }, 1000))
+            == Next::Continue
+        {
+            n += 1;
+        }
+        assert_eq!(n + 1, 200, "20 s of measured time");
+        assert!(!r.steadies()[1].settled);
+        assert!(
+            r.steadies()[1].text.starts_with("never settled in 20 s"),
+            "{}",
+            r.steadies()[1].text
+        );
+        assert_eq!(r.results()[1].counts.ops, 10 * 5 * 10 + 10 * 20 * 10);
     }
 }

@@ -22,7 +22,7 @@ use super::parse::natural_cmp;
 pub use super::parse::{
     Mount, parse_dev_numbers, parse_flag, parse_mountinfo, parse_scheduler, unescape_octal,
 };
-use super::queue_limits::QueueLimits;
+use super::queue_limits::{self, QueueLimits};
 pub use super::sysfs::Roots;
 use super::sysfs::{BlockDir, read_attr, resolve};
 
@@ -160,7 +160,7 @@ impl Shared {
             scheduler: read_attr(&q.join("scheduler")).and_then(|t| parse_scheduler(&t)),
             nr_requests: num("nr_requests"),
             link: link_of(&roots.sys, &block),
-            queue_limits: QueueLimits::read(&block),
+            queue_limits: queue_limits::read(&block),
             temperature_sensor: sensor_info(&roots.sys, &block),
         }
     }

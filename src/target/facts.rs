@@ -2,21 +2,25 @@
 //! device itself, or for a regular file the device under its filesystem), that device's link
 //! and ceiling, its queue limits, its temperature sensor and, for NVMe, the controller whose
 //! thermal log can be read. Plain data for reports and findings; nothing here touches the I/O
-//! path, and nothing here fails: a fact that cannot be read is `None` or says why.
+//! path, and nothing here fails: a fact that cannot be read is `None` or says why. (Named
+//! `DiskFacts` to stay apart from `model::TargetFacts`, the target's size and mode; `report`
+//! is what results carry of these.)
 
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::disk::{DiskReport, TemperatureInfo};
+
 use super::hwmon::{self, SensorInfo, TempSensor, Thresholds};
 use super::link::{LinkInfo, is_numbered, link_of};
-use super::queue_limits::QueueLimits;
+use super::queue_limits::{self, QueueLimits};
 use super::sysfs::BlockDir;
 
 /// What sysfs says of the block device under a target.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct TargetFacts {
+pub struct DiskFacts {
     /// The block device the facts are of (`"sda1"`, `"vda"`, `"loop0"`); `None` when the
     /// target has none (a file on tmpfs, NFS, or btrfs's anonymous devices).
     pub device: Option<String>,
@@ -50,30 +54,30 @@ pub fn block_of_path(sys: &Path, path: &Path) -> Result<BlockDir, String> {
     })
 }
 
-impl TargetFacts {
+impl DiskFacts {
     /// The facts of the target at `path`, read under the sysfs root `sys`.
-    pub fn for_path(sys: &Path, path: &Path) -> TargetFacts {
+    pub fn for_path(sys: &Path, path: &Path) -> DiskFacts {
         match block_of_path(sys, path) {
-            Ok(block) => TargetFacts::for_block(sys, &block),
-            Err(reason) => TargetFacts {
+            Ok(block) => DiskFacts::for_block(sys, &block),
+            Err(reason) => DiskFacts {
                 link: LinkInfo::unknown(&reason),
                 temperature_sensor: SensorInfo {
                     reason: Some(format!("no temperature sensor ({reason})")),
                     ..SensorInfo::default()
                 },
-                ..TargetFacts::default()
+                ..DiskFacts::default()
             },
         }
     }
 
     /// The facts of a block device found in sysfs.
-    pub fn for_block(sys: &Path, block: &BlockDir) -> TargetFacts {
+    pub fn for_block(sys: &Path, block: &BlockDir) -> DiskFacts {
         let sensor = hwmon::find(block);
-        TargetFacts {
+        DiskFacts {
             device: Some(block.name.clone()),
             disk: Some(block.disk.clone()),
             link: link_of(sys, block),
-            queue_limits: QueueLimits::read(block),
+            queue_limits: queue_limits::read(block),
             temperature_sensor: match &sensor {
                 Ok(s) => s.info(sys),
                 Err(reason) => SensorInfo {
@@ -83,6 +87,22 @@ impl TargetFacts {
             },
             thresholds: sensor.map(|s| s.thresholds()).unwrap_or_default(),
             nvme_controller: nvme_controller(block),
+        }
+    }
+}
+
+impl DiskFacts {
+    /// What a run's `config` says of the disk.
+    pub fn report(&self) -> DiskReport {
+        DiskReport {
+            block_device: self.device.clone(),
+            link: self.link.clone(),
+            queue_limits: self.queue_limits.clone(),
+            temperature: TemperatureInfo {
+                sensor: self.temperature_sensor.clone(),
+                thresholds: self.thresholds,
+            },
+            nvme_controller: self.nvme_controller.clone(),
         }
     }
 }
@@ -115,7 +135,7 @@ mod tests {
     #[test]
     fn a_path_that_does_not_exist_says_so() {
         let sys = tempfile::tempdir().unwrap();
-        let facts = TargetFacts::for_path(sys.path(), Path::new("/nonexistent/x"));
+        let facts = DiskFacts::for_path(sys.path(), Path::new("/nonexistent/x"));
         assert_eq!(facts.device, None);
         assert!(
             facts

@@ -13,7 +13,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+pub use crate::model::disk::{SensorInfo, Thresholds};
 
 use super::link::is_numbered;
 use super::sysfs::{BlockDir, entries, read_attr, relative, resolve, subsystem};
@@ -32,29 +32,6 @@ pub struct TempSensor {
     pub label: Option<String>,
     /// The hwmon directory (`…/nvme0/hwmon2`).
     pub dir: PathBuf,
-}
-
-/// The drive's own temperature limits, in °C; `None` where the driver shows none.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Thresholds {
-    /// `temp1_max`: NVMe's over-temperature threshold (the warning level, WCTEMP by
-    /// default); drivetemp's "maximum recommended continuous operating temperature".
-    pub warn_c: Option<f64>,
-    /// `temp1_crit`: NVMe's critical composite temperature (CCTEMP); drivetemp's maximum.
-    pub crit_c: Option<f64>,
-}
-
-/// Whether a device has a sensor, for listings and reports (the sensor is not read).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SensorInfo {
-    pub present: bool,
-    /// The hwmon `name` (`"nvme"`, `"drivetemp"`).
-    pub name: Option<String>,
-    pub label: Option<String>,
-    /// The hwmon directory relative to the sysfs root.
-    pub sysfs_path: Option<String>,
-    /// Why there is none: `"no temperature sensor (…)"`.
-    pub reason: Option<String>,
 }
 
 /// Parses a hwmon temperature (millidegrees Celsius, `"45850\n"`) into °C.

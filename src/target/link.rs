@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+pub use crate::model::disk::{LinkInfo, LinkKind, MemberLink};
 
 use super::link_bus;
 use super::sysfs::{BlockDir, entries, read_attr, relative, resolve, subsystem};
@@ -20,117 +20,6 @@ use super::sysfs::{BlockDir, entries, read_attr, relative, resolve, subsystem};
 /// How far a walk climbs the device tree, and how deep it follows stacked devices.
 const MAX_UP: usize = 32;
 const MAX_STACK: usize = 8;
-
-/// The kind of link, serialized in lowercase (`"pcie"`, `"sata"`, `"virtio"` …).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LinkKind {
-    Pcie,
-    Sata,
-    Sas,
-    Usb,
-    Virtio,
-    Xen,
-    Hyperv,
-    /// NVMe over fabrics, iSCSI, rbd, nbd: the data crosses a network.
-    Network,
-    Loop,
-    Zram,
-    Ram,
-    Md,
-    Dm,
-    /// Another device with no physical link (`sys/devices/virtual`).
-    Virtual,
-    Unknown,
-}
-
-/// One member of an md or dm device (or one path of a multipath NVMe namespace) and its link.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MemberLink {
-    pub name: String,
-    pub link: LinkInfo,
-}
-
-/// A block device's link as sysfs describes it. Every field but `kind` and `label` is `None`
-/// when sysfs does not say; `note` then says why, where there is a reason to give.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LinkInfo {
-    pub kind: LinkKind,
-    /// Ready for a narrow column: `"PCIe 3.0 x2 (of 4.0 x4)"`, `"SATA 3 Gb/s (of 6)"`,
-    /// `"USB 2.0 uas"`, `"virtio"`, `"md: 2× SATA 6 Gb/s"`.
-    pub label: String,
-    /// The trained rate of one lane with its unit: `"8.0 GT/s"`, `"3.0 Gb/s"`, `"480 Mb/s"`.
-    pub speed: Option<String>,
-    /// Lanes (PCIe), phys in the port (SAS), lanes (USB 3.2 x2); 1 for SATA.
-    pub width: Option<u32>,
-    /// The most the link could train at: for PCIe the function's own capability (LnkCap),
-    /// for SATA the drive's (IDENTIFY word 76), for SAS the host phy's hardware maximum.
-    pub max_speed: Option<String>,
-    pub max_width: Option<u32>,
-    /// Whose maximum `max_speed` is: `"device"` or `"host phy"`.
-    pub max_of: Option<String>,
-    /// The payload ceiling at the trained speed and width.
-    pub ceiling_bytes_per_s: Option<u64>,
-    /// The payload ceiling at `max_speed` × `max_width`.
-    pub max_ceiling_bytes_per_s: Option<u64>,
-    /// The line encoding or protocol bound behind the ceiling (`"128b/130b"`).
-    pub encoding: Option<String>,
-    /// The host side's limit where sysfs shows one: the PCIe port or slot above the function
-    /// (its LnkCap), libata's limit for a SATA port.
-    pub port_max_speed: Option<String>,
-    pub port_max_width: Option<u32>,
-    /// The driver on the transport where it matters (`"uas"`, `"usb-storage"`).
-    pub driver: Option<String>,
-    /// The sysfs directory the facts were read from, relative to the sysfs root.
-    pub sysfs_path: Option<String>,
-    /// What the figures mean or why there are none (`"virtio: no physical link"`).
-    pub note: Option<String>,
-    /// For md, dm and multipath: each member's link.
-    pub members: Vec<MemberLink>,
-}
-
-impl LinkInfo {
-    /// A link with only a kind, a label and a note: the virtual and unknown cases.
-    pub fn bare(kind: LinkKind, label: &str, note: Option<String>) -> LinkInfo {
-        LinkInfo {
-            kind,
-            label: label.to_string(),
-            speed: None,
-            width: None,
-            max_speed: None,
-            max_width: None,
-            max_of: None,
-            ceiling_bytes_per_s: None,
-            max_ceiling_bytes_per_s: None,
-            encoding: None,
-            port_max_speed: None,
-            port_max_width: None,
-            driver: None,
-            sysfs_path: None,
-            note,
-            members: Vec::new(),
-        }
-    }
-
-    /// The link of a device sysfs says nothing about.
-    pub fn unknown(note: &str) -> LinkInfo {
-        LinkInfo::bare(LinkKind::Unknown, "?", Some(note.to_string()))
-    }
-
-    /// True when the link trained below what it could do (speed or width).
-    pub fn below_max(&self) -> bool {
-        matches!(
-            (self.ceiling_bytes_per_s, self.max_ceiling_bytes_per_s),
-            (Some(now), Some(max)) if now < max
-        )
-    }
-}
-
-impl Default for LinkInfo {
-    fn default() -> LinkInfo {
-        LinkInfo::unknown("not read")
-    }
-}
 
 /// The link of the block device `name` (a disk or a partition) under the sysfs root `sys`.
 pub fn link_of_name(sys: &Path, name: &str) -> LinkInfo {

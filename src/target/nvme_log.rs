@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+pub use crate::model::disk::{ThermalLog, ThrottleDelta};
 
 /// The log's length in bytes.
 pub const SMART_LOG_BYTES: usize = 512;
@@ -16,44 +16,6 @@ pub const SMART_LOG_BYTES: usize = 512;
 const SMART_LOG_ID: u8 = 0x02;
 /// The namespace identifier that means "the controller as a whole".
 const ALL_NAMESPACES: u32 = 0xffff_ffff;
-
-/// The thermal part of the SMART / Health Information log.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct ThermalLog {
-    /// Bytes 1–2: the composite temperature (reported in kelvin), in °C; `None` for 0 K.
-    pub composite_temp_c: Option<f64>,
-    /// Byte 0: critical warning bits; bit 1 is "temperature above an over-temperature or
-    /// below an under-temperature threshold".
-    pub critical_warning: u8,
-    /// Bytes 192–195: minutes spent at or above the warning composite temperature (WCTEMP).
-    pub warning_temp_minutes: u32,
-    /// Bytes 196–199: minutes spent at or above the critical composite temperature (CCTEMP).
-    pub critical_temp_minutes: u32,
-    /// Bytes 216–219: times the controller entered light throttling (TMT1).
-    pub tmt1_transitions: u32,
-    /// Bytes 220–223: times it entered heavy throttling (TMT2).
-    pub tmt2_transitions: u32,
-    /// Bytes 224–227: seconds spent throttling at TMT1.
-    pub tmt1_total_s: u32,
-    /// Bytes 228–231: seconds spent throttling at TMT2.
-    pub tmt2_total_s: u32,
-}
-
-/// How much more the drive throttled between two readings of its log.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ThrottleDelta {
-    pub tmt1_transitions: u32,
-    pub tmt2_transitions: u32,
-    pub tmt1_s: u32,
-    pub tmt2_s: u32,
-}
-
-impl ThrottleDelta {
-    /// True when the drive reports any throttling in the interval.
-    pub fn throttled(&self) -> bool {
-        *self != ThrottleDelta::default()
-    }
-}
 
 fn u16_at(buf: &[u8], at: usize) -> u16 {
     u16::from_le_bytes([buf[at], buf[at + 1]])
@@ -80,23 +42,6 @@ pub fn parse_smart_log(buf: &[u8]) -> Option<ThermalLog> {
         tmt1_total_s: u32_at(buf, 224),
         tmt2_total_s: u32_at(buf, 228),
     })
-}
-
-impl ThermalLog {
-    /// What changed since `before` (counters that went backwards, as after a controller reset,
-    /// count as zero).
-    pub fn since(&self, before: &ThermalLog) -> ThrottleDelta {
-        ThrottleDelta {
-            tmt1_transitions: self
-                .tmt1_transitions
-                .saturating_sub(before.tmt1_transitions),
-            tmt2_transitions: self
-                .tmt2_transitions
-                .saturating_sub(before.tmt2_transitions),
-            tmt1_s: self.tmt1_total_s.saturating_sub(before.tmt1_total_s),
-            tmt2_s: self.tmt2_total_s.saturating_sub(before.tmt2_total_s),
-        }
-    }
 }
 
 /// Reads the log of NVMe controller `controller` (`"nvme0"`) through `<dev>/<controller>`;

@@ -146,8 +146,9 @@ pub fn kind_of(target: &Target, scratch: bool) -> TargetKind {
     }
 }
 
-/// Describes the target for reports: its facts and warnings, with `settings` for `duration`
-/// (the caller adds the engine and the durability).
+/// Describes the target for reports: its facts, warnings and the disk under it (link, queue
+/// limits, sensor, read once here from sysfs), with `settings` for `duration` (the caller
+/// adds the engine and the durability).
 pub fn config_report(p: &Prepared, settings: Settings, duration: Option<Duration>) -> ConfigReport {
     let t = &p.target;
     let facts = TargetFacts {
@@ -162,6 +163,7 @@ pub fn config_report(p: &Prepared, settings: Settings, duration: Option<Duration
     };
     let mut report = ConfigReport::new(facts, settings, duration);
     report.warnings = warnings(p);
+    report.disk = super::facts::DiskFacts::for_path(&crate::sys::sysfs_root(), &t.path).report();
     report
 }
 

@@ -63,6 +63,7 @@ pub fn interval(t_s: f64, elapsed_s: f64, s: Settings, iops: f64, lat_ns: u64) -
         latency_ns: l.summary(),
         service_latency_ns: l.summary(),
         left_out: LeftOut::default(),
+        temp_c: None,
     }
 }
 
@@ -92,6 +93,7 @@ pub fn run(intervals: Vec<IntervalFigures>) -> RunReport {
         writeback: None,
         interrupted_by: None,
         cpu: None,
+        why: Default::default(),
     }
 }
 
@@ -125,6 +127,8 @@ pub fn sweep(dimension: Dimension, steps: Vec<IntervalFigures>) -> SweepReport {
         partial_step: None,
         errors: Vec::new(),
         interrupted_by: None,
+        findings: vec![],
+        until_steady: vec![],
     }
 }
 
@@ -229,6 +233,8 @@ pub fn card() -> SuiteReport {
         ],
         errors: Vec::new(),
         interrupted_by: None,
+        findings: vec![],
+        until_steady: vec![],
     }
 }
 

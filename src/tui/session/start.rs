@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, anyhow};
 
 use super::Session;
-use crate::diskstats::devmap;
 use crate::engine::{DEFAULT_TICK, Engine};
 use crate::signals;
 use crate::sweep::DEFAULT_STEP_TIME;
@@ -21,6 +20,7 @@ use crate::tui::event::{Event, EventSink};
 use crate::tui::kernel::KernelSampler;
 use crate::tui::state::{App, Confirm, Picker, Preparing, Run, Screen};
 use crate::units::format_bytes;
+use crate::why::Live;
 
 impl Session {
     /// The picker when no target was given; else starts preparing the target.
@@ -207,12 +207,9 @@ impl Session {
             // -T is the step time here; the run itself goes on until quit.
             report.duration_s = None;
         }
-        let device = devmap::device_of(&target.path, Path::new("/proc"));
-        self.kernel = Some(KernelSampler::new(
-            device.clone(),
-            Path::new("/proc"),
-            &crate::sys::sysfs_root(),
-        ));
+        let live = Live::for_target(&report, &target.path, self.config.steady.params(true));
+        let device = live.device().map(str::to_string);
+        self.kernel = Some(KernelSampler::new(live));
         let mut run = Run::new(report.clone(), engine.settings(), device);
         run.step_time = self.config.duration.unwrap_or(DEFAULT_STEP_TIME);
         run.suite_timing = self.config.suite_timing;

@@ -10,6 +10,7 @@ pub mod run;
 pub mod series;
 pub mod suite;
 pub mod sweep;
+pub mod why;
 
 pub use confirm::Confirm;
 pub use picker::{Picker, PickerRow, Preparing};
@@ -17,6 +18,7 @@ pub use run::{AppRates, KernelView, Run};
 pub use series::{Series, SweepState};
 pub use suite::SuiteRun;
 pub use sweep::{SweepRun, View};
+pub use why::WhyView;
 
 use crate::render::baseline::Baseline;
 use crate::settings::Settings;

@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use super::sweep::{SweepRun, View};
+use super::why::WhyView;
 use crate::diskstats::KernelRates;
 use crate::diskstats::members::Member;
 use crate::model::{ConfigReport, RunReport};
@@ -82,6 +83,8 @@ pub struct Run {
     /// The latency pane shows the heatmap instead of the distribution (`d`).
     pub show_heatmap: bool,
     pub kernel: KernelView,
+    /// The steady state, the findings, the temperature and the link (`why`).
+    pub why: WhyView,
     /// First row of the thread table.
     pub thread_scroll: usize,
     /// An error or notice for the status line (e.g. a refused setting).
@@ -114,6 +117,7 @@ impl Run {
     /// A run screen with no data yet.
     pub fn new(info: ConfigReport, settings: Settings, kernel_device: Option<String>) -> Run {
         Run {
+            why: WhyView::new(&info),
             info,
             settings,
             focus: Knob::Threads,
@@ -175,11 +179,10 @@ impl Run {
         // A row per second of run time, with headless's half-tick of slack for timer jitter.
         self.interval_window.push(&s);
         if s.at + Duration::from_millis(50) >= self.next_interval {
-            push_bounded(
-                &mut self.intervals,
-                self.interval_window.take().figures(),
-                KEPT_INTERVALS,
-            );
+            let mut row = self.interval_window.take().figures();
+            // The last reading, taken as the screen's last second closed (at most 1 s old).
+            row.temp_c = self.why.temp_c;
+            push_bounded(&mut self.intervals, row, KEPT_INTERVALS);
             while self.next_interval <= s.at + Duration::from_millis(50) {
                 self.next_interval += INTERVAL;
             }
@@ -193,9 +196,13 @@ impl Run {
         let last = self.last.as_ref()?;
         let mut intervals: Vec<_> = self.intervals.iter().cloned().collect();
         if self.interval_window.snapshots > 0 {
-            intervals.push(self.interval_window.figures());
+            let mut row = self.interval_window.figures();
+            row.temp_c = self.why.temp_c;
+            intervals.push(row);
         }
-        Some(RunReport::new(self.info.clone(), last, intervals))
+        let mut report = RunReport::new(self.info.clone(), last, intervals);
+        report.why = self.why.report.clone();
+        Some(report)
     }
 
     /// The run's description with the settings now in force, for the fio overlay.

@@ -121,15 +121,18 @@ impl Run {
             ),
             (_, None) => ("not run yet: saved while the suite ran".to_string(), None),
         };
+        let (config, tests) = (self.suite_config(), suite.runner.card(&pending));
         Some(SuiteReport {
+            findings: crate::suite::card::findings(&config, &tests),
+            until_steady: Vec::new(),
             suite: plan.suite,
-            config: self.suite_config(),
+            config,
             passes: plan.timing.passes,
             pass_time_s: plan.timing.pass_time.as_secs_f64(),
             ramp_s: RAMP.as_secs_f64(),
             pause_s: plan.timing.pause.as_secs_f64(),
             notes: suite.notes.clone(),
-            tests: suite.runner.card(&pending),
+            tests,
             errors: self.first_errors(),
             interrupted_by,
         })

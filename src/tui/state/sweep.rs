@@ -135,11 +135,14 @@ impl Run {
         }
         .with_settings(b);
         let stopped = sweep.state != SweepState::Done && sweep.stopped_by.is_some();
+        let steps = sweep.results().to_vec();
         Some(SweepReport {
+            findings: crate::why::step_findings(&crate::why::WhyFacts::of(&config), &steps),
+            until_steady: Vec::new(),
             config,
             dimension: sweep.dimension(),
             step_time_s: sweep.step_time.as_secs_f64(),
-            steps: sweep.results().to_vec(),
+            steps,
             saturation,
             latency_curve,
             partial_step: sweep.runner.partial().filter(|_| stopped),

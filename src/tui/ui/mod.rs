@@ -19,6 +19,7 @@ mod run;
 mod setup;
 mod suite;
 mod sweep;
+mod why;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

@@ -6,7 +6,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Sparkline, Widget};
 
-use super::framed;
+use super::{framed, why};
 use crate::tui::state::Run;
 use crate::tui::widgets::Theme;
 use crate::tui::widgets::heatmap::Heatmap;
@@ -40,7 +40,24 @@ pub(super) fn draw_kernel(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer)
     };
     let block = Block::bordered().title(Span::styled(title, theme.dim()));
     let inner = framed(block, area, buf);
-    KernelPanel { view, theme }.render(inner, buf);
+    let temp = why::temp_row(&run.why, (inner.width as usize).saturating_sub(9));
+    KernelPanel { view, theme, temp }.render(inner, buf);
+}
+
+/// Draws `line` in the first row of `area` when there is one and room for a graph below it;
+/// returns the rows left.
+fn first_row(area: Rect, line: Option<Line<'static>>, buf: &mut Buffer) -> Rect {
+    match line {
+        Some(l) if area.height >= 3 => {
+            l.render(Rect { height: 1, ..area }, buf);
+            Rect {
+                y: area.y + 1,
+                height: area.height - 1,
+                ..area
+            }
+        }
+        _ => area,
+    }
 }
 
 /// The last `n` values of a history.
@@ -83,6 +100,7 @@ pub(super) fn draw_iops(
         block = block.title_top(t);
     }
     let inner = framed(block, area, buf);
+    let inner = first_row(inner, Some(why::steady_line(run, theme)), buf);
     Sparkline::default()
         .data(tail(&run.iops, inner.width as usize))
         .style(theme.graph())
@@ -95,13 +113,15 @@ pub(super) fn draw_bw(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
         |v: Option<f64>| v.map_or_else(|| "-".into(), |b| format!("{}/s", format_bytes(b as u64)));
     let block = graph_block(
         format!(
-            " bandwidth now {} · avg {} ",
+            " bandwidth now {} · avg {} {}",
             rate(seconds.now.as_ref().map(|n| n.bw_bytes_per_s)),
-            rate(seconds.avg_bw())
+            rate(seconds.avg_bw()),
+            why::ceiling_title(run)
         ),
         theme,
     );
     let inner = framed(block, area, buf);
+    let inner = first_row(inner, why::written_line(run, theme), buf);
     Sparkline::default()
         .data(tail(&run.bw, inner.width as usize))
         .style(theme.graph())

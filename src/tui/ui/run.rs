@@ -8,8 +8,8 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Widget};
 
-use super::framed;
 use super::panes::{draw_bw, draw_histogram, draw_iops, draw_kernel, draw_latency, draw_threads};
+use super::{framed, why};
 use crate::render::baseline::{Baseline, Figures};
 use crate::render::text::describe_settings;
 use crate::settings::Knob;
@@ -74,6 +74,11 @@ pub(super) fn status_line(
             vec![sep(), Span::styled(format!("errors {errors} "), err_style)],
         ),
     ];
+    if let Some(link) = why::link_part(run) {
+        parts.push((3, vec![Span::raw(link)]));
+    }
+    let (level, mark) = why::steady_mark(run, theme);
+    parts.push((level, vec![mark]));
     if !i.warnings.is_empty() {
         let text = format!("│ warnings {} ", i.warnings.len());
         parts.push((0, vec![Span::styled(text, theme.warn())]));
@@ -162,6 +167,8 @@ pub(super) fn message_line(run: &Run, theme: Theme) -> Line<'static> {
         Line::styled(s, theme.warn())
     } else if let Some(n) = &run.notice {
         Line::styled(n.clone(), theme.accent())
+    } else if let Some(f) = why::finding_line(run, theme) {
+        f
     } else if !run.info.warnings.is_empty() {
         Line::styled(
             format!("warning: {}", run.info.warnings.join("; ")),

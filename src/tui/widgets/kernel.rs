@@ -1,6 +1,7 @@
 //! The kernel's view of the device beside the app's: reads and writes per second, MB/s, queue
 //! depth, await and utilisation from /proc/diskstats, next to what diskscope itself counted
 //! over the same second. Differences are the point: merges, splits, other processes' I/O.
+//! The last row is the drive's temperature and its last minute (or why there is none).
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -14,6 +15,9 @@ use crate::units::{format_count_rate, format_latency_ns};
 pub struct KernelPanel<'a> {
     pub view: &'a KernelView,
     pub theme: Theme,
+    /// The temperature row: now (with the warning level), and the last readings; or why
+    /// there is no sensor.
+    pub temp: (String, String),
 }
 
 /// An average count of I/Os in flight: one decimal while small, whole numbers beyond.
@@ -40,7 +44,7 @@ impl Widget for KernelPanel<'_> {
         let k = v.kernel;
         let a = v.app;
         let kernel_name = v.device.as_deref().unwrap_or("n/a");
-        let rows: [(&str, String, String); 6] = [
+        let rows: [(&str, String, String); 7] = [
             ("", format!("kernel {kernel_name}"), "diskscope".into()),
             (
                 "r/s w/s",
@@ -80,6 +84,7 @@ impl Widget for KernelPanel<'_> {
                 k.map_or_else(dash, |k| format!("{:.1}", k.util_pct)),
                 dash(),
             ),
+            ("temp", self.temp.0, self.temp.1),
         ];
         let w = area.width as usize;
         let label_w = 9.min(w);
@@ -92,7 +97,13 @@ impl Widget for KernelPanel<'_> {
                 ratatui::style::Style::new()
             };
             buf.set_stringn(area.x, y, label, label_w, self.theme.dim());
-            buf.set_stringn(area.x + label_w as u16, y, kv, col.saturating_sub(1), style);
+            // A row with nothing on the app's side (the temperature's reason) spans both.
+            let kv_w = if av.is_empty() {
+                w.saturating_sub(label_w)
+            } else {
+                col.saturating_sub(1)
+            };
+            buf.set_stringn(area.x + label_w as u16, y, kv, kv_w, style);
             buf.set_stringn(area.x + (label_w + col) as u16, y, av, col, style);
         }
     }

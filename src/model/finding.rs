@@ -1,0 +1,98 @@
+//! A finding: one reason the figures look the way they do, in words, with where in the run it
+//! applies — the plain data the detectors in `findings` return and every output shows (the
+//! TUI's message line, the text summary, the card, `findings` in the JSON). The stable kind
+//! names are here so consumers can match on them.
+
+use serde::{Deserialize, Serialize};
+
+/// One reason the figures look the way they do, in words, with where in the run it applies.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Stable machine name, e.g. "link_below_max", "link_bound", "thermal_throttling",
+    /// "slowdown", "write_cache_cliff", "recovered", "queue_split", "kernel_queue",
+    /// "volatile_write_cache", "rotational_flag".
+    pub kind: String,
+    /// The sentence shown to people (TUI message line, summary, card, JSON).
+    pub text: String,
+    /// Seconds into the run where it applies, for findings in time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_s: Option<f64>,
+    /// Bytes written by then, for findings about writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_bytes: Option<u64>,
+}
+
+impl Finding {
+    /// A finding that applies to the whole run.
+    pub fn new(kind: &str, text: String) -> Finding {
+        Finding {
+            kind: kind.into(),
+            text,
+            at_s: None,
+            written_bytes: None,
+        }
+    }
+
+    /// The same finding, placed at `at_s` seconds into the run.
+    pub fn at(mut self, at_s: f64) -> Finding {
+        self.at_s = Some(at_s);
+        self
+    }
+
+    /// The same finding, with the bytes written by then.
+    pub fn written(mut self, written_bytes: u64) -> Finding {
+        self.written_bytes = Some(written_bytes);
+        self
+    }
+}
+
+/// The stable `Finding::kind` names, for consumers that match on them.
+pub mod kind {
+    /// The link trained below what both ends can do.
+    pub const LINK_BELOW_MAX: &str = "link_below_max";
+    /// A USB 2.0 (or 1.1) link, slow whatever the drive.
+    pub const LINK_USB2: &str = "link_usb2";
+    /// Measured bandwidth at the link's ceiling.
+    pub const LINK_BOUND: &str = "link_bound";
+    /// Measured bandwidth above what the link can carry: some of it never crossed it.
+    pub const ABOVE_LINK: &str = "above_link";
+    /// Throughput fell as the drive reached its warning temperature, or its log says so.
+    pub const THERMAL_THROTTLING: &str = "thermal_throttling";
+    /// A sustained drop in IOPS or bandwidth at unchanged settings.
+    pub const SLOWDOWN: &str = "slowdown";
+    /// A sustained drop in write bandwidth: the drive's fast write cache filled.
+    pub const WRITE_CACHE_CLIFF: &str = "write_cache_cliff";
+    /// The figures came back after a slowdown.
+    pub const RECOVERED: &str = "recovered";
+    /// Blocks larger than the largest request the kernel sends.
+    pub const QUEUE_SPLIT: &str = "queue_split";
+    /// More I/Os in flight than the device queue holds.
+    pub const KERNEL_QUEUE: &str = "kernel_queue";
+    /// Writes acknowledged from (or syncs flushing) the drive's volatile cache.
+    pub const VOLATILE_WRITE_CACHE: &str = "volatile_write_cache";
+    /// A device flagged rotational whose timing no spinning disk can show.
+    pub const ROTATIONAL_FLAG: &str = "rotational_flag";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_finding_serializes_plainly_and_round_trips() {
+        let whole = Finding::new(kind::LINK_BOUND, "the link is the limit".into());
+        let json = serde_json::to_string(&whole).unwrap();
+        assert_eq!(
+            json,
+            r#"{"kind":"link_bound","text":"the link is the limit"}"#
+        );
+        assert_eq!(serde_json::from_str::<Finding>(&json).unwrap(), whole);
+
+        let placed = Finding::new(kind::WRITE_CACHE_CLIFF, "fell".into())
+            .at(72.5)
+            .written(41 << 30);
+        let json = serde_json::to_string(&placed).unwrap();
+        assert!(json.contains(r#""at_s":72.5"#) && json.contains(r#""written_bytes":44023414784"#));
+        assert_eq!(serde_json::from_str::<Finding>(&json).unwrap(), placed);
+    }
+}
