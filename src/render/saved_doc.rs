@@ -223,11 +223,16 @@ pub fn read(flag: &str, path: &Path) -> Result<Saved, String> {
         return Err(format!(
             "{flag} {shown}: {}",
             if found.cut {
-                fio_json::CUT_SHORT
+                fio_json::CUT_SHORT.to_string()
+            } else if let Some(e) = &found.unreadable_keys {
+                format!("its keys cannot be read ({e}); fix the file, or save the run again")
+            } else if let Some(e) = &found.syntax_error {
+                format!("not valid JSON ({e}); fix the file, or save the run again")
             } else if found.objects.is_empty() {
-                "holds no JSON result; give a file saved with --json FILE, or fio's --output-format=json output"
+                "holds no JSON result; give a file saved with --json FILE, or fio's --output-format=json output".to_string()
             } else {
                 "not a diskscope or fio result (no total, steps, hosts or fio jobs in it)"
+                    .to_string()
             }
         ));
     };
@@ -427,6 +432,26 @@ mod tests {
             };
             assert!(err.contains(needle), "{needle} not in: {err}");
             assert!(err.starts_with("--show "), "{err}");
+            assert!(!err.contains('\n'), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_file_json_cannot_read_says_where_not_that_it_has_no_total() {
+        let good = run_json(r#""iops":1000.0"#, r#""iops":5"#);
+        // A key given twice: serde cannot say which value is meant.
+        let dup = format!("{},\"total\":{{\"ops\":1}}}}", &good[..good.len() - 1]);
+        let err = read_text(&dup).expect_err("refused");
+        assert!(err.contains("duplicate field `total`"), "{err}");
+        // NaN is not JSON: the first place the syntax breaks is named.
+        let nan = good.replace("1000.0", "NaN");
+        let err = read_text(&nan).expect_err("refused");
+        assert!(
+            err.contains("not valid JSON") && err.contains("line 1 column"),
+            "{err}"
+        );
+        for err in [read_text(&dup).unwrap_err(), read_text(&nan).unwrap_err()] {
+            assert!(!err.contains("no total"), "{err}");
             assert!(!err.contains('\n'), "{err}");
         }
     }
