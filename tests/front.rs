@@ -116,10 +116,13 @@ fn paths_that_are_not_utf8_work_everywhere_and_are_shown_losslessly() {
     assert!(out.status.success(), "{}", stderr(&out));
     let out = diskscope_os(d, &[OsStr::new("--show"), &json]);
     assert!(out.status.success(), "{}", stderr(&out));
-    // A bare --allow-write is not a path, and one that names a device may be any bytes.
+    // A bare --allow-write is not a path, and one that names what is written may be any
+    // bytes (it must name it: a directory for its scratch file here).
+    let scratch_dir = with_ff("d", "");
+    std::fs::create_dir(d.join(&scratch_dir)).unwrap();
     let mut allow = OsString::from("--allow-write=");
-    allow.push(with_ff("/dev/disk/by-label/", ""));
-    let out = run(&[&allow, OsStr::new("--read"), OsStr::new("70")]);
+    allow.push(&scratch_dir);
+    let out = run(&[&scratch_dir, &allow, OsStr::new("--read"), OsStr::new("70")]);
     assert!(out.status.success(), "{}", stderr(&out));
     // A file of hosts for --fleet too: read (the refusal that follows is about --size), and
     // an empty one is named as it is.

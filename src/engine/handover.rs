@@ -37,6 +37,14 @@ impl Worker {
         drop(self.hand_over(slot));
     }
 
+    /// Hands over what is left and marks the worker finished: its accounting is final, and
+    /// what it still frees (ring, buffers, stack) is no longer part of the run.
+    pub(super) fn finish(&mut self, slot: &WorkerSlot) {
+        self.flush(slot);
+        slot.finished
+            .store(true, std::sync::atomic::Ordering::Release);
+    }
+
     /// Hands over everything done so far (under the old generation), retires the rate
     /// timetable, and marks it all as done before `generation`, which the worker takes up.
     pub(super) fn mark_boundary(&mut self, slot: &WorkerSlot, generation: u64) {

@@ -61,8 +61,7 @@ pub fn run(slot: Arc<WorkerSlot>, control: Arc<Control>, mut io: Box<dyn BlockIo
         }
         None => run_psync(&mut w, &slot, &control, &mut *io),
     }
-    w.flush(&slot);
-    slot.finished.store(true, Release);
+    w.finish(&slot);
 }
 
 /// One I/O at a time: pread/pwrite on the worker's own descriptor.

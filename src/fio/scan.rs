@@ -78,6 +78,12 @@ pub struct Scan {
     /// Bytes parsed to find them, every attempt counted: the scan's work, at most a small
     /// multiple of the text's length.
     pub parsed_bytes: usize,
+    /// Why the first object whose keys could not be read could not (serde's words: "duplicate
+    /// field `total` at line 1 column 5000").
+    pub unreadable_keys: Option<String>,
+    /// The first place where what followed a `{` was not JSON (serde's words, with the line
+    /// and column in the text), for a file in which no result is found.
+    pub syntax_error: Option<String>,
 }
 
 /// Every top-level JSON object in `text`, skipping whatever is around and between them.
@@ -104,6 +110,8 @@ pub fn scan(text: &str) -> Scan {
                 return out;
             }
             Some(Err(e)) if e.is_data() => {
+                out.unreadable_keys
+                    .get_or_insert_with(|| at_in(text, start, &e));
                 // Valid JSON that is not a map of distinct keys: find its end all the same.
                 let mut skip = serde_json::Deserializer::from_str(rest).into_iter::<IgnoredAny>();
                 match skip.next() {
@@ -120,6 +128,8 @@ pub fn scan(text: &str) -> Scan {
                 }
             }
             Some(Err(e)) => {
+                out.syntax_error
+                    .get_or_insert_with(|| at_in(text, start, &e));
                 let failed_at = error_offset(rest, &e).max(1);
                 out.parsed_bytes += failed_at;
                 at = start + failed_at;
@@ -128,6 +138,20 @@ pub fn scan(text: &str) -> Scan {
         }
     }
     out
+}
+
+/// serde's message for an error found parsing from `start`, its line and column counted in
+/// the whole text (serde counts them from where it began).
+fn at_in(text: &str, start: usize, e: &serde_json::Error) -> String {
+    let before = &text[..start];
+    let line = before.matches('\n').count() + e.line();
+    let column = match e.line() {
+        1 => start - before.rfind('\n').map_or(0, |i| i + 1) + e.column(),
+        _ => e.column(),
+    };
+    let what = e.to_string();
+    let what = what.split(" at line ").next().unwrap_or(&what);
+    format!("{what} at line {line} column {column}")
 }
 
 /// The byte offset in `text` of the place serde_json reported `e` at (its line and column,

@@ -249,7 +249,7 @@ pub enum Located<'s> {
 }
 
 /// Finds the result in a scanned file; else why there is none, in words.
-pub fn locate(found: &Scan) -> Result<Located<'_>, &'static str> {
+pub fn locate(found: &Scan) -> Result<Located<'_>, String> {
     if found
         .objects
         .iter()
@@ -261,16 +261,23 @@ pub fn locate(found: &Scan) -> Result<Located<'_>, &'static str> {
         .objects
         .iter()
         .find_map(|o| Some((&o.span, kind_of(&o.keys?)?)));
-    match known {
-        Some((span, kind)) => Ok(Located::Diskscope(kind, span)),
-        None if found.cut => Err(fio_json::CUT_SHORT),
-        None if found.objects.is_empty() => Err(
-            "holds no JSON result; give a file saved with --json FILE, or fio's --output-format=json output",
-        ),
-        None => {
-            Err("not a diskscope or fio result (no total, steps, hosts, targets or fio jobs in it)")
-        }
-    }
+    let why = match known {
+        Some((span, kind)) => return Ok(Located::Diskscope(kind, span)),
+        None if found.cut => fio_json::CUT_SHORT.to_string(),
+        None => match (&found.unreadable_keys, &found.syntax_error) {
+            (Some(e), _) => {
+                format!("its keys cannot be read ({e}); fix the file, or save the run again")
+            }
+            (None, Some(e)) => format!("not valid JSON ({e}); fix the file, or save the run again"),
+            (None, None) if found.objects.is_empty() => "holds no JSON result; give a file saved \
+                 with --json FILE, or fio's --output-format=json output"
+                .into(),
+            (None, None) => "not a diskscope or fio result (no total, steps, hosts, targets or \
+                 fio jobs in it)"
+                .into(),
+        },
+    };
+    Err(why)
 }
 
 /// Reads the result file `path` for `flag` ("--show", "--baseline"); an error is one line
@@ -294,7 +301,216 @@ pub fn read(flag: &str, path: &Path) -> Result<Saved, String> {
         "fleet" => Saved::Fleet(Box::new(scan::parse(&text, span).map_err(unreadable)?)),
         "suite" => Saved::Suite(scan::parse(&text, span).map_err(unreadable)?),
         "sweep" => Saved::Sweep(scan::parse(&text, span).map_err(unreadable)?),
-        _ => Saved::Run(scan::parse(&text, span).map_err(unreadable)?),
+        _ => {
+            let run: SavedRun = scan::parse(&text, span).map_err(unreadable)?;
+            if let Some(what) = disagreement(&run) {
+                return Err(format!(
+                    "{flag} {shown}: its figures disagree ({what}); the file was edited or \
+                     damaged: save the run again with --json FILE"
+                ));
+            }
+            Saved::Run(run)
+        }
     };
     Ok(saved)
+}
+
+/// The first of a saved run's figures that disagrees with the others, named. diskscope
+/// writes every rate as its count over the span (`stats::snapshot::per_second`: 0 for no
+/// span), so a rate that is not, or a count that is not a count, was edited or damaged;
+/// shown or compared against, it would be a figure no run measured (a count too large for
+/// one read as 0 ops beside 421,232 IOPS). A field a file lacks (older versions) is not
+/// judged.
+fn disagreement(run: &SavedRun) -> Option<String> {
+    let t = &run.total;
+    let total = [("ops", t.ops, "iops", t.iops)];
+    let total_bytes = [("bytes", t.bytes, "bw_bytes_per_s", t.bw_bytes_per_s)];
+    rates_disagree("total", t.elapsed_s, &total)
+        .or_else(|| rates_disagree("total", t.elapsed_s, &total_bytes))
+        .or_else(|| {
+            run.threads.iter().enumerate().find_map(|(k, th)| {
+                let pair = [("ops", th.ops, "iops", th.iops)];
+                rates_disagree(&format!("threads[{k}]"), th.elapsed_s, &pair)
+            })
+        })
+}
+
+/// A number as an error names it: in full, or in exponent form where it would run on.
+fn num(x: f64) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-6..1e15).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        x.to_string()
+    }
+}
+
+/// A count, its rate and the span they share, under `at`: what disagrees, if anything.
+fn rates_disagree(
+    at: &str,
+    elapsed_s: Lenient,
+    pairs: &[(&str, Lenient, &str, Lenient)],
+) -> Option<String> {
+    let elapsed_s = elapsed_s.f64();
+    if let Some(e) = elapsed_s.filter(|e| !(e.is_finite() && *e >= 0.0)) {
+        return Some(format!("{at}.elapsed_s is {}, not a span of time", num(e)));
+    }
+    for &(count_name, count, rate_name, rate) in pairs {
+        if count != Lenient::None && count.u64().is_none() {
+            let shown = count.f64().map_or("?".into(), num);
+            let shown = count.i64().map_or(shown, |c| c.to_string());
+            return Some(format!("{at}.{count_name} is {shown}, not a count"));
+        }
+        let (Some(c), Some(e), Some(r)) = (count.u64(), elapsed_s, rate.f64()) else {
+            continue;
+        };
+        let expected = if e > 0.0 { c as f64 / e } else { 0.0 };
+        // The writer's own formula read back: equal but for the last digits printed (a NaN
+        // rate agrees with nothing).
+        let agrees = (r - expected).abs() <= 1e-6 * expected.abs().max(1.0);
+        if !agrees {
+            return Some(format!(
+                "{at}.{rate_name} is {}, but {at}.{count_name} / {at}.elapsed_s is {c} / {} = {}",
+                num(r),
+                num(e),
+                num(expected)
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run as `--json` writes it: every rate its count over the span.
+    fn run_json(total: &str, thread: &str) -> String {
+        format!(
+            r#"{{"config":{{"target":"t.img","threads":1}},"total":{{{total}}},"threads":[{{"id":0,{thread}}}]}}"#
+        )
+    }
+
+    const TOTAL: &str = r#""elapsed_s":1.0138851,"ops":427079,"bytes":1749315584,"iops":421231.8137956129,"bw_bytes_per_s":1725365509.3068304"#;
+    const THREAD: &str = r#""elapsed_s":1.0138851,"ops":427079,"iops":421231.8137956129"#;
+
+    fn read_text(text: &str) -> Result<Saved, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        std::fs::write(&path, text).unwrap();
+        read("--show", &path)
+    }
+
+    #[test]
+    fn a_run_whose_rates_are_its_counts_over_its_span_reads() {
+        let exact = format!(
+            r#""elapsed_s":1.0138851,"ops":427079,"bytes":1749315584,"iops":{},"bw_bytes_per_s":{}"#,
+            427079.0 / 1.0138851,
+            1749315584.0 / 1.0138851
+        );
+        let thread = format!(
+            r#""elapsed_s":1.0138851,"ops":427079,"iops":{}"#,
+            427079.0 / 1.0138851
+        );
+        assert!(matches!(
+            read_text(&run_json(&exact, &thread)),
+            Ok(Saved::Run(_))
+        ));
+        // Older files without the counts or the span are not judged.
+        assert!(matches!(
+            read_text(&run_json(r#""iops":1000.0"#, r#""iops":5"#)),
+            Ok(Saved::Run(_))
+        ));
+        // Nothing measured: no span, no rate.
+        assert!(matches!(
+            read_text(&run_json(
+                r#""elapsed_s":0,"ops":0,"iops":0,"bytes":0,"bw_bytes_per_s":0"#,
+                r#""ops":0"#
+            )),
+            Ok(Saved::Run(_))
+        ));
+    }
+
+    #[test]
+    fn a_run_whose_figures_disagree_is_refused_naming_them() {
+        let exact = |s: &str| {
+            s.replace("421231.8137956129", &(427079.0 / 1.0138851).to_string())
+                .replace(
+                    "1725365509.3068304",
+                    &(1749315584.0 / 1.0138851).to_string(),
+                )
+        };
+        let (total, thread) = (exact(TOTAL), exact(THREAD));
+        for (t, th, needle) in [
+            // A count too large for one, or negative: it read as 0 ops beside 421232 IOPS.
+            (
+                total.replace("427079", "1e30"),
+                thread.clone(),
+                "total.ops is 1e30",
+            ),
+            (
+                total.replace(":427079", ":-5"),
+                thread.clone(),
+                "total.ops is -5",
+            ),
+            // A rate that is not its count over the span.
+            (
+                total.replace("\"iops\":4", "\"iops\":9"),
+                thread.clone(),
+                "total.iops",
+            ),
+            (
+                total.replace("1.0138851", "0"),
+                thread.clone(),
+                "total.iops",
+            ),
+            (
+                total.replace("\"bw_bytes_per_s\":1", "\"bw_bytes_per_s\":9"),
+                thread.clone(),
+                "total.bw_bytes_per_s",
+            ),
+            (
+                total.replace("\"iops\":4", "\"iops\":\"NaN\",\"x\":4"),
+                thread.clone(),
+                "total.iops is NaN",
+            ),
+            (
+                total.clone(),
+                thread.replace(":427079", ":1"),
+                "threads[0].iops",
+            ),
+            (
+                total.replace("\"elapsed_s\":1.0138851", "\"elapsed_s\":-1"),
+                thread.clone(),
+                "total.elapsed_s is -1",
+            ),
+        ] {
+            let err = match read_text(&run_json(&t, &th)) {
+                Ok(_) => panic!("read without a word: {t} / {th}"),
+                Err(e) => e,
+            };
+            assert!(err.contains(needle), "{needle} not in: {err}");
+            assert!(err.starts_with("--show "), "{err}");
+            assert!(!err.contains('\n'), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_file_json_cannot_read_says_where_not_that_it_has_no_total() {
+        let good = run_json(r#""iops":1000.0"#, r#""iops":5"#);
+        // A key given twice: serde cannot say which value is meant.
+        let dup = format!("{},\"total\":{{\"ops\":1}}}}", &good[..good.len() - 1]);
+        let err = read_text(&dup).expect_err("refused");
+        assert!(err.contains("duplicate field `total`"), "{err}");
+        // NaN is not JSON: the first place the syntax breaks is named.
+        let nan = good.replace("1000.0", "NaN");
+        let err = read_text(&nan).expect_err("refused");
+        assert!(
+            err.contains("not valid JSON") && err.contains("line 1 column"),
+            "{err}"
+        );
+        for err in [read_text(&dup).unwrap_err(), read_text(&nan).unwrap_err()] {
+            assert!(!err.contains("no total"), "{err}");
+            assert!(!err.contains('\n'), "{err}");
+        }
+    }
 }

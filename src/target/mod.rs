@@ -24,6 +24,7 @@ pub(crate) mod loopdev;
 pub mod nvme_log;
 pub mod open;
 pub mod overlap;
+pub mod overlay;
 pub mod parent;
 pub mod parse;
 pub(crate) mod prepare;

@@ -66,7 +66,11 @@ pub fn prepare(config: &TargetRequest, progress: &mut dyn FnMut(u64, u64)) -> Re
         write,
         span,
     };
+    let named = config.allow_write.as_deref().unwrap_or_default();
     if let Some(dir) = scratch_dir(config.target.as_deref()) {
+        if write {
+            safety::check_named_write(named, &[&dir.join(SCRATCH_NAME), &dir])?;
+        }
         let size = config.size.unwrap_or(DEFAULT_SCRATCH_SIZE);
         let scratch = Scratch::prepare(&dir, SCRATCH_NAME, size, config.keep, progress, &|| {
             signals::received().is_some()
@@ -85,7 +89,9 @@ pub fn prepare(config: &TargetRequest, progress: &mut dyn FnMut(u64, u64)) -> Re
         .unwrap_or(false);
     if write && is_device {
         // Before any open for writing: named, and not mounted or held (O_EXCL checks again).
-        safety::check_device_write(path, config.allow_write.as_deref().unwrap_or_default())?;
+        safety::check_device_write(path, named)?;
+    } else if write {
+        safety::check_named_write(named, &[path])?;
     }
     let mut target = Target::open(path, spec(config.size))?;
     let claim = claim(&mut target, write)?;

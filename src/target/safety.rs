@@ -58,6 +58,39 @@ pub fn check_device_write(path: &Path, named: &OsStr) -> Result<()> {
     Ok(())
 }
 
+/// Checks that `--allow-write=NAMED`, when it names anything, names what this run writes: a
+/// regular file (`writes`: the file), or a scratch file (`writes`: the scratch file and the
+/// directory it is laid out in). A name that is something else — a disk the admin meant
+/// while the target is a file, another file — is a mistake to stop at, not a licence to
+/// write whatever TARGET is: it would destroy a file the admin did not name.
+pub fn check_named_write(named: &OsStr, writes: &[&Path]) -> Result<()> {
+    if named.is_empty() || writes.iter().any(|p| same_place(Path::new(named), p)) {
+        return Ok(());
+    }
+    let target = writes.first().map_or_else(String::new, |p| quote_path(p));
+    bail!(
+        "{target}: --allow-write names {}, not what this run writes; a file needs no name (--allow-write), or give {} as TARGET",
+        quote_path(Path::new(named)),
+        quote_path(Path::new(named))
+    )
+}
+
+/// Whether two paths name one place, the last of which may not exist yet: the same path, the
+/// same file (links resolved), or the same name in the same directory.
+fn same_place(a: &Path, b: &Path) -> bool {
+    if names_device(a.as_os_str(), b) {
+        return true;
+    }
+    let parent = |p: &Path| {
+        let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
+        std::fs::canonicalize(dir.unwrap_or(Path::new("."))).ok()
+    };
+    a.file_name().is_some()
+        && a.file_name() == b.file_name()
+        && parent(a).is_some()
+        && parent(a) == parent(b)
+}
+
 /// Refuses a write to the first `span_bytes` (`None`: all) of `path` (at `node`) when
 /// something in use sits above those bytes or shares them under another name, according to
 /// `roots`, naming the chain. Devices in the chain are asked whether someone else holds
@@ -73,6 +106,8 @@ pub fn check_not_in_use(
     let stack = Stack::read(roots, &Node::at).map_err(|e| {
         anyhow::anyhow!("{shown}: cannot check whether it is in use ({e:#}); refusing to write")
     })?;
+    // A file in an overlay mount is written in the real file of its layer.
+    let node = stack.real_node(path, node);
     let range = span_bytes.map_or(ByteRange::ALL, ByteRange::upto);
     if let Some(chain) = stack.refusal_in(node, range, &shown, &claimed_elsewhere) {
         bail!(

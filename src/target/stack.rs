@@ -1,7 +1,9 @@
 //! The storage stack around a file or block device, as one snapshot: which devices map onto
 //! which (a loop device over a file or device through its window, a partition inside its
 //! disk, an md/dm device built on its slaves), what is mounted (`proc/self/mountinfo`, by
-//! major:minor) and what is active swap (`proc/swaps`). `walk` follows these mappings to
+//! major:minor), what is active swap (`proc/swaps`), and which files are an overlay
+//! filesystem's names of real files (`overlay`: a loop device attached through an overlay is
+//! recorded on the real file of its layer). `walk` follows these mappings to
 //! decide whether a write may go ahead; this module only reads and answers questions about
 //! single nodes and edges.
 //!
@@ -19,6 +21,7 @@ use nix::libc;
 use super::discover::{DeviceInfo, Mount, Roots, discover, parse_mountinfo, unescape_octal};
 use super::loopdev::{self, Backing};
 use super::overlap::Window;
+use super::overlay::Overlays;
 
 /// What a write lands on: a file (device and inode of its filesystem) or a block device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -114,22 +117,27 @@ pub struct Stack {
     pub(crate) devs: Vec<Dev>,
     mounts: Vec<Mount>,
     swaps: Vec<Node>,
+    /// The overlay mounts, to see an overlay's file as the real file of its layer.
+    overlays: Overlays,
 }
 
 impl Stack {
     /// Reads the stack from `roots`; `identify` resolves paths named in sysfs and procfs.
     pub fn read(roots: &Roots, identify: &dyn Fn(&Path) -> Option<Node>) -> anyhow::Result<Stack> {
+        let mountinfo = roots.proc.join("self/mountinfo");
+        let mountinfo = fs::read_to_string(&mountinfo)?;
+        let mounts = parse_mountinfo(&mountinfo);
+        let overlays = Overlays::parse(&mountinfo);
         let devs = discover(roots)?
             .into_iter()
             .map(|info| Dev {
-                backing: loopdev::backing(roots, &info, identify),
+                backing: loopdev::backing(roots, &info, identify)
+                    .map(|b| real_backing(b, &overlays, identify)),
                 on_disk: partition_window(roots, &info),
                 wwid: wwid(roots, &info),
                 info,
             })
             .collect();
-        let mountinfo = roots.proc.join("self/mountinfo");
-        let mounts = parse_mountinfo(&fs::read_to_string(&mountinfo)?);
         let swaps_file = roots.proc.join("swaps");
         let swaps = match fs::read_to_string(&swaps_file) {
             Ok(text) => parse_swaps(&text)
@@ -144,7 +152,17 @@ impl Stack {
             devs,
             mounts,
             swaps,
+            overlays,
         })
+    }
+
+    /// The file or device a write to `path` (at `node`) really reaches: for a file in an
+    /// overlay mount, the real file of its layer (see `overlay`); anything else is itself.
+    pub fn real_node(&self, path: &Path, node: Node) -> Node {
+        match fs::canonicalize(path) {
+            Ok(abs) => self.overlays.real(&abs, node, &Node::at),
+            Err(_) => node,
+        }
     }
 
     /// The device at `node`, if it is a block device this snapshot knows.
@@ -190,7 +208,11 @@ impl Stack {
                 lower_shown: shown.clone(),
                 window,
             };
-            if let Some(b) = d.backing.as_ref().filter(|b| b.node == node) {
+            if let Some(b) = d
+                .backing
+                .as_ref()
+                .filter(|b| self.overlays.same_file(b.node, node))
+            {
                 out.push(edge(Link::Loop, Some(b.window)));
             }
             let Some(me) = me else { continue };
@@ -266,6 +288,21 @@ impl Dev {
     pub(crate) fn attached(&self) -> bool {
         self.backing.is_some()
     }
+}
+
+/// A loop device's backing with an overlay's file replaced by the real file of its layer,
+/// when the kernel's path still names the file the kernel holds (a renamed or deleted one
+/// keeps the kernel's node).
+fn real_backing(
+    mut b: Backing,
+    overlays: &Overlays,
+    identify: &dyn Fn(&Path) -> Option<Node>,
+) -> Backing {
+    let path = Path::new(&b.shown);
+    if matches!(b.node, Node::File { .. }) && identify(path) == Some(b.node) {
+        b.node = overlays.real(path, b.node, identify);
+    }
+    b
 }
 
 /// Where a partition lies on its disk: sysfs `start` (512-byte sectors, whatever the block

@@ -4,7 +4,7 @@
 //! a loop on a file inside a filesystem on a loop on … is followed to the bottom. Every other
 //! name of any of those bytes is then as good as written: another loop device on an
 //! overlapping window of the same file (by device and inode, so hard links, bind mounts,
-//! renamed and deleted files match), a partition over the same sectors, a holder, another
+//! renamed and deleted files match; an overlay's file as the real file of its layer), a partition over the same sectors, a holder, another
 //! path to the same disk (the same WWID, as two SCSI or NVMe paths without dm-multipath).
 //! This module walks up from the target and from every place below it, ranges in hand (see
 //! `overlap`), and refuses when any other name is mounted, swap, held, an attached loop

@@ -211,6 +211,9 @@ impl Sampler {
         self.ending = true;
         self.emit(None);
         self.out.done();
+        // Joined only after the last snapshot is out: a join frees the thread's stack, which
+        // waits for the memory-map lock that exiting workers queue for (seconds at -t 1024).
+        self.reap();
     }
 
     /// Whether the process was continued after a stop since the last look: a SIGCONT was
@@ -383,6 +386,5 @@ impl Sampler {
         {
             thread::sleep(Duration::from_millis(2));
         }
-        self.reap();
     }
 }
