@@ -130,11 +130,9 @@ impl SharedSeconds {
         while lane.second < k {
             lane.close();
         }
+        // Paused time is not running time (`Window::push` leaves it out); any I/O that
+        // completed in it still counts.
         lane.window.push(s);
-        if s.paused && s.stopped.is_none() {
-            // Paused time is not running time; any I/O that completed in it still counts.
-            lane.window.elapsed = lane.window.elapsed.saturating_sub(s.interval_elapsed);
-        }
         lane.end = Some(end);
         (end, self.ready())
     }
