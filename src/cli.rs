@@ -13,6 +13,7 @@ pub mod args;
 mod baseline;
 mod config;
 pub(crate) mod docs;
+mod fleet;
 mod plot;
 mod steady;
 mod targets;

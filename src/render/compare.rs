@@ -5,22 +5,23 @@
 //! compare with at all is `fits`, checked before anything runs. A run is also compared
 //! period by period when both went through the same settings in the same order
 //! (`compare_periods`), and every result says what made the baseline and how that differs
-//! from now (`compare_meta`).
+//! from now (`compare_meta`); those two are in `compare_story.rs`.
 
 use std::path::Path;
 
-use super::baseline::{Baseline, CardFigures, Figures, SavedPeriod, change};
+use super::baseline::{Baseline, CardFigures, Figures, change};
 use super::conditions::{Conditions, differ_line};
-use super::periods::period_words;
 use crate::fleet::hosts::Host;
-use crate::model::Meta;
 use crate::model::RunReport;
 use crate::model::fleet::{Figures as FleetFigures, FleetReport, HostState};
 use crate::model::suite::{Direction, SuiteReport};
-use crate::settings::Settings;
 use crate::stats::IntervalFigures;
 use crate::sweep::Dimension;
 use crate::units::{format_latency_ns, visible};
+
+#[path = "compare_story.rs"]
+mod story;
+pub use story::{compare_meta, compare_periods};
 
 /// The line saying what `b` measured differently from `now`, with its newline; empty
 /// when nothing recorded differs.
@@ -261,78 +262,6 @@ fn card_cell(d: Direction, now: &CardFigures, then: &CardFigures, random: bool) 
     )
 }
 
-/// A run against a saved run (`then`, the baseline `label`'s periods) period by period: a
-/// row each when both went through the same settings in the same order, else a line saying
-/// where they part (the totals are compared on their own line). `None` when neither has more
-/// than one period.
-pub fn compare_periods(label: &str, then: &[SavedPeriod], r: &RunReport) -> Option<String> {
-    let now = &r.periods.list;
-    if now.len() < 2 && then.len() < 2 {
-        return None;
-    }
-    if then.is_empty() {
-        return Some(format!(
-            "baseline {label} keeps no periods (fio's, or saved before periods): compared as totals only"
-        ));
-    }
-    let words =
-        |s: Option<Settings>| s.map_or_else(|| "merged periods".into(), |s| period_words(&s));
-    let parted = (0..now.len().max(then.len())).find(|&i| {
-        let n = now.get(i).and_then(|p| p.settings);
-        let t = then.get(i).and_then(|p| p.settings);
-        n.is_none() || n != t
-    });
-    if let Some(i) = parted {
-        let side = |s: Option<Option<Settings>>| s.map_or_else(|| "none".into(), words);
-        return Some(format!(
-            "baseline {label} went through other settings ({} periods then, {} now; period {} was {} then, {} now): compared as totals only",
-            then.len(),
-            now.len(),
-            i + 1,
-            side(then.get(i).map(|p| p.settings)),
-            side(now.get(i).map(|p| p.settings)),
-        ));
-    }
-    let mut out = format!(
-        "vs baseline {label} period by period (the same {} settings in the same order):\n",
-        now.len()
-    );
-    for (i, (n, t)) in now.iter().zip(then).enumerate() {
-        let p99 = n.latency_ns.p99 as f64;
-        out.push_str(&format!(
-            "  {:>3}  {}: IOPS {:.0} vs {:.0} ({}), p99 {} vs {} ({})\n",
-            i + 1,
-            words(n.settings),
-            n.iops,
-            t.figures.iops,
-            change(n.iops, t.figures.iops),
-            format_latency_ns(p99),
-            format_latency_ns(t.figures.p99_ns),
-            change(p99, t.figures.p99_ns)
-        ));
-    }
-    Some(out)
-}
-
-/// What made the baseline `label` (`then`) and how it differs from this result (`now`):
-/// "baseline run.json: saved by diskscope 0.1.0 on db-7 (Linux 6.1.0), started …" and, when
-/// they differ, "  different hosts: db-7 then, db-8 now" — figures from another host or
-/// version may differ for that reason alone.
-pub fn compare_meta(label: &str, then: &Meta, now: &Meta) -> String {
-    if !then.is_known() {
-        return format!(
-            "baseline {label}: nothing in it says what made it or where (fio's output, or saved before diskscope wrote meta)\n"
-        );
-    }
-    let mut out = format!("baseline {label}: saved by {}\n", then.describe());
-    for d in now.differences(then) {
-        out.push_str(&format!(
-            "  {d}: its figures may differ for that reason alone\n"
-        ));
-    }
-    out
-}
-
 /// "  (baseline 52000 IO/s, +6%)" for a sweep step, or nothing.
 pub fn compare_step(b: &Baseline, d: Dimension, r: &IntervalFigures) -> String {
     match b.step(d, d.value(&r.settings)) {
@@ -403,7 +332,10 @@ pub fn fits(b: &Baseline, wants: Wants, path: &Path) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Meta;
     use crate::model::fleet::DEFAULT_PORT;
+    use crate::render::baseline::SavedPeriod;
+    use crate::settings::Settings;
 
     fn figures(iops: f64, p99_ns: f64) -> Figures {
         Figures {
