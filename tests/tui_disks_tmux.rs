@@ -1,5 +1,6 @@
 //! End to end, several targets in a real terminal (tmux): files named on the command line
-//! open the disks screen, a slider moved there reaches every target (each opened run screen
+//! open the disks screen, `e` saves the run so far and its chart, a slider moved there
+//! reaches every target (each opened run screen
 //! shows it, and the saved JSON's final settings say so), Esc comes back from a target's run
 //! screen, and quitting prints the table; as root, two loop devices marked in the picker
 //! with space start together with Enter. Skipped with a note when tmux is not installed.
@@ -151,6 +152,28 @@ fn targets_on_the_command_line_open_the_disks_screen_and_a_slider_reaches_them_a
     for f in ["f0", "f1", "f2"] {
         assert!(screen.lines().any(|l| l.starts_with(f)), "{f}:\n{screen}");
     }
+    // `e` saves every target's run so far and its chart, and says both names.
+    // Once every target has handed over a second (before, `e` says there is nothing yet).
+    tmux.wait_for("two seconds run", |s| {
+        let elapsed = s.lines().next().and_then(|l| l.split(" │ ").nth(2));
+        elapsed.and_then(|e| e.trim_end_matches('s').parse::<f64>().ok()) >= Some(2.0)
+    });
+    tmux.keys(&["e"]);
+    let said = tmux.wait_for("the export's message", |s| s.contains("and its chart to"));
+    let saved: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("diskscope-"))
+        .collect();
+    let json = saved
+        .iter()
+        .find(|n| n.ends_with(".json"))
+        .expect("the JSON");
+    assert!(said.contains(json.as_str()), "{json}:\n{said}");
+    let svg = json.replace(".json", ".svg");
+    assert!(saved.contains(&svg), "{saved:?}");
+    let chart = std::fs::read_to_string(dir.path().join(&svg)).unwrap();
+    assert!(chart.contains("3 targets: IOPS per target"), "{svg}");
     let v = change_open_each_and_quit(&tmux, &["f0", "f1", "f2"], &dir.path().join("out.json"));
     for t in v["targets"].as_array().unwrap() {
         assert_eq!(t["final_settings"]["threads"], 2, "{}", t["name"]);

@@ -99,7 +99,7 @@ const TABLE: &[Binding<Cmd, Disks>] = &[
     ),
     Binding::always(
         &[(Key::Char('e'), Cmd::Export)],
-        "save every target's run so far as JSON in the current directory",
+        "save every target's run so far as diskscope-*.json and its chart as .svg",
     ),
     Binding::always(&[(Key::Char('?'), Cmd::Help)], "this help (any key closes)"),
     Binding::always(
@@ -144,7 +144,7 @@ const OPEN: &[Binding<Cmd, Disks>] = &[
     ),
     Binding::always(
         &[(Key::Char('e'), Cmd::Export)],
-        "save every target's run so far as JSON in the current directory",
+        "save every target's run so far as diskscope-*.json and its chart as .svg",
     ),
     Binding::always(
         &[

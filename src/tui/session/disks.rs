@@ -21,7 +21,7 @@ use crate::diskstats::{self, DiskCounters, KernelRates};
 use crate::engine::{DEFAULT_TICK, Options};
 use crate::model::disks::{DisksConfig, DisksReport};
 use crate::model::latency_basis;
-use crate::render::export::{Export, write_export};
+use crate::render::export::{Export, write_export, write_export_chart};
 use crate::signals;
 use crate::stats::Snapshot;
 use crate::target::prepare::{Prepared, TargetRequest};
@@ -209,22 +209,7 @@ impl Session {
             Action::Export if d.rows.iter().any(|r| r.run.last.is_none()) => {
                 d.message = Some("nothing to save yet: not every target has a snapshot".into());
             }
-            Action::Export => {
-                let saved = ds.report(d).and_then(|r| {
-                    write_export(
-                        Path::new("."),
-                        &Export::Disks(Box::new(r)),
-                        SystemTime::now(),
-                    )
-                });
-                d.message = Some(match saved {
-                    Ok(path) => format!(
-                        "saved every target's run so far to {}",
-                        crate::target::shell::quote_path(&path)
-                    ),
-                    Err(e) => format!("{e:#}"),
-                });
-            }
+            Action::Export => d.message = Some(export(ds, d)),
             Action::Quit => {
                 d.stopping = true;
                 ds.shared.close();
@@ -362,5 +347,29 @@ impl DisksSession {
         };
         report.stamp(self.meta.clone());
         Ok(report)
+    }
+}
+
+/// `e`: every target's run so far as JSON in the current directory and its chart beside it;
+/// what was saved, or why not, in words.
+fn export(ds: &DisksSession, d: &Disks) -> String {
+    let export = match ds.report(d) {
+        Ok(r) => Export::Disks(Box::new(r)),
+        Err(e) => return format!("{e:#}"),
+    };
+    let path = match write_export(Path::new("."), &export, SystemTime::now()) {
+        Ok(path) => path,
+        Err(e) => return format!("{e:#}"),
+    };
+    let saved = format!(
+        "saved every target's run so far to {}",
+        crate::target::shell::quote_path(&path)
+    );
+    match write_export_chart(&path, &export) {
+        Ok(svg) => format!(
+            "{saved} and its chart to {}",
+            crate::target::shell::quote_path(&svg)
+        ),
+        Err(e) => format!("{saved}; the chart was not saved: {e:#}"),
     }
 }
