@@ -301,7 +301,7 @@ pub fn outliers_line(r: &DisksReport) -> String {
 }
 
 /// Each target alone beside all together, and the sums.
-fn alone_together(r: &DisksReport, alone: &[crate::model::disks::AloneRun]) -> String {
+pub(super) fn alone_together(r: &DisksReport, alone: &[crate::model::disks::AloneRun]) -> String {
     let mut out = String::from("alone, then all together (cumulative over each phase):\n");
     let w = alone
         .iter()

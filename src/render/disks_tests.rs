@@ -20,7 +20,7 @@ fn latency(p99_ns: u64) -> LatencySummary {
     }
 }
 
-fn target(name: &str, iops: f64, below: Option<f64>) -> TargetRun {
+pub(crate) fn target(name: &str, iops: f64, below: Option<f64>) -> TargetRun {
     let mut run = RunReport::example();
     let ops = (iops * 10.0) as u64;
     run.total.elapsed_s = 10.0;
