@@ -12,11 +12,17 @@
 //! real running time. Paused time is not running time: a paused interval adds its counts
 //! (normally none) but not its length. Nothing is dropped, so each target's rows add up to
 //! its totals. It reads no clock itself: the hand-over time comes with each snapshot.
+//!
+//! Each lane also follows its target's periods (`stats::PeriodTracker`): where one begins (a
+//! settings change, a pause, a resume) the lane's row is cut and its seconds are counted
+//! again from there, as a single run's rows are, so no row of any target mixes two settings
+//! and each row names its period. Every engine sees a slider's change within one sampling
+//! tick of the others, so the rows still line up to within one tick.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use crate::stats::{Snapshot, Window};
+use crate::stats::{Began, Boundary, PeriodTracker, Snapshot, Window};
 
 /// Length of a shared second.
 pub const SECOND: Duration = Duration::from_secs(1);
@@ -70,6 +76,8 @@ pub struct Second {
     pub index: u64,
     pub windows: Vec<Window>,
     pub ends: Vec<Option<Duration>>,
+    /// Per target, the id of the period its window belongs to (`PeriodTracker::current_id`).
+    pub periods: Vec<Option<usize>>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -79,16 +87,43 @@ struct Lane {
     end: Option<Duration>,
     /// The second the window is filling (1-based).
     second: u64,
-    /// Closed windows not yet handed out, oldest first.
-    closed: VecDeque<(u64, Window, Option<Duration>)>,
+    /// Closed windows not yet handed out, oldest first, with their period's id.
+    closed: VecDeque<(u64, Window, Option<Duration>, usize)>,
     done: bool,
+    /// The target's periods, and the id of the one the open window belongs to.
+    periods: PeriodTracker,
+    period: usize,
+    /// Where the lane's seconds are counted from (the group-clock start of its period), and
+    /// the row that period began in.
+    base: Duration,
+    base_second: u64,
 }
 
 impl Lane {
     fn close(&mut self) {
         let w = self.window.take();
-        self.closed.push_back((self.second, w, self.end.take()));
+        self.closed
+            .push_back((self.second, w, self.end.take(), self.period));
         self.second += 1;
+    }
+
+    /// Follows `s` (ending at `end` on the group's clock) into the lane's periods; where a
+    /// period begins or pauses, the row in progress closes and seconds count from there.
+    fn follow(&mut self, s: &Snapshot, end: Duration) {
+        let boundary = self.periods.push(s);
+        // A reset is cut by `SharedSeconds::reset`; the start needs no cut.
+        let cuts = matches!(
+            boundary,
+            Boundary::Pauses | Boundary::Begins(Began::Change | Began::Resume)
+        );
+        if cuts {
+            if self.window.snapshots > 0 {
+                self.close();
+            }
+            self.base = end.saturating_sub(s.interval_elapsed);
+            self.base_second = self.second;
+        }
+        self.period = self.periods.current_id();
     }
 }
 
@@ -108,6 +143,7 @@ impl SharedSeconds {
     pub fn new(clock: Clock, targets: usize) -> SharedSeconds {
         let lane = Lane {
             second: 1,
+            base_second: 1,
             ..Lane::default()
         };
         SharedSeconds {
@@ -123,7 +159,8 @@ impl SharedSeconds {
     pub fn push(&mut self, i: usize, s: &Snapshot, received: Instant) -> (Duration, Vec<Second>) {
         let end = self.clock.end_of(i, s, received);
         let lane = &mut self.lanes[i];
-        let mut k = second_of(end);
+        lane.follow(s, end);
+        let mut k = lane.base_second + second_of(end.saturating_sub(lane.base)) - 1;
         if self.closing {
             k = k.min(lane.second);
         }
@@ -135,6 +172,11 @@ impl SharedSeconds {
         lane.window.push(s);
         lane.end = Some(end);
         (end, self.ready())
+    }
+
+    /// Target `i`'s periods so far.
+    pub fn periods(&self, i: usize) -> &PeriodTracker {
+        &self.lanes[i].periods
     }
 
     /// No new second opens from now on (the engines are being stopped).
@@ -185,17 +227,20 @@ impl SharedSeconds {
                 index: k,
                 windows: Vec::with_capacity(self.lanes.len()),
                 ends: Vec::with_capacity(self.lanes.len()),
+                periods: Vec::with_capacity(self.lanes.len()),
             };
             for lane in &mut self.lanes {
                 match lane.closed.front() {
                     Some((s, ..)) if *s == k => {
-                        let (_, w, end) = lane.closed.pop_front().unwrap_or_default();
+                        let (_, w, end, period) = lane.closed.pop_front().unwrap_or_default();
                         second.windows.push(w);
                         second.ends.push(end);
+                        second.periods.push(Some(period));
                     }
                     _ => {
                         second.windows.push(Window::default());
                         second.ends.push(None);
+                        second.periods.push(None);
                     }
                 }
             }

@@ -135,3 +135,41 @@ fn a_reset_forgets_what_was_not_handed_out_and_numbering_goes_on() {
     // Second 2 after the reset: only what came after it (1.6 … 2.0 s).
     assert_eq!(out[0].windows[0].counts.ops, 5);
 }
+
+#[test]
+fn a_settings_change_cuts_the_row_so_no_row_mixes_two_settings() {
+    // A slider moved at 1.45 s: the old setting's 0.45 s make a row of their own, and the
+    // new setting's seconds count from the change, each row naming its period.
+    let origin = Instant::now();
+    let ms = Duration::from_millis;
+    let mut s = SharedSeconds::new(Clock::new(origin, 1), 1);
+    let mut out = Vec::new();
+    for n in 1..=35u64 {
+        let mut sn = snap(n * 100, 1);
+        if n > 14 {
+            sn.settings.threads = 2;
+        }
+        out.extend(s.push(0, &sn, origin + ms(n * 100)).1);
+    }
+    out.extend(s.done(0));
+    for second in &out {
+        assert!(!second.windows[0].mixed_settings, "second {}", second.index);
+    }
+    let rows: Vec<(u64, Option<usize>)> = out
+        .iter()
+        .map(|s| (s.windows[0].counts.ops, s.periods[0]))
+        .collect();
+    // 1.0 s, 0.4 s under T1; then 1.45 … 2.45 s, 2.45 … 3.45 s and the last 0.05 s
+    // (after the slack) under T2.
+    assert_eq!(
+        rows,
+        [
+            (10, Some(0)),
+            (4, Some(0)),
+            (10, Some(1)),
+            (10, Some(1)),
+            (1, Some(1))
+        ]
+    );
+    assert_eq!(s.periods(0).report().list.len(), 2);
+}

@@ -11,7 +11,7 @@ use super::clock::Second;
 use crate::findings::{Finding, outliers};
 use crate::model::disks::{Aggregate, KernelCount, TargetRun};
 use crate::model::{ConfigReport, RunReport};
-use crate::stats::{Counts, IntervalFigures, Latency, LeftOut, Snapshot, Window};
+use crate::stats::{Counts, IntervalFigures, Latency, LeftOut, PeriodTracker, Snapshot, Window};
 
 /// Who a target is, for tables and reports.
 #[derive(Debug, Clone)]
@@ -63,12 +63,15 @@ impl Collector {
             .windows
             .iter()
             .zip(&s.ends)
-            .map(|(w, end)| {
+            .zip(&s.periods)
+            .map(|((w, end), period)| {
                 (w.snapshots > 0).then(|| {
                     let mut f = w.figures();
                     if let Some(end) = end {
                         f.t_s = end.as_secs_f64();
                     }
+                    // The period's id for now; `finish` turns it into its index.
+                    f.period = *period;
                     f
                 })
             })
@@ -92,9 +95,29 @@ impl Collector {
         *self = Collector::new(self.targets.len(), self.max_rows);
     }
 
-    /// Target `i`'s rows so far.
+    /// Target `i`'s rows so far (each row's `period` the id of its period).
     pub fn rows(&self, i: usize) -> Vec<IntervalFigures> {
         self.targets[i].rows.iter().cloned().collect()
+    }
+
+    /// Target `i`'s report: its rows, each naming its period by index in `periods` (none
+    /// where the period went with a reset), and those periods.
+    fn run(
+        &self,
+        i: usize,
+        config: ConfigReport,
+        last: &Snapshot,
+        periods: Option<&PeriodTracker>,
+    ) -> RunReport {
+        let mut rows = self.rows(i);
+        for r in &mut rows {
+            r.period = r.period.zip(periods).and_then(|(id, p)| p.index_of(id));
+        }
+        let run = RunReport::new(config, last, rows);
+        match periods {
+            Some(p) => run.with_periods(p.report()),
+            None => run,
+        }
     }
 
     /// The report's per-target runs and aggregate, from each target's last snapshot (`None`
@@ -113,7 +136,12 @@ impl Collector {
                 device: id.device.clone(),
                 kernel: end.kernel.get(i).copied().flatten(),
                 below_median_pct: None,
-                run: RunReport::new(id.config.clone(), last, self.rows(i)),
+                run: self.run(
+                    i,
+                    id.config.clone(),
+                    last,
+                    end.periods.get(i).copied().flatten(),
+                ),
             });
         }
         let iops: Vec<Option<f64>> = targets.iter().map(|t| Some(t.run.total.iops)).collect();
@@ -159,6 +187,8 @@ impl Collector {
 pub struct Finish<'a> {
     pub identities: &'a [Identity],
     pub lasts: Vec<Option<&'a Snapshot>>,
+    /// Each target's periods (`SharedSeconds::periods`).
+    pub periods: Vec<Option<&'a PeriodTracker>>,
     pub kernel: Vec<Option<KernelCount>>,
     pub outlier_pct: f64,
     pub cpu_busy_pct: Option<f64>,

@@ -54,6 +54,7 @@ fn finish(c: &Collector, lasts: &[Snapshot]) -> Report {
     c.finish(&Finish {
         identities: &ids,
         lasts: lasts.iter().map(Some).collect(),
+        periods: vec![None; 3],
         kernel: vec![None; 3],
         outlier_pct: 20.0,
         cpu_busy_pct: Some(12.0),
@@ -118,6 +119,7 @@ fn a_target_without_a_snapshot_is_an_error_naming_it() {
         .finish(&Finish {
             identities: &ids,
             lasts: vec![Some(&lasts[0]), None, Some(&lasts[2])],
+            periods: vec![None; 3],
             kernel: vec![None; 3],
             outlier_pct: 20.0,
             cpu_busy_pct: None,

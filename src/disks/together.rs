@@ -139,7 +139,7 @@ pub fn run(
         }
     }
     group.join();
-    before.phase(members, &collector, &lasts, plan.outlier_pct)
+    before.phase(members, (&collector, &shared), &lasts, plan.outlier_pct)
 }
 
 /// What is read around a phase: the kernel's counters of every device, the machine's CPU
@@ -163,7 +163,7 @@ impl Readings {
     fn phase(
         self,
         members: &[&Member],
-        collector: &Collector,
+        (collector, shared): (&Collector, &SharedSeconds),
         lasts: &[Option<Snapshot>],
         outlier_pct: f64,
     ) -> Result<Phase, String> {
@@ -180,6 +180,9 @@ impl Readings {
         let report = collector.finish(&Finish {
             identities: &identities,
             lasts: lasts.iter().map(Option::as_ref).collect(),
+            periods: (0..members.len())
+                .map(|i| Some(shared.periods(i)))
+                .collect(),
             kernel,
             outlier_pct,
             cpu_busy_pct,

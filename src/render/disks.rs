@@ -259,6 +259,17 @@ pub fn summary(r: &DisksReport) -> String {
         let _ = writeln!(out, "{}", aggregate_line(r));
         let _ = writeln!(out, "{}", outliers_line(r));
     }
+    // Which target's I/Os failed or came back short (exit status 3 says only that some did).
+    for t in r.targets.iter().filter(|t| t.run.had_io_errors()) {
+        let c = &t.run.total.counts;
+        let (failed, short) = (c.errors, c.short_ios);
+        let _ = writeln!(
+            out,
+            "{}: not counted as ops: {failed} failed, {short} short",
+            t.name
+        );
+        super::text::error_lines(&mut out, &t.run.errors);
+    }
     for f in &r.findings {
         let _ = writeln!(out, "  {}", f.text);
     }
@@ -301,7 +312,7 @@ pub fn outliers_line(r: &DisksReport) -> String {
 }
 
 /// Each target alone beside all together, and the sums.
-fn alone_together(r: &DisksReport, alone: &[crate::model::disks::AloneRun]) -> String {
+pub(super) fn alone_together(r: &DisksReport, alone: &[crate::model::disks::AloneRun]) -> String {
     let mut out = String::from("alone, then all together (cumulative over each phase):\n");
     let w = alone
         .iter()

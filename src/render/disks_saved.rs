@@ -6,8 +6,9 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use super::disks::{Totals, kernel_cell, table_lines};
+use super::disks::{Totals, alone_together, kernel_cell, table_lines};
 use super::text::describe_settings;
+use crate::model::disks::DisksReport;
 use crate::settings::Settings;
 use crate::units::{format_bytes, format_latency_ns, format_seconds};
 
@@ -60,20 +61,38 @@ pub fn saved(v: &Value) -> String {
         .collect();
     let settings = serde_json::from_value::<Settings>(d.clone())
         .map_or_else(|_| "settings not saved".into(), |s| describe_settings(&s));
+    // A run in the TUI has no set time (null): it ran until stopped, as its live header said.
     let _ = writeln!(
         out,
         "{} targets: {}; {settings} on each, {}",
         names.len(),
         names.join(" "),
-        format_seconds(f64_at(d, &["duration_s"])),
+        d["duration_s"]
+            .as_f64()
+            .map_or("until stopped".into(), format_seconds),
     );
+    if let Some(sig) = v["interrupted_by"].as_str() {
+        let _ = writeln!(out, "(stopped early by {sig})");
+    }
+    // After `--each-then-all`, the table of alone beside together the run printed (from a
+    // file this version reads whole), and the targets' table is the together phase's.
+    let whole = serde_json::from_value::<DisksReport>(v.clone()).ok();
+    let alone = whole.as_ref().and_then(|r| Some((r, r.alone.as_deref()?)));
+    if let Some((r, alone)) = alone {
+        out.push_str(&alone_together(r, alone));
+    }
     let targets: Vec<Totals> = v["targets"]
         .as_array()
         .into_iter()
         .flatten()
         .map(totals)
         .collect();
-    let _ = writeln!(out, "each target (cumulative over its run):");
+    let what = if alone.is_some() || v["alone"].is_array() {
+        "all together"
+    } else {
+        "each target"
+    };
+    let _ = writeln!(out, "{what} (cumulative over its run):");
     out.push_str(&table_lines(&targets));
     let a = &v["aggregate"];
     let _ = writeln!(
@@ -136,6 +155,34 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("all 3: 25800 IOPS"), "{text}");
+        // A TUI run kept when its terminal went away: no set time, and the signal said.
+        let mut v = v;
+        v["disks"]["duration_s"] = Value::Null;
+        v["interrupted_by"] = "SIGHUP".into();
+        let text = saved(&v);
+        assert!(text.contains("T4 on each, until stopped\n"), "{text}");
+        assert!(text.contains("(stopped early by SIGHUP)\n"), "{text}");
+        // After --each-then-all, the alone/together table the run printed, and the targets'
+        // table named as the together phase's.
+        let mut r = report;
+        r.disks.each_then_all = true;
+        r.alone = Some(
+            ["loop1", "loop2", "loop3"]
+                .iter()
+                .map(|n| crate::model::disks::AloneRun {
+                    target: crate::render::disks::tests::target(n, 20_000.0, None),
+                    cpu_busy_pct: Some(40.0),
+                })
+                .collect(),
+        );
+        let text = saved(&serde_json::to_value(&r).unwrap());
+        let printed = crate::render::disks::summary(&r);
+        let table: Vec<&str> = printed.lines().take(5).collect();
+        assert!(text.contains(&table.join("\n")), "{text}");
+        assert!(
+            text.contains("all together (cumulative over its run):"),
+            "{text}"
+        );
         // Nothing in it: still a sentence per part, no panic.
         assert!(saved(&Value::Null).contains("0 targets"));
     }

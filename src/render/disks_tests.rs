@@ -20,7 +20,7 @@ fn latency(p99_ns: u64) -> LatencySummary {
     }
 }
 
-fn target(name: &str, iops: f64, below: Option<f64>) -> TargetRun {
+pub(crate) fn target(name: &str, iops: f64, below: Option<f64>) -> TargetRun {
     let mut run = RunReport::example();
     let ops = (iops * 10.0) as u64;
     run.total.elapsed_s = 10.0;
@@ -291,4 +291,28 @@ fn a_baseline_compares_target_by_target_or_each_against_a_run() {
         ),
         "{text}"
     );
+}
+
+#[test]
+fn the_summary_names_the_target_whose_ios_failed_or_came_back_short() {
+    // A file target truncated under the run: exit status 3, and the summary must say which
+    // target and what the first short read was, as a single run's summary does.
+    let mut r = example();
+    r.targets[1].run.total.counts.short_ios = 1028622;
+    r.targets[1].run.errors = vec![crate::stats::IoErrorRecord {
+        thread: 0,
+        op: "read",
+        offset: 248852480,
+        errno: None,
+        message: "short read: 0 of 4096 bytes".into(),
+    }];
+    let text = summary(&r);
+    let name = &r.targets[1].name;
+    assert!(
+        text.contains(&format!(
+            "{name}: not counted as ops: 0 failed, 1028622 short\n  thread 0 read at offset 248852480: short read: 0 of 4096 bytes\n"
+        )),
+        "{text}"
+    );
+    assert_eq!(text.matches("not counted as ops").count(), 1, "{text}");
 }

@@ -166,9 +166,13 @@ pub fn sata_max_from_identify(text: &str) -> Option<u64> {
 }
 
 /// A decimal number of giga-units as mega-units: `"8.0"` → 8,000, `"22.5"` → 22,500.
+/// `"8.0"` → 8,000; `None` for what is no rate: not a number, zero or below, smaller than
+/// the thousandth it is kept in, or too large for it (`as u64` would saturate to a made-up
+/// 18446744073709552.0 GT/s).
 fn mega(num: &str) -> Option<u64> {
     let value: f64 = num.parse().ok()?;
-    (value.is_finite() && value > 0.0).then(|| (value * 1000.0).round() as u64)
+    let milli = (value * 1000.0).round();
+    (milli.is_finite() && milli >= 1.0 && milli < u64::MAX as f64).then_some(milli as u64)
 }
 
 #[cfg(test)]
@@ -268,6 +272,11 @@ garbage line
         assert_eq!(parse_pcie_speed("8.0 GT/s PCIe\n"), Some(8_000));
         assert_eq!(parse_pcie_speed("8 GT/s"), Some(8_000));
         assert_eq!(parse_pcie_speed("64.0 GT/s PCIe"), Some(64_000));
+        // Garbage is no rate, not a saturated or rounded-away guess.
+        assert_eq!(parse_pcie_speed("99999999999999999999999 GT/s PCIe"), None);
+        assert_eq!(parse_pcie_speed("0.0001 GT/s PCIe"), None);
+        assert_eq!(parse_pcie_speed("inf GT/s PCIe"), None);
+        assert_eq!(parse_sata_speed("1e30 Gbps"), None);
         assert_eq!(parse_pcie_speed("Unknown"), None);
         assert_eq!(parse_pcie_speed("Unknown speed"), None);
         assert_eq!(parse_pcie_speed("133 MHz PCI-X 533"), None);

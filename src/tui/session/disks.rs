@@ -329,6 +329,9 @@ impl DisksSession {
             .finish(&Finish {
                 identities: &self.identities,
                 lasts: d.rows.iter().map(|r| r.run.last.as_ref()).collect(),
+                periods: (0..self.identities.len())
+                    .map(|i| Some(self.shared.periods(i)))
+                    .collect(),
                 kernel,
                 outlier_pct: self.config.outlier_pct,
                 cpu_busy_pct,
