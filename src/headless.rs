@@ -116,8 +116,9 @@ pub fn run(
         }
         stop || steady_end
     });
-    // The last row: the final second, or the part of one before a signal.
-    if window.snapshots > 0 {
+    // The last row: the final second, or the part of one before a signal; after
+    // `--until-steady`, what came as the engine stopped joins the row that ended it.
+    if !rows.release(&mut window, &mut out) && window.snapshots > 0 {
         let run_s = last
             .as_ref()
             .map_or(0.0, |s| s.at.saturating_sub(stopped).as_secs_f64());

@@ -575,6 +575,13 @@ fn until_steady_ends_the_run_once_steady_and_quotes_the_steady_window() {
     let until = &json["until_steady"];
     assert_eq!(until["settled"], true, "{until}");
     assert_eq!(until["max_s"], 60.0);
+    // The row whose judging ended the run took in what came as the engine stopped: no sliver
+    // of a row at the end, and the rows still add up to the total.
+    let rows = json["intervals"].as_array().unwrap();
+    let tail_s = rows.last().unwrap()["elapsed_s"].as_f64().unwrap();
+    assert!(tail_s >= 0.5, "a last row of {tail_s} s");
+    let ops: u64 = rows.iter().map(|r| r["ops"].as_u64().unwrap()).sum();
+    assert_eq!(ops, json["total"]["ops"].as_u64().unwrap());
     let s = &json["steady_state"];
     let mean = s["mean_iops"].as_f64().unwrap();
     assert!((mean - 400.0).abs() < 20.0, "{s}");

@@ -13,7 +13,7 @@ use crate::render::compare::compare_step;
 use crate::render::{csv, sweep as sweep_text, text, why as why_text};
 use crate::stats::{IntervalFigures, PeriodTracker, Snapshot, Window};
 use crate::sweep::SweepRunner;
-use crate::why::Live;
+use crate::why::{Live, News};
 
 /// The one-second rows of a run: printed as they close, kept for the report, and each read
 /// beside the target's second and fed to the run's `why`.
@@ -25,6 +25,9 @@ pub(super) struct Rows {
     pub periods: PeriodTracker,
     /// The period of the row being gathered (a row never spans two).
     row_period: usize,
+    /// The row whose judging ended the run (`--until-steady`), held back so that what the
+    /// engine does while it stops joins it instead of printing as a sliver of a row.
+    held: Option<(Window, IntervalFigures, News)>,
 }
 
 impl Rows {
@@ -35,6 +38,7 @@ impl Rows {
             live,
             periods: PeriodTracker::default(),
             row_period: 0,
+            held: None,
         }
     }
 
@@ -68,16 +72,44 @@ impl Rows {
         run_s: f64,
         last: bool,
     ) -> bool {
+        self.release(&mut Window::default(), out);
         let w = window.take();
         let mut row = IntervalFigures {
             period: Some(self.row_period),
             ..w.figures()
         };
         let news = self.live.on_row_judged(&mut row, &w.latency, !last);
+        let end = self.live.should_end(run_s);
+        if end && !last {
+            self.held = Some((w, row, news));
+        } else {
+            self.keep(row, &news, out);
+        }
+        end
+    }
+
+    /// Prints and keeps the row held when `--until-steady` ended the run, with `tail` (what
+    /// came after it, as the engine stopped) joined to it; returns false when none was held.
+    pub fn release(&mut self, tail: &mut Window, out: &mut output::Stdout) -> bool {
+        let Some((mut w, judged, news)) = self.held.take() else {
+            return false;
+        };
+        w.absorb(tail.take());
+        let row = IntervalFigures {
+            period: judged.period,
+            temp_c: judged.temp_c,
+            ..w.figures()
+        };
+        self.keep(row, &news, out);
+        true
+    }
+
+    /// Prints `row` (and what was found with it) as the output asks, and keeps it.
+    fn keep(&mut self, row: IntervalFigures, news: &News, out: &mut output::Stdout) {
         match self.output {
             Output::Text => {
                 let _ = writeln!(out, "{}", text::interval_line(&row));
-                for line in why_text::news_lines(&news) {
+                for line in why_text::news_lines(news) {
                     let _ = writeln!(out, "{line}");
                 }
             }
@@ -88,7 +120,6 @@ impl Rows {
         }
         let _ = out.flush();
         self.intervals.push(row);
-        self.live.should_end(run_s)
     }
 }
 
