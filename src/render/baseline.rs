@@ -70,6 +70,9 @@ pub enum Baseline {
         targets: Vec<(String, Figures)>,
         aggregate: Figures,
         conditions: Conditions,
+        /// The most periods any of its targets went through (settings changed live, a
+        /// pause): above one, its totals mix settings.
+        periods: usize,
     },
 }
 

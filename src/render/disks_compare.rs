@@ -41,12 +41,32 @@ pub(super) fn baseline_of(label: String, v: &Value) -> Baseline {
         serde_json::from_value(v["targets"][0]["config"].clone()).unwrap_or_default();
     let mut conditions = saved_conditions(&config);
     conditions.target = None;
+    let periods = v["targets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| Some(t["periods"].as_array()?.len()))
+        .max()
+        .unwrap_or(0);
     Baseline::Disks {
         label,
         targets,
         aggregate: figures(&v["aggregate"]).unwrap_or(zero),
         conditions,
+        periods,
     }
+}
+
+/// The line saying the totals compared mix settings, when the baseline's targets (`then`
+/// periods at most) or this run's (`now`) went through more than one period.
+fn mixed(label: &str, then: usize, now: usize) -> Option<String> {
+    (then > 1 || now > 1).then(|| {
+        format!(
+            "baseline {label} went through {then} periods on a target (settings changed live, \
+             or a pause), this run {now}: the totals below mix them; compare runs of one \
+             setting for a like-with-like figure"
+        )
+    })
 }
 
 /// "IOPS 1100 vs 1000 (+10%), p99 180 µs vs 200 µs (-10%)".
@@ -90,8 +110,13 @@ pub fn compare(b: &Baseline, r: &DisksReport) -> String {
             label,
             targets,
             aggregate,
+            periods,
             ..
         } => {
+            let now_periods = r.targets.iter().map(|t| t.run.periods.list.len()).max();
+            if let Some(line) = mixed(label, *periods, now_periods.unwrap_or(0)) {
+                let _ = writeln!(out, "{line}");
+            }
             let _ = writeln!(out, "vs baseline {label}, target by target:");
             for (name, f) in &now {
                 let line = match targets.iter().find(|(n, _)| n == name) {

@@ -294,6 +294,29 @@ fn a_baseline_compares_target_by_target_or_each_against_a_run() {
 }
 
 #[test]
+fn a_baseline_whose_targets_changed_settings_says_its_totals_mix_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut before = serde_json::to_value(example()).unwrap();
+    before["targets"][0]["periods"] = serde_json::json!([{}, {}, {}]);
+    let path = dir.path().join("story.json");
+    std::fs::write(&path, before.to_string()).unwrap();
+    let text = compare(&Baseline::load(&path).unwrap(), &example());
+    assert!(
+        text.starts_with("baseline story.json went through 3 periods on a target"),
+        "{text}"
+    );
+    assert!(
+        text.contains("this run 0: the totals below mix them"),
+        "{text}"
+    );
+    // A baseline of one setting against a run of one: no such line.
+    let plain = dir.path().join("plain.json");
+    std::fs::write(&plain, serde_json::to_string(&example()).unwrap()).unwrap();
+    let text = compare(&Baseline::load(&plain).unwrap(), &example());
+    assert!(text.starts_with("vs baseline plain.json"), "{text}");
+}
+
+#[test]
 fn the_summary_names_the_target_whose_ios_failed_or_came_back_short() {
     // A file target truncated under the run: exit status 3, and the summary must say which
     // target and what the first short read was, as a single run's summary does.
