@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::baseline::{Baseline, Figures, change, saved_conditions};
 use super::saved_doc::SavedConfig;
 use crate::model::disks::DisksReport;
+use crate::stats::LatencySummary;
 use crate::units::format_latency_ns;
 
 fn figures(v: &Value) -> Option<Figures> {
@@ -82,6 +83,16 @@ fn versus(now: &Figures, then: &Figures) -> String {
     )
 }
 
+/// The figures a baseline compares, of a rate pair and its latency.
+fn measured(iops: f64, bw_bytes_per_s: f64, latency_ns: &LatencySummary) -> Figures {
+    Figures {
+        iops,
+        bw_bytes_per_s,
+        p50_ns: latency_ns.p50 as f64,
+        p99_ns: latency_ns.p99 as f64,
+    }
+}
+
 /// The lines comparing `r` with `b`: a line per target, then all of them.
 pub fn compare(b: &Baseline, r: &DisksReport) -> String {
     let now: Vec<(&str, Figures)> = r
@@ -89,12 +100,7 @@ pub fn compare(b: &Baseline, r: &DisksReport) -> String {
         .iter()
         .map(|t| {
             let total = &t.run.total;
-            let f = Figures {
-                iops: total.iops,
-                bw_bytes_per_s: total.bw_bytes_per_s,
-                p50_ns: total.latency_ns.p50 as f64,
-                p99_ns: total.latency_ns.p99 as f64,
-            };
+            let f = measured(total.iops, total.bw_bytes_per_s, &total.latency_ns);
             (t.name.as_str(), f)
         })
         .collect();
@@ -126,12 +132,7 @@ pub fn compare(b: &Baseline, r: &DisksReport) -> String {
                 let _ = writeln!(out, "  {name:<width$} {line}");
             }
             let a = &r.aggregate;
-            let all = Figures {
-                iops: a.iops,
-                bw_bytes_per_s: a.bw_bytes_per_s,
-                p50_ns: a.latency_ns.p50 as f64,
-                p99_ns: a.latency_ns.p99 as f64,
-            };
+            let all = measured(a.iops, a.bw_bytes_per_s, &a.latency_ns);
             let _ = writeln!(out, "  {:<width$} {}", "all", versus(&all, aggregate));
             let missing: Vec<&str> = targets
                 .iter()
