@@ -6,89 +6,16 @@
 //! with space start together with Enter. Skipped with a note when tmux is not installed.
 
 mod common;
+mod tmux_common;
 
 use std::path::Path;
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{LoopDev, make_file, workdir};
+use tmux_common::{Tmux, tmux_installed};
 
-fn tmux_installed() -> bool {
-    let ok = Command::new("tmux").arg("-V").output().is_ok();
-    if !ok {
-        eprintln!("note: tmux is not installed; skipping the TUI end-to-end test");
-    }
-    ok
-}
-
-/// A tmux server on its own socket, killed on drop.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn start(name: &str, shell: &str) -> Tmux {
-        let tmux = Tmux {
-            socket: format!("{name}-{}", std::process::id()),
-        };
-        let out = tmux.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            "e2e",
-            "-x",
-            "120",
-            "-y",
-            "40",
-            shell,
-        ]);
-        assert!(
-            out.status.success(),
-            "tmux: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        tmux
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new("tmux")
-            .args(["-L", &self.socket, "-f", "/dev/null"])
-            .args(args)
-            .output()
-            .expect("running tmux")
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        for k in keys {
-            self.run(&["send-keys", "-t", "e2e", k]);
-            std::thread::sleep(Duration::from_millis(150));
-        }
-    }
-
-    fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "e2e"]).stdout).into_owned()
-    }
-
-    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if ok(&screen) {
-                return screen;
-            }
-            if start.elapsed() > Duration::from_secs(30) {
-                panic!("timed out waiting for {what}; the screen:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.run(&["kill-server"]);
-    }
-}
+/// How long a screen may take to appear.
+const WAIT: Duration = Duration::from_secs(30);
 
 /// The threads slider's value on the opened run screen.
 fn threads(screen: &str) -> Option<String> {
@@ -104,23 +31,23 @@ fn threads(screen: &str) -> Option<String> {
 /// shows the change, and quits; returns the saved JSON.
 fn change_open_each_and_quit(tmux: &Tmux, names: &[&str], json: &Path) -> serde_json::Value {
     tmux.keys(&["Right"]);
-    tmux.wait_for("threads 2 on the disks screen", |s| {
+    tmux.wait_for("threads 2 on the disks screen", WAIT, |s| {
         s.contains("▶threads 2 ·")
     });
     for (i, name) in names.iter().enumerate() {
         tmux.keys(&["Home"]);
         tmux.keys(&vec!["Down"; i]);
         tmux.keys(&["Enter"]);
-        let screen = tmux.wait_for(name, |s| s.starts_with(&format!("diskscope {name}")));
+        let screen = tmux.wait_for(name, WAIT, |s| s.starts_with(&format!("diskscope {name}")));
         assert_eq!(threads(&screen).as_deref(), Some("2"), "{name}:\n{screen}");
         assert!(screen.contains("Esc: every target"), "{screen}");
         tmux.keys(&["Escape"]);
-        tmux.wait_for("the disks screen again", |s| {
+        tmux.wait_for("the disks screen again", WAIT, |s| {
             s.contains("Enter open · o order")
         });
     }
     tmux.keys(&["q"]);
-    let screen = tmux.wait_for("the table after quitting", |s| {
+    let screen = tmux.wait_for("the table after quitting", WAIT, |s| {
         s.contains("diskscope-exit=")
     });
     assert!(
@@ -140,13 +67,13 @@ fn targets_on_the_command_line_open_the_disks_screen_and_a_slider_reaches_them_a
     for f in ["f0", "f1", "f2"] {
         make_file(&dir.path().join(f), 16 << 20);
     }
-    let bin = env!("CARGO_BIN_EXE_diskscope");
+    let bin = tmux_common::bin();
     let shell = format!(
         "cd '{}' && '{bin}' f0 f1 f2 --json=out.json; echo diskscope-exit=$?; sleep 60",
         dir.path().display()
     );
-    let tmux = Tmux::start("diskscope-disks", &shell);
-    let screen = tmux.wait_for("the disks screen", |s| {
+    let tmux = Tmux::start("diskscope-disks", (120, 40), &shell);
+    let screen = tmux.wait_for("the disks screen", WAIT, |s| {
         s.contains("all 3:") && s.contains("IOPS now")
     });
     for f in ["f0", "f1", "f2"] {
@@ -154,12 +81,14 @@ fn targets_on_the_command_line_open_the_disks_screen_and_a_slider_reaches_them_a
     }
     // `e` saves every target's run so far and its chart, and says both names.
     // Once every target has handed over a second (before, `e` says there is nothing yet).
-    tmux.wait_for("two seconds run", |s| {
+    tmux.wait_for("two seconds run", WAIT, |s| {
         let elapsed = s.lines().next().and_then(|l| l.split(" │ ").nth(2));
         elapsed.and_then(|e| e.trim_end_matches('s').parse::<f64>().ok()) >= Some(2.0)
     });
     tmux.keys(&["e"]);
-    let said = tmux.wait_for("the export's message", |s| s.contains("and its chart to"));
+    let said = tmux.wait_for("the export's message", WAIT, |s| {
+        s.contains("and its chart to")
+    });
     let saved: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -195,13 +124,13 @@ fn two_disks_marked_in_the_picker_start_together() {
             LoopDev::attach(&f, &[])
         })
         .collect();
-    let bin = env!("CARGO_BIN_EXE_diskscope");
+    let bin = tmux_common::bin();
     let shell = format!(
         "cd '{}' && '{bin}' --json=out.json; echo diskscope-exit=$?; sleep 60",
         dir.path().display()
     );
-    let tmux = Tmux::start("diskscope-mark", &shell);
-    tmux.wait_for("the picker", |s| s.contains("pick a target"));
+    let tmux = Tmux::start("diskscope-mark", (120, 40), &shell);
+    tmux.wait_for("the picker", WAIT, |s| s.contains("pick a target"));
     for dev in &devs {
         // Walk down to the device's row, checking the arrow is on it before marking.
         let row = |s: &str| {
@@ -229,7 +158,7 @@ fn two_disks_marked_in_the_picker_start_together() {
     );
     assert_eq!(screen.matches('✓').count(), 2, "{screen}");
     tmux.keys(&["Enter"]);
-    tmux.wait_for("the disks screen", |s| {
+    tmux.wait_for("the disks screen", WAIT, |s| {
         s.contains("all 2:") && s.contains("IOPS now")
     });
     let names: Vec<&str> = devs.iter().map(|d| d.path.as_str()).collect();
