@@ -4,7 +4,9 @@
 //! moving, opening a target's run screen and coming back, the order, the sliders of every
 //! target. The data go through the same shared clock and seconds a real run uses.
 
-use std::path::PathBuf;
+mod screen_common;
+
+use screen_common::{assert_snapshot, draw, text};
 use std::time::{Duration, Instant};
 
 use diskscope::disks::Identity;
@@ -16,9 +18,6 @@ use diskscope::stats::{Counts, Latency, LatencySummary, Snapshot};
 use diskscope::tui::action::Action;
 use diskscope::tui::state::disks::Order;
 use diskscope::tui::state::{App, Disks, Run, Screen};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 fn settings() -> Settings {
@@ -162,47 +161,6 @@ fn disks_app_at(n: usize, slow: (usize, u64)) -> App {
         }
     }
     App::new(Screen::Disks(Box::new(d)), true)
-}
-
-fn draw(app: &App, w: u16, h: u16) -> Buffer {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| f.render_widget(app, f.area())).unwrap();
-    t.backend().buffer().clone()
-}
-
-fn text(buf: &Buffer) -> String {
-    let w = buf.area.width as usize;
-    buf.content
-        .chunks(w)
-        .map(|row| {
-            row.iter()
-                .map(|c| c.symbol())
-                .collect::<String>()
-                .trim_end()
-                .to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-        + "\n"
-}
-
-/// Compares with `tests/snapshots/<name>.txt`; `UPDATE_SNAPSHOTS=1` writes it instead.
-fn assert_snapshot(name: &str, buf: &Buffer) {
-    let got = text(buf);
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/snapshots")
-        .join(format!("{name}.txt"));
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, &got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}; run with UPDATE_SNAPSHOTS=1", path.display()));
-    assert!(
-        got == want,
-        "screen {name} differs from {}:\n--- want\n{want}--- got\n{got}",
-        path.display()
-    );
 }
 
 fn key(code: KeyCode) -> KeyEvent {

@@ -3,7 +3,9 @@
 //! the diff): while hosts run (states, live rates, the sparkline) and after (the table, an
 //! outlier marked, a failed host with its reason). Render is a pure function of the state.
 
-use std::path::PathBuf;
+mod screen_common;
+
+use screen_common::{assert_snapshot, draw, text};
 
 use diskscope::fio::client::{HostEvent, HostOutcome, Live};
 use diskscope::fio::json::{DirStats, FioEntry, PercentileBasis};
@@ -12,9 +14,6 @@ use diskscope::fleet::live::Board;
 use diskscope::fleet::results::{self, HostResult};
 use diskscope::fleet::{FleetConfig, FleetEvent, FleetReport};
 use diskscope::tui::state::fleet::FleetScreen;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use ratatui::buffer::Buffer;
 
 fn hosts() -> Vec<Host> {
     (2..=5)
@@ -128,51 +127,11 @@ fn final_screen() -> FleetScreen {
     s
 }
 
-fn draw(s: &FleetScreen, w: u16, h: u16) -> Buffer {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| f.render_widget(s, f.area())).unwrap();
-    t.backend().buffer().clone()
-}
-
-fn lines(buf: &Buffer) -> String {
-    let w = buf.area.width as usize;
-    buf.content
-        .chunks(w)
-        .map(|row| {
-            row.iter()
-                .map(|c| c.symbol())
-                .collect::<String>()
-                .trim_end()
-                .to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-        + "\n"
-}
-
-/// Compares with `tests/snapshots/<name>.txt`; `UPDATE_SNAPSHOTS=1` writes it instead.
-fn assert_snapshot(name: &str, buf: &Buffer) {
-    let got = lines(buf);
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/snapshots")
-        .join(format!("{name}.txt"));
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, &got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}; run with UPDATE_SNAPSHOTS=1", path.display()));
-    assert!(
-        got == want,
-        "screen {name} differs:\n--- want\n{want}--- got\n{got}"
-    );
-}
-
 #[test]
 fn fleet_screen_while_running_80x24() {
     let s = live_screen();
     let buf = draw(&s, 80, 24);
-    let text = lines(&buf);
+    let text = text(&buf);
     // Every host has a row with its state; the refused one says why.
     for (host, state) in [
         ("10.0.0.2", "running"),
@@ -197,7 +156,7 @@ fn fleet_screen_while_running_80x24() {
 fn fleet_screen_final_table_80x24() {
     let s = final_screen();
     let buf = draw(&s, 80, 24);
-    let text = lines(&buf);
+    let text = text(&buf);
     let r = s.report.as_ref().unwrap();
     assert_eq!(r.outliers, ["10.0.0.3"]);
     let row = text.lines().find(|l| l.starts_with("10.0.0.3")).unwrap();
