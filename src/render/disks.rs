@@ -171,12 +171,20 @@ fn target_row(t: &Totals) -> Row<BelowMedianPct> {
     }
 }
 
+/// "loop1 loop2 '/data/a b'": the targets as shell words, so a path with a space stays one.
+pub(super) fn target_words<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    names
+        .map(crate::target::shell::quote)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// "3 targets: loop1 loop2 loop3; 4k random read, QD32 T4 on each (io_uring, O_DIRECT), 10 s".
 pub fn header(c: &DisksConfig, names: &[String]) -> String {
     format!(
         "{} targets: {}; {} on each ({}, {}), {}{}",
         names.len(),
-        names.join(" "),
+        target_words(names.iter().map(String::as_str)),
         describe_settings(&c.settings),
         c.ioengine.name(),
         if c.direct { "O_DIRECT" } else { "buffered" },

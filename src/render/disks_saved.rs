@@ -66,7 +66,7 @@ pub fn saved(v: &Value) -> String {
         out,
         "{} targets: {}; {settings} on each, {}",
         names.len(),
-        names.join(" "),
+        super::disks::target_words(names.iter().copied()),
         d["duration_s"]
             .as_f64()
             .map_or("until stopped".into(), format_seconds),

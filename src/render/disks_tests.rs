@@ -339,3 +339,11 @@ fn the_summary_names_the_target_whose_ios_failed_or_came_back_short() {
     );
     assert_eq!(text.matches("not counted as ops").count(), 1, "{text}");
 }
+
+#[test]
+fn a_target_with_a_space_is_one_shell_word_in_the_header() {
+    let r = example();
+    let names = vec!["/data/a b".to_string(), "loop2".to_string()];
+    let line = header(&r.disks, &names);
+    assert!(line.starts_with("2 targets: '/data/a b' loop2; "), "{line}");
+}
