@@ -269,7 +269,7 @@ pub fn run_sweep(
     for (step, t) in steps.iter_mut().zip(temps) {
         step.temp_c = t;
     }
-    let (saturation, latency_curve) = findings(dimension, &steps);
+    let (saturation, latency_curve) = findings(dimension, &steps, config.target.direct);
     Ok(SweepReport {
         meta,
         saturation,

@@ -16,9 +16,12 @@
 //! - `outliers`: the member of a group (a fleet's hosts, a run's disks) well below the
 //!   group's median.
 //! - `shared_limit`: disks that fall short together of what they did alone.
+//! - `conditions`: what each detector needs (O_DIRECT, the disk as the limit, a drive, rows,
+//!   peers), one table, and the gate every caller asks through.
 //! - `collect`: all of them over a finished run, in reading order.
 
 pub mod collect;
+pub mod conditions;
 pub mod link;
 pub mod outliers;
 pub mod queue;

@@ -8,6 +8,7 @@
 
 pub use crate::model::disk::QueueLimits;
 
+use super::conditions::{Conditions, Detector, ask};
 use super::thresholds::{HDD_FASTEST_RPM, HDD_LARGEST_CACHE_BYTES, ROTATIONAL_IMPOSSIBLE_NS};
 use super::{Finding, kind};
 use crate::units::format_latency_ns;
@@ -34,21 +35,25 @@ pub struct Observed {
     pub span_bytes: Option<u64>,
 }
 
-/// Every queue finding for these limits and settings.
+/// Every queue finding for these limits and settings that may speak under `c` (each asked
+/// through `collect::ask`, so one outside its conditions is never judged).
 pub fn queue_findings(
     limits: &QueueLimits,
     settings: &QueueSettings,
     observed: &Observed,
+    c: &Conditions,
 ) -> Vec<Finding> {
-    [
-        split(limits, settings),
-        kernel_queue(limits, settings),
-        volatile_write_cache(limits, settings),
-        rotational_flag(limits, settings, observed),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
+    let mut out = ask(c, Detector::QueueSplit, || split(limits, settings));
+    out.extend(ask(c, Detector::KernelQueue, || {
+        kernel_queue(limits, settings)
+    }));
+    out.extend(ask(c, Detector::VolatileWriteCache, || {
+        volatile_write_cache(limits, settings)
+    }));
+    out.extend(ask(c, Detector::RotationalFlag, || {
+        rotational_flag(limits, settings, observed)
+    }));
+    out
 }
 
 /// "4 MiB blocks are split into 4 requests of 1 MiB (max_sectors_kb 1024): the disk sees
