@@ -13,6 +13,7 @@
 //! - `link`: a link trained below its maximum, and bandwidth at the link's ceiling.
 //! - `queue`: the block layer's limits (request size, queue depth, write cache, rotational)
 //!   where the settings cross them.
+//! - `split`: how the kernel cuts one I/O into requests, from every limit that cuts it.
 //! - `outliers`: the member of a group (a fleet's hosts, a run's disks) well below the
 //!   group's median.
 //! - `shared_limit`: disks that fall short together of what they did alone.
@@ -28,6 +29,7 @@ pub mod queue;
 pub mod series;
 pub mod shared_limit;
 pub mod slowdown;
+pub mod split;
 pub mod steady;
 pub mod thermal;
 pub mod thresholds;

@@ -45,6 +45,9 @@ pub fn queue_words(q: &QueueLimits) -> String {
             .unwrap_or_default();
         parts.push(format!("max_sectors_kb {kb}{hw}"));
     }
+    if let Some(n) = q.max_segments {
+        parts.push(format!("max_segments {n}"));
+    }
     if let Some(n) = q.nr_requests {
         parts.push(format!("nr_requests {n}"));
     }
