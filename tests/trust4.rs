@@ -98,3 +98,51 @@ fn a_fio_jobname_with_an_escape_reaches_no_terminal_and_no_svg_raw() {
         &String::from_utf8_lossy(&shown.stdout),
     );
 }
+
+#[test]
+fn several_targets_against_a_run_of_several_periods_say_they_compare_totals_only() {
+    // A baseline run whose settings changed live (two periods): its total mixes them. One
+    // target says "compared as totals only"; several targets must say it too.
+    let dir = workdir();
+    for f in ["a.img", "b.img"] {
+        std::fs::write(dir.path().join(f), vec![3u8; 4 << 20]).unwrap();
+    }
+    let out = diskscope(dir.path(), &["a.img", "-T", "300ms", "--json=base.json"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let path = dir.path().join("base.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let first = v["periods"][0].clone();
+    let mut second = first.clone();
+    second["threads"] = 2.into();
+    v["periods"] = serde_json::json!([first, second]);
+    std::fs::write(&path, v.to_string()).unwrap();
+    let one = diskscope(
+        dir.path(),
+        &["a.img", "-T", "300ms", "--baseline", "base.json"],
+    );
+    let one = String::from_utf8_lossy(&one.stdout).into_owned();
+    assert!(
+        one.contains("compared as totals only"),
+        "one target:\n{one}"
+    );
+    let both = diskscope(
+        dir.path(),
+        &[
+            "a.img",
+            "b.img",
+            "--no-tui",
+            "-T",
+            "300ms",
+            "--baseline",
+            "base.json",
+        ],
+    );
+    assert!(both.status.success(), "{}", common::stderr(&both));
+    let both = String::from_utf8_lossy(&both.stdout);
+    assert!(
+        both.contains("baseline base.json went through 2 periods")
+            && both.contains("compared as totals only"),
+        "several targets:\n{both}"
+    );
+}

@@ -93,8 +93,10 @@ fn measured(iops: f64, bw_bytes_per_s: f64, latency_ns: &LatencySummary) -> Figu
     }
 }
 
-/// The lines comparing `r` with `b`: a line per target, then all of them.
-pub fn compare(b: &Baseline, r: &DisksReport) -> String {
+/// The lines comparing `r` with `b`, a saved result whose run went through `then_periods`
+/// periods (`BaselineFile::periods`; 0 for other results): a line per target, then all of
+/// them. Totals of more than one period mix settings: said, as a single target says it.
+pub fn compare(b: &Baseline, then_periods: usize, r: &DisksReport) -> String {
     let now: Vec<(&str, Figures)> = r
         .targets
         .iter()
@@ -146,6 +148,16 @@ pub fn compare(b: &Baseline, r: &DisksReport) -> String {
         baseline => match baseline.run_figures() {
             Some(then) => {
                 let label = baseline.label();
+                let now_periods = r.targets.iter().map(|t| t.run.periods.list.len()).max();
+                let now_periods = now_periods.unwrap_or(0);
+                if then_periods > 1 || now_periods > 1 {
+                    let _ = writeln!(
+                        out,
+                        "baseline {label} went through {then_periods} periods (settings \
+                         changed live, or a pause), this run {now_periods} on a target: \
+                         compared as totals only, which mix them"
+                    );
+                }
                 let whose = match baseline {
                     Baseline::Fleet { .. } => "its median host",
                     _ => "its total",
