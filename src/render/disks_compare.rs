@@ -8,8 +8,8 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use super::baseline::{Baseline, Figures, change, saved_conditions};
-use super::saved_doc::SavedConfig;
 use crate::model::disks::DisksReport;
+use crate::results::saved_doc::SavedConfig;
 use crate::stats::LatencySummary;
 use crate::units::format_latency_ns;
 
@@ -68,6 +68,21 @@ fn mixed(label: &str, then: usize, now: usize) -> Option<String> {
              setting for a like-with-like figure"
         )
     })
+}
+
+/// The line saying a run's totals are compared, which mix settings, when the baseline run
+/// (`then` periods) or a target of this one went through more than one period; else "".
+fn totals_only(label: &str, then: usize, r: &DisksReport) -> String {
+    let now = r.targets.iter().map(|t| t.run.periods.list.len()).max();
+    let now = now.unwrap_or(0);
+    if then > 1 || now > 1 {
+        format!(
+            "baseline {label} went through {then} periods (settings changed live, or a \
+             pause), this run {now} on a target: compared as totals only, which mix them\n"
+        )
+    } else {
+        String::new()
+    }
 }
 
 /// "IOPS 1100 vs 1000 (+10%), p99 180 µs vs 200 µs (-10%)".
@@ -148,16 +163,7 @@ pub fn compare(b: &Baseline, then_periods: usize, r: &DisksReport) -> String {
         baseline => match baseline.run_figures() {
             Some(then) => {
                 let label = baseline.label();
-                let now_periods = r.targets.iter().map(|t| t.run.periods.list.len()).max();
-                let now_periods = now_periods.unwrap_or(0);
-                if then_periods > 1 || now_periods > 1 {
-                    let _ = writeln!(
-                        out,
-                        "baseline {label} went through {then_periods} periods (settings \
-                         changed live, or a pause), this run {now_periods} on a target: \
-                         compared as totals only, which mix them"
-                    );
-                }
+                out.push_str(&totals_only(label, then_periods, r));
                 let whose = match baseline {
                     Baseline::Fleet { .. } => "its median host",
                     _ => "its total",
