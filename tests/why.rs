@@ -632,6 +632,17 @@ fn a_one_row_run_gets_the_findings_its_settings_alone_make() {
     common::make_file(&file, 64 << 20);
     let kinds = kinds_of_run(dir.path(), &file, &["-b", "4M", "-T", "500ms"]);
     assert!(kinds.iter().any(|k| k == "queue_split"), "{kinds:?}");
+    // --show says the findings the run's summary said.
+    let json = read_json(&dir.path().join("run.json"));
+    let shown = common::diskscope(dir.path(), &["--show", "run.json"]);
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    for f in json["findings"].as_array().unwrap() {
+        let text = f["text"].as_str().unwrap();
+        assert!(
+            shown.contains(text),
+            "{text:?} missing from --show:\n{shown}"
+        );
+    }
 }
 
 #[test]

@@ -106,6 +106,12 @@ pub struct SavedRun {
     pub total: SavedTotal,
     pub threads: Vec<SavedThread>,
     pub periods: Vec<SavedPeriodDoc>,
+    /// The first failed and short I/Os, and the findings, as the run's summary printed them
+    /// (`--show` says them too); an older or other shape reads as none.
+    #[serde(deserialize_with = "or_default")]
+    pub errors: Vec<crate::stats::IoErrorRecord>,
+    #[serde(deserialize_with = "or_default")]
+    pub findings: Vec<crate::model::finding::Finding>,
 }
 
 /// One of a saved run's periods: the settings it ran at (`None` for merged periods of
