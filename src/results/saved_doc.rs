@@ -32,7 +32,7 @@ pub enum Saved {
     Fleet(Box<FleetReport>),
     Suite(SavedSuite),
     Sweep(SavedSweep),
-    Run(SavedRun),
+    Run(Box<SavedRun>),
 }
 
 /// A saved run's or sweep's `config`: what was measured and how.
@@ -315,7 +315,7 @@ pub fn read(flag: &str, path: &Path) -> Result<Saved, String> {
                      damaged: save the run again with --json FILE"
                 ));
             }
-            Saved::Run(run)
+            Saved::Run(Box::new(run))
         }
     };
     Ok(saved)
