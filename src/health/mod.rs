@@ -1,0 +1,107 @@
+//! The drive's own record of its health, read from outside the I/O path: for an NVMe drive
+//! its SMART / Health log through the admin ioctl (root; `nvme_log`), else through
+//! smartmontools' `smartctl` (`smartctl`, its JSON read by `smartctl_json`); for what keeps no
+//! record (a loop device, a virtio disk, an md array) one line says so. A run reads it at its
+//! start, once a minute and at its end on a thread of its own (`watch`); `--list` and
+//! `--health` read it once.
+//!
+//! This module owns which device is asked and how; what the figures mean is
+//! `findings::health`'s, and the record is `model::health`'s plain data. Nothing here reads
+//! what could wake a sleeping drive or start a self-test.
+
+pub mod nvme_log;
+pub mod smartctl;
+pub mod smartctl_json;
+pub mod watch;
+
+use std::path::{Path, PathBuf};
+
+use crate::model::disk::LinkKind;
+use crate::model::health::{GapKind, HealthGap, HealthRead};
+use crate::target::discover::DeviceInfo;
+use crate::target::facts::{DiskFacts, nvme_controller};
+use crate::target::sysfs::BlockDir;
+
+/// Which drive to ask, and through what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HealthTarget {
+    /// The whole disk (`"sda"`, `"nvme0n1"`); `None` when the target has no block device.
+    pub disk: Option<String>,
+    pub link: LinkKind,
+    /// The NVMe controller (`"nvme0"`) of an NVMe disk.
+    pub nvme_controller: Option<String>,
+    /// Where device nodes are (`/dev`).
+    pub dev_root: PathBuf,
+}
+
+impl HealthTarget {
+    /// The drive under a run's target, from its facts.
+    pub fn of_facts(facts: &DiskFacts) -> HealthTarget {
+        HealthTarget {
+            disk: facts.disk.clone(),
+            link: facts.link.kind,
+            nvme_controller: facts.nvme_controller.clone(),
+            dev_root: PathBuf::from("/dev"),
+        }
+    }
+
+    /// A listed disk (`--list`, the picker), its controller found under `sys`.
+    pub fn of_device(sys: &Path, dev: &DeviceInfo) -> HealthTarget {
+        let block = BlockDir::by_name(sys, &dev.name);
+        HealthTarget {
+            disk: Some(dev.name.clone()),
+            link: dev.link.kind,
+            nvme_controller: block.as_ref().and_then(nvme_controller),
+            dev_root: Path::new(&dev.path)
+                .parent()
+                .map_or_else(|| PathBuf::from("/dev"), Path::to_path_buf),
+        }
+    }
+
+    /// Why this device keeps no SMART record, when it keeps none: "loop device".
+    pub fn no_smart(&self) -> Option<&'static str> {
+        if self.disk.is_none() {
+            return Some("no block device");
+        }
+        match self.link {
+            LinkKind::Loop => Some("loop device"),
+            LinkKind::Zram | LinkKind::Ram => Some("RAM disk"),
+            LinkKind::Virtio => Some("virtio disk"),
+            LinkKind::Xen | LinkKind::Hyperv => Some("virtual disk"),
+            LinkKind::Network => Some("network block device"),
+            LinkKind::Md => Some("md array: each member keeps its own"),
+            LinkKind::Dm => Some("device-mapper device: each disk under it keeps its own"),
+            LinkKind::Virtual => Some("virtual device"),
+            LinkKind::Pcie | LinkKind::Sata | LinkKind::Sas | LinkKind::Usb => None,
+            LinkKind::Unknown => None,
+        }
+    }
+}
+
+/// Reads the record of `target` once: the NVMe log as root, else smartctl.
+pub fn read(target: &HealthTarget) -> HealthRead {
+    if let Some(why) = target.no_smart() {
+        return Err(HealthGap::new(
+            GapKind::NoSmart,
+            format!("no SMART data ({why})"),
+        ));
+    }
+    let disk = target.disk.as_deref().unwrap_or_default();
+    if let Some(ctrl) = &target.nvme_controller {
+        if let Some(record) = nvme_log::read(&target.dev_root, ctrl) {
+            return Ok(record);
+        }
+        let node = target.dev_root.join(ctrl).display().to_string();
+        return smartctl::read(&node).map_err(|gap| match gap.kind {
+            GapKind::NoSmartctl => HealthGap::new(
+                GapKind::NoSmartctl,
+                format!(
+                    "the NVMe log of {node} needs root; without it, {}",
+                    smartctl::absent_text()
+                ),
+            ),
+            _ => gap,
+        });
+    }
+    smartctl::read(&target.dev_root.join(disk).display().to_string())
+}
