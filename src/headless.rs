@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use crate::cli::Output;
 use crate::engine::Engine;
+use crate::model::health::DeviceHealth;
 use crate::model::{ConfigReport, CpuReport, Meta, RunReport, SweepReport, WritebackReport};
 use crate::render::baseline::Baseline;
 use crate::render::{card, csv, sweep as sweep_text, text, why as why_text};
@@ -60,14 +61,23 @@ fn drive(
     }
 }
 
-/// What a run prints before its first result: the target and warnings (text), or the CSV
-/// header.
-fn print_header(out: &mut impl Write, config: &ConfigReport, output: Output, csv_header: &str) {
+/// What a run prints before its first result: the target, the drive's health at the start
+/// and warnings (text), or the CSV header.
+fn print_header(
+    out: &mut impl Write,
+    config: &ConfigReport,
+    output: Output,
+    csv_header: &str,
+    health: Option<DeviceHealth>,
+) {
     match output {
         Output::Text => {
             let _ = writeln!(out, "{}", text::header(config));
             for line in why_text::disk_lines(config) {
                 let _ = writeln!(out, "  {line}");
+            }
+            if let Some(h) = health {
+                let _ = writeln!(out, "  {}", crate::render::health::header_line(&h));
             }
             for w in &config.warnings {
                 let _ = writeln!(out, "  warning: {w}");
@@ -92,7 +102,13 @@ pub fn run(
     let meta = Meta::now();
     let cpu_start = cpu_seconds();
     let mut out = output::stdout();
-    print_header(&mut out, &config, output, &csv::header());
+    print_header(
+        &mut out,
+        &config,
+        output,
+        &csv::header(),
+        live.health_start(),
+    );
     let mut window = Window::default();
     let mut rows = Rows::new(output, live);
     let mut next_row = REPORT_EVERY;
@@ -238,7 +254,13 @@ pub fn run_sweep(
     let meta = Meta::now();
     let mut out = output::stdout();
     let dimension = runner.spec().dimension;
-    print_header(&mut out, &config, output, &csv::step_header());
+    print_header(
+        &mut out,
+        &config,
+        output,
+        &csv::step_header(),
+        live.health_start(),
+    );
     if output == Output::Text {
         let _ = writeln!(
             out,

@@ -10,7 +10,9 @@ use super::thresholds::{
 };
 use super::words::{clock, decimal_bytes, grouped};
 use super::{Finding, kind};
-use crate::model::health::{HealthRecord, Verdict, counter, critical_warning as cw};
+use crate::model::health::{
+    DeviceHealth, HealthRead, HealthRecord, Verdict, counter, critical_warning as cw,
+};
 
 /// What a counter means, for its finding: key, words for one, words for many, the verdict it
 /// gives, and what it says about the drive.
@@ -229,10 +231,17 @@ fn wear_findings(r: &HealthRecord) -> Vec<Finding> {
     out
 }
 
+/// The drive's own verdict is FAILING. For NVMe, smartctl derives that verdict from the
+/// critical warning bits, which are judged one by one instead (a drive at 100% used sets bit
+/// 0x04 while it works: smartmontools#537).
+fn self_failed(r: &HealthRecord) -> bool {
+    r.passed == Some(false) && r.critical_warning.is_none()
+}
+
 /// Everything a record says, in reading order: failing first, then worn, then its age.
 pub fn record_findings(r: &HealthRecord) -> Vec<Finding> {
     let mut out = Vec::new();
-    if r.passed == Some(false) {
+    if self_failed(r) {
         out.push(Finding::new(
             kind::HEALTH_FAILING,
             "the drive's own SMART self-assessment says FAILING: copy its data off now".into(),
@@ -273,17 +282,33 @@ pub fn verdict(r: &HealthRecord) -> Verdict {
             .iter()
             .any(|m| m.verdict == v && r.counter(m.key).is_some_and(|n| n > 0))
     };
-    if r.passed == Some(false)
-        || warn & failing_bits != 0
-        || spare_low
-        || by_counter(Verdict::Failing)
-    {
+    if self_failed(r) || warn & failing_bits != 0 || spare_low || by_counter(Verdict::Failing) {
         Verdict::Failing
     } else if used >= HEALTH_WORN_USED_PCT || by_counter(Verdict::Worn) || hours_reset(r).is_some()
     {
         Verdict::Worn
     } else {
         Verdict::Ok
+    }
+}
+
+/// One read judged: the verdict, the hours, the record or the gap, and the findings.
+pub fn device_health(read: HealthRead) -> DeviceHealth {
+    match read {
+        Ok(record) => DeviceHealth {
+            status: verdict(&record),
+            power_on_hours: record.power_on_hours,
+            findings: record_findings(&record),
+            record: Some(record),
+            gap: None,
+        },
+        Err(gap) => DeviceHealth {
+            status: Verdict::Unknown,
+            power_on_hours: None,
+            record: None,
+            findings: Vec::new(),
+            gap: Some(gap),
+        },
     }
 }
 
@@ -331,7 +356,7 @@ pub fn changes(
         let text = format!("critical warning 0x{new_bits:02x} set {when}");
         out.push(Finding::new(kind::HEALTH_CHANGED, text).at(at_s));
     }
-    if before.passed != Some(false) && after.passed == Some(false) {
+    if self_failed(after) && before.passed != Some(false) {
         let text = format!("the drive's SMART self-assessment turned to FAILING {when}");
         out.push(Finding::new(kind::HEALTH_CHANGED, text).at(at_s));
     }

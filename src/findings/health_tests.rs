@@ -204,21 +204,39 @@ fn counters_that_moved_are_findings_with_their_time() {
 
 #[test]
 fn a_warning_bit_or_verdict_that_appears_during_the_run_is_said() {
-    let a = HealthRecord {
-        critical_warning: Some(0),
-        passed: Some(true),
-        ..HealthRecord::default()
-    };
-    let b = HealthRecord {
-        critical_warning: Some(cw::READ_ONLY),
-        passed: Some(false),
+    let nvme = |bits| HealthRecord {
+        critical_warning: Some(bits),
+        passed: Some(bits == 0),
         ..HealthRecord::default()
     };
     assert_eq!(
-        texts(&changes(&a, &b, 90.0, false)),
-        [
-            "critical warning 0x08 set at 1:30",
-            "the drive's SMART self-assessment turned to FAILING at 1:30"
-        ]
+        texts(&changes(&nvme(0), &nvme(cw::READ_ONLY), 90.0, false)),
+        ["critical warning 0x08 set at 1:30"],
+        "smartctl's verdict on NVMe follows the bits: said once"
+    );
+    let ata = |passed| HealthRecord {
+        passed: Some(passed),
+        ..HealthRecord::default()
+    };
+    assert_eq!(
+        texts(&changes(&ata(true), &ata(false), 90.0, false)),
+        ["the drive's SMART self-assessment turned to FAILING at 1:30"]
+    );
+}
+
+#[test]
+fn smartctls_failed_verdict_on_nvme_is_read_from_the_bits() {
+    // smartctl says "passed: false" for any critical warning, 0x04 at 100% used included.
+    let r = HealthRecord {
+        passed: Some(false),
+        percentage_used: Some(100),
+        critical_warning: Some(cw::RELIABILITY_DEGRADED),
+        ..HealthRecord::default()
+    };
+    assert_eq!(verdict(&r), Verdict::Worn);
+    assert!(
+        record_findings(&r)
+            .iter()
+            .all(|f| !f.text.contains("FAILING"))
     );
 }

@@ -140,17 +140,6 @@ pub const SHARED_LIMIT_FRACTION: f64 = 0.80;
 /// phase may be the limit.
 pub const CPU_LIMIT_BUSY_PCT: f64 = 90.0;
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_rotational_bound_is_half_of_half_a_turn_at_15k_rpm() {
-        // 15,000 rpm: 4 ms a turn, 2 ms on average to the sector, 1 ms with the margin.
-        assert!((ROTATIONAL_IMPOSSIBLE_NS - 1_000_000.0).abs() < 1e-6);
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // The drive's own health (issue 31). The standards: the NVM Express Base Specification's
 // SMART / Health log — Percentage Used "may exceed 100"; a value of 100 means the rated
@@ -181,3 +170,14 @@ pub const HEALTH_WORN_USED_PCT: u32 = 90;
 pub const HEALTH_ENDURANCE_USED_PCT: u32 = 100;
 /// Hours in a year, for "2.7 years" (365.25 days).
 pub const HOURS_PER_YEAR: f64 = 8766.0;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rotational_bound_is_half_of_half_a_turn_at_15k_rpm() {
+        // 15,000 rpm: 4 ms a turn, 2 ms on average to the sector, 1 ms with the margin.
+        assert!((ROTATIONAL_IMPOSSIBLE_NS - 1_000_000.0).abs() < 1e-6);
+    }
+}

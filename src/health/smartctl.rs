@@ -75,7 +75,7 @@ fn call(args: &[&str], device: &str) -> Result<Answer, HealthGap> {
                 return Err(HealthGap::new(
                     GapKind::Failed,
                     format!(
-                        "smartctl did not answer for {device} within {} s: stopped it",
+                        "smartctl did not answer for {device} within {}: stopped it",
                         crate::units::format_seconds(limit.as_secs_f64())
                     ),
                 ));

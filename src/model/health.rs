@@ -215,5 +215,39 @@ pub struct DeviceHealth {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gap: Option<HealthGap>,
     #[serde(default)]
-    pub findings: Vec<String>,
+    pub findings: Vec<super::finding::Finding>,
+}
+
+impl DeviceHealth {
+    /// The HEALTH cell of `--list` and the picker: "ok 23456h", "failing 812h", "worn",
+    /// "asleep" (spun down, not woken), "-" (no SMART: a loop device), "unknown".
+    pub fn cell(&self) -> String {
+        match (&self.gap, self.power_on_hours) {
+            (Some(g), _) => match g.kind {
+                GapKind::NoSmart => "-".into(),
+                GapKind::Standby => "asleep".into(),
+                GapKind::NoSmartctl | GapKind::Failed => Verdict::Unknown.word().into(),
+            },
+            (None, Some(hours)) => format!("{} {hours}h", self.status.word()),
+            (None, None) => self.status.word().into(),
+        }
+    }
+
+    /// The cell without the hours, where the table has no room for them: "worn".
+    pub fn short_cell(&self) -> String {
+        match self.gap {
+            Some(_) => self.cell(),
+            None => self.status.word().into(),
+        }
+    }
+
+    /// The one line said instead of a record that could not be read (smartctl absent or
+    /// failing), for a footnote; `None` for a record, a device without SMART or a sleeping
+    /// drive (its cell says that).
+    pub fn problem(&self) -> Option<&str> {
+        self.gap
+            .as_ref()
+            .filter(|g| matches!(g.kind, GapKind::NoSmartctl | GapKind::Failed))
+            .map(|g| g.text.as_str())
+    }
 }

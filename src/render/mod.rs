@@ -22,6 +22,7 @@ pub mod export;
 pub mod final_text;
 pub mod fio;
 pub mod fleet;
+pub mod health;
 pub mod hosts;
 pub mod periods;
 pub mod rate;

@@ -15,15 +15,20 @@
 use std::collections::VecDeque;
 use std::path::Path;
 
+use super::health::RunHealth;
 use super::{News, Second, Tracker, WhyFacts};
 use crate::findings::steady::{SteadyParams, UntilSteady, until_steady};
+use crate::health::HealthTarget;
+use crate::health::watch::{self, HealthWatch};
 use crate::model::ConfigReport;
 use crate::model::disk::ThermalLog;
+use crate::model::health::DeviceHealth;
 use crate::model::why::{ThermalLogs, UntilSteadyReport, WhyReport};
 use crate::sensors::{DeviceSecond, Sensors};
 use crate::settings::Settings;
 use crate::stats::seconds::Now;
 use crate::stats::{IntervalFigures, Latency};
+use crate::target::facts::DiskFacts;
 
 /// Temperatures kept for the run screen's little history (one a second).
 pub const TEMP_HISTORY: usize = 60;
@@ -55,6 +60,10 @@ pub struct Live {
     until_steady_max_s: Option<f64>,
     read_log: Option<LogReader>,
     log_before: Option<ThermalLog>,
+    /// The drive's own health record, read at the start, each minute and at the end.
+    health: Option<RunHealth>,
+    /// Seconds into the run of the latest second fed (a health read polled is stamped so).
+    last_t_s: f64,
 }
 
 impl Live {
@@ -76,7 +85,20 @@ impl Live {
             until_steady_max_s: None,
             read_log,
             log_before,
+            health: None,
+            last_t_s: 0.0,
         }
+    }
+
+    /// Reads the drive's health with `watch` (started already: its first read is done).
+    pub fn with_health(mut self, watch: HealthWatch) -> Live {
+        self.health = Some(RunHealth::new(watch));
+        self
+    }
+
+    /// The drive's health at the start, judged; `None` where it is not watched.
+    pub fn health_start(&self) -> Option<DeviceHealth> {
+        self.health.as_ref().map(RunHealth::start)
     }
 
     /// The why of a run on the target at `path` described by `config`: the machine's
@@ -88,7 +110,9 @@ impl Live {
             Box::new(move || crate::target::nvme_log::read_thermal_log(Path::new("/dev"), &c))
                 as LogReader
         });
-        Live::new(config, sensors, params, read_log)
+        let facts = DiskFacts::for_path(&crate::sys::sysfs_root(), path);
+        let watch = HealthWatch::start(HealthTarget::of_facts(&facts), watch::EVERY);
+        Live::new(config, sensors, params, read_log).with_health(watch)
     }
 
     /// Ends the run once steady, or at `max_s` seconds of it (`--until-steady=MAX`).
@@ -134,6 +158,7 @@ impl Live {
         latency: &Latency,
         judge: bool,
     ) -> News {
+        self.last_t_s = row.t_s;
         if !judge {
             self.read();
             row.temp_c = self.latest.temp_c;
@@ -167,6 +192,7 @@ impl Live {
     /// the run, in the period `period`; a window that began in an earlier period (a change,
     /// a resume or a reset fell inside it) is read but not fed.
     pub fn on_window(&mut self, now: &Now, t_s: f64, period: usize) -> News {
+        self.last_t_s = t_s;
         self.read();
         if now.mixed_settings || now.straddles {
             return News::default();
@@ -191,6 +217,9 @@ impl Live {
     }
 
     fn read(&mut self) {
+        if let Some(h) = &mut self.health {
+            h.poll(self.last_t_s);
+        }
         self.latest = self.sensors.read();
         if self.temps.len() == TEMP_HISTORY {
             self.temps.pop_front();
@@ -222,8 +251,9 @@ impl Live {
     }
 
     /// What the result says, `run_s` seconds in at the end: the findings, the steady state,
-    /// `--until-steady`'s verdict and the drive's thermal log read again now.
-    pub fn finish(&self, run_s: f64) -> WhyReport {
+    /// `--until-steady`'s verdict, the drive's thermal log and its health record read again
+    /// now (its findings first: the drive's state, then what moved, by time).
+    pub fn finish(&mut self, run_s: f64) -> WhyReport {
         let logs = match (&self.read_log, self.log_before) {
             (Some(read), Some(before)) => read().map(|after| ThermalLogs { before, after }),
             _ => None,
@@ -242,6 +272,14 @@ impl Live {
                 },
             }
         });
+        if let Some(h) = &mut self.health {
+            let (around, findings) = h.finish(run_s);
+            let (timed, whole): (Vec<_>, Vec<_>) =
+                findings.into_iter().partition(|f| f.at_s.is_some());
+            report.findings.splice(0..0, whole);
+            report.findings.extend(timed);
+            report.health = Some(around);
+        }
         report
     }
 }
