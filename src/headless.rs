@@ -24,6 +24,7 @@ use crate::render::{card, csv, sweep as sweep_text, text, why as why_text};
 use crate::stats::{Snapshot, Window};
 use crate::suite::{SuiteReport, SuiteRunner};
 use crate::sweep::{Next, RAMP, SweepRunner, findings};
+use crate::why::health::RunHealth;
 use crate::why::{Live, WhyFacts, step_findings};
 use crate::{output, signals};
 
@@ -317,6 +318,7 @@ pub fn run_suite(
     config: ConfigReport,
     notes: Vec<String>,
     output: Output,
+    mut health: Option<RunHealth>,
 ) -> anyhow::Result<SuiteReport> {
     let meta = Meta::now();
     let mut out = output::stdout();
@@ -332,6 +334,9 @@ pub fn run_suite(
         let _ = writeln!(out, "{header}");
         for line in why_text::disk_lines(&config) {
             let _ = writeln!(out, "  {line}");
+        }
+        if let Some(h) = &health {
+            let _ = writeln!(out, "  {}", crate::render::health::header_line(&h.start()));
         }
         for w in config.warnings.iter().filter(|w| !notes.contains(w)) {
             let _ = writeln!(out, "  warning: {w}");
@@ -366,6 +371,9 @@ pub fn run_suite(
         None => "not run".to_string(),
     };
     let tests = runner.card(&pending);
+    let run_s = last.as_ref().map_or(0.0, |s| s.at.as_secs_f64());
+    let mut findings = crate::suite::card::findings(&config, &tests);
+    let health = health.as_mut().map(|h| h.finish_into(run_s, &mut findings));
     Ok(SuiteReport {
         meta,
         suite: plan.suite,
@@ -374,8 +382,9 @@ pub fn run_suite(
         ramp_s: RAMP.as_secs_f64(),
         pause_s: plan.timing.pause.as_secs_f64(),
         notes,
-        findings: crate::suite::card::findings(&config, &tests),
+        findings,
         until_steady: runner.steadies().to_vec(),
+        health,
         tests,
         errors: last.map(|s| s.first_errors).unwrap_or_default(),
         interrupted_by,

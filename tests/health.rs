@@ -486,3 +486,49 @@ fn crc_errors_that_rise_during_a_run_are_a_finding_and_the_json_keeps_start_and_
         changed[0]
     );
 }
+
+#[test]
+fn a_suite_card_says_the_drives_health_and_its_json_keeps_start_and_end() {
+    let stub = Stub::answering("sata-ssd-worn.json", 0);
+    let work = common::workdir();
+    let fake = sata_under(work.path());
+    let fast = [
+        "--suite", "peak", "--passes", "1", "-T", "0.3s", "--pause", "0.1s", "--size", "32M",
+    ];
+    let card = Command::new(env!("CARGO_BIN_EXE_diskscope"))
+        .args(fast)
+        .env("PATH", stub.path())
+        .env("SYSFS_PATH", fake.path().join("sys"))
+        .current_dir(work.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let text = stdout(&card);
+    assert!(
+        text.contains("  health: worn (smartctl 7.3): 31,002 h on"),
+        "{text}"
+    );
+    assert!(
+        text.contains("health: read 2 times (smartctl 7.3); at the end 31,002 h on"),
+        "{text}"
+    );
+    assert!(text.contains("  - 12 reallocated sectors: "), "{text}");
+    let j = json(
+        &Command::new(env!("CARGO_BIN_EXE_diskscope"))
+            .args(fast)
+            .arg("--json")
+            .env("PATH", stub.path())
+            .env("SYSFS_PATH", fake.path().join("sys"))
+            .current_dir(work.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(j["health"]["start"]["percentage_used"], 93);
+    assert_eq!(j["health"]["end"]["percentage_used"], 93);
+    assert!(
+        texts(&j["findings"])
+            .iter()
+            .any(|t| t.starts_with("has run 31,002 hours"))
+    );
+}

@@ -7,7 +7,7 @@
 
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::HealthTarget;
 use crate::model::health::{GapKind, HealthRead, HealthRecord};
@@ -19,8 +19,8 @@ pub const EVERY: Duration = Duration::from_secs(60);
 pub struct HealthWatch {
     target: HealthTarget,
     start: HealthRead,
-    /// Records read since the last poll.
-    rx: Option<Receiver<HealthRecord>>,
+    /// Records read since the last poll, with the seconds since the start read.
+    rx: Option<Receiver<(f64, HealthRecord)>>,
     stop: Option<Sender<()>>,
     thread: Option<JoinHandle<()>>,
     reads: usize,
@@ -39,6 +39,7 @@ impl HealthWatch {
         every: Duration,
         read: fn(&HealthTarget) -> HealthRead,
     ) -> HealthWatch {
+        let started = Instant::now();
         let start = read(&target);
         let unchanging = matches!(
             &start,
@@ -64,7 +65,7 @@ impl HealthWatch {
             .spawn(move || {
                 while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
                     if let Ok(r) = read(&target)
-                        && tx.send(r).is_err()
+                        && tx.send((started.elapsed().as_secs_f64(), r)).is_err()
                     {
                         return;
                     }
@@ -82,16 +83,18 @@ impl HealthWatch {
         &self.start
     }
 
-    /// The records read since the last poll (none most seconds).
-    pub fn poll(&mut self) -> Vec<HealthRecord> {
-        let got: Vec<HealthRecord> = self.rx.iter().flat_map(|rx| rx.try_iter()).collect();
+    /// The records read since the last poll (none most seconds), each with the seconds since
+    /// the start read when it was read.
+    pub fn poll(&mut self) -> Vec<(f64, HealthRecord)> {
+        let got: Vec<_> = self.rx.iter().flat_map(|rx| rx.try_iter()).collect();
         self.reads += got.len();
         got
     }
 
-    /// Stops the minute reads and reads once more: the records polled last, and the end
-    /// read (`None` where the record can never change: no SMART, no smartctl).
-    pub fn finish(&mut self) -> (Vec<HealthRecord>, Option<HealthRead>) {
+    /// Stops the minute reads and reads once more: the records not polled yet (with their
+    /// seconds), and the end read (`None` where the record can never change: no SMART, no
+    /// smartctl).
+    pub fn finish(&mut self) -> (Vec<(f64, HealthRecord)>, Option<HealthRead>) {
         self.stop = None;
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -157,7 +160,7 @@ mod tests {
         }
         let crc: Vec<u64> = seen
             .iter()
-            .filter_map(|r| r.counter(counter::UDMA_CRC))
+            .filter_map(|(_, r)| r.counter(counter::UDMA_CRC))
             .collect();
         assert!(crc.windows(2).all(|w| w[0] < w[1]), "{crc:?}");
         assert!(w.reads() >= 3);

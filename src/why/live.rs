@@ -18,8 +18,6 @@ use std::path::Path;
 use super::health::RunHealth;
 use super::{News, Second, Tracker, WhyFacts};
 use crate::findings::steady::{SteadyParams, UntilSteady, until_steady};
-use crate::health::HealthTarget;
-use crate::health::watch::{self, HealthWatch};
 use crate::model::ConfigReport;
 use crate::model::disk::ThermalLog;
 use crate::model::health::DeviceHealth;
@@ -28,7 +26,6 @@ use crate::sensors::{DeviceSecond, Sensors};
 use crate::settings::Settings;
 use crate::stats::seconds::Now;
 use crate::stats::{IntervalFigures, Latency};
-use crate::target::facts::DiskFacts;
 
 /// Temperatures kept for the run screen's little history (one a second).
 pub const TEMP_HISTORY: usize = 60;
@@ -62,8 +59,6 @@ pub struct Live {
     log_before: Option<ThermalLog>,
     /// The drive's own health record, read at the start, each minute and at the end.
     health: Option<RunHealth>,
-    /// Seconds into the run of the latest second fed (a health read polled is stamped so).
-    last_t_s: f64,
 }
 
 impl Live {
@@ -86,13 +81,12 @@ impl Live {
             read_log,
             log_before,
             health: None,
-            last_t_s: 0.0,
         }
     }
 
-    /// Reads the drive's health with `watch` (started already: its first read is done).
-    pub fn with_health(mut self, watch: HealthWatch) -> Live {
-        self.health = Some(RunHealth::new(watch));
+    /// Reads the drive's health with `health` (started already: its first read is done).
+    pub fn with_health(mut self, health: RunHealth) -> Live {
+        self.health = Some(health);
         self
     }
 
@@ -110,9 +104,7 @@ impl Live {
             Box::new(move || crate::target::nvme_log::read_thermal_log(Path::new("/dev"), &c))
                 as LogReader
         });
-        let facts = DiskFacts::for_path(&crate::sys::sysfs_root(), path);
-        let watch = HealthWatch::start(HealthTarget::of_facts(&facts), watch::EVERY);
-        Live::new(config, sensors, params, read_log).with_health(watch)
+        Live::new(config, sensors, params, read_log).with_health(RunHealth::for_target(path))
     }
 
     /// Ends the run once steady, or at `max_s` seconds of it (`--until-steady=MAX`).
@@ -158,7 +150,6 @@ impl Live {
         latency: &Latency,
         judge: bool,
     ) -> News {
-        self.last_t_s = row.t_s;
         if !judge {
             self.read();
             row.temp_c = self.latest.temp_c;
@@ -192,7 +183,6 @@ impl Live {
     /// the run, in the period `period`; a window that began in an earlier period (a change,
     /// a resume or a reset fell inside it) is read but not fed.
     pub fn on_window(&mut self, now: &Now, t_s: f64, period: usize) -> News {
-        self.last_t_s = t_s;
         self.read();
         if now.mixed_settings || now.straddles {
             return News::default();
@@ -217,9 +207,6 @@ impl Live {
     }
 
     fn read(&mut self) {
-        if let Some(h) = &mut self.health {
-            h.poll(self.last_t_s);
-        }
         self.latest = self.sensors.read();
         if self.temps.len() == TEMP_HISTORY {
             self.temps.pop_front();
@@ -273,12 +260,7 @@ impl Live {
             }
         });
         if let Some(h) = &mut self.health {
-            let (around, findings) = h.finish(run_s);
-            let (timed, whole): (Vec<_>, Vec<_>) =
-                findings.into_iter().partition(|f| f.at_s.is_some());
-            report.findings.splice(0..0, whole);
-            report.findings.extend(timed);
-            report.health = Some(around);
+            report.health = Some(h.finish_into(run_s, &mut report.findings));
         }
         report
     }

@@ -269,6 +269,7 @@ pub fn card() -> SuiteReport {
         interrupted_by: None,
         findings: vec![],
         until_steady: vec![],
+        health: None,
     }
 }
 
