@@ -265,7 +265,7 @@ fn print_and_exit(text: &str) -> Result<ExitStatus> {
 /// `--list`: every block device as a table, or a JSON array with --json.
 fn list_devices(config: &Config) -> Result<ExitStatus> {
     let mut devices = visible(discover(&Roots::system())?, config.all);
-    health::read_listed(&mut devices);
+    crate::health::read_listed(&mut devices);
     if config.output == Output::Json {
         output::print(&(serde_json::to_string_pretty(&devices)? + "\n"));
     } else {

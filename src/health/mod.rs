@@ -2,8 +2,8 @@
 //! its SMART / Health log through the admin ioctl (root; `nvme_log`), else through
 //! smartmontools' `smartctl` (`smartctl`, its JSON read by `smartctl_json`); for what keeps no
 //! record (a loop device, a virtio disk, an md array) one line says so. A run reads it at its
-//! start, once a minute and at its end on a thread of its own (`watch`); `--list` and
-//! `--health` read it once.
+//! start, once a minute and at its end on a thread of its own (`watch`); `--list`, the picker
+//! and `--health` read it once (`read_listed`, `read_all`).
 //!
 //! This module owns which device is asked and how; what the figures mean is
 //! `findings::health`'s, and the record is `model::health`'s plain data. Nothing here reads
@@ -16,9 +16,10 @@ pub mod watch;
 
 use std::path::{Path, PathBuf};
 
+use crate::findings::health::device_health;
 use crate::model::disk::LinkKind;
-use crate::model::health::{GapKind, HealthGap, HealthRead};
-use crate::target::discover::DeviceInfo;
+use crate::model::health::{DeviceHealth, GapKind, HealthGap, HealthRead};
+use crate::target::discover::{DeviceInfo, DeviceKind};
 use crate::target::facts::{DiskFacts, nvme_controller};
 use crate::target::sysfs::BlockDir;
 
@@ -104,4 +105,39 @@ pub fn read(target: &HealthTarget) -> HealthRead {
         });
     }
     smartctl::read(&target.dev_root.join(disk).display().to_string())
+}
+
+/// Reads every target side by side, each judged; each read is bounded by smartctl's
+/// timeout, so one hung drive holds up the others no longer than that.
+pub fn read_all(targets: Vec<HealthTarget>) -> Vec<DeviceHealth> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = targets
+            .iter()
+            .map(|t| s.spawn(move || device_health(read(t))))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| device_health(Err(failed()))))
+            .collect()
+    })
+}
+
+fn failed() -> HealthGap {
+    HealthGap::new(GapKind::Failed, "the health read failed")
+}
+
+/// `--list` and the picker: each disk's health, read into its row (partitions share their
+/// disk's).
+pub fn read_listed(devices: &mut [DeviceInfo]) {
+    let sys = crate::sys::sysfs_root();
+    let disks: Vec<usize> = (0..devices.len())
+        .filter(|i| devices[*i].kind == DeviceKind::Disk)
+        .collect();
+    let targets = disks
+        .iter()
+        .map(|i| HealthTarget::of_device(&sys, &devices[*i]))
+        .collect();
+    for (i, h) in disks.into_iter().zip(read_all(targets)) {
+        devices[i].health = Some(h);
+    }
 }

@@ -1,7 +1,6 @@
 //! `--health [TARGET…]`: the drive's own record and what it says, for each target (the disk
-//! under it) or, without one, every disk; no I/O is run and nothing is written. Also reads the
-//! HEALTH column for `--list`. Drives are read side by side, each bounded by smartctl's
-//! timeout, so one hung drive does not hold up the others more than that.
+//! under it) or, without one, every disk; no I/O is run and nothing is written. Drives are
+//! read side by side (`health::read_all`).
 
 use std::path::{Path, PathBuf};
 
@@ -10,11 +9,10 @@ use serde::Serialize;
 
 use crate::cli::{Config, Output};
 use crate::exit::ExitStatus;
-use crate::findings::health::device_health;
-use crate::health::{HealthTarget, read};
+use crate::health::{HealthTarget, read_all};
 use crate::model::health::DeviceHealth;
 use crate::output;
-use crate::target::discover::{DeviceInfo, DeviceKind, Roots, discover, visible};
+use crate::target::discover::{DeviceKind, Roots, discover, visible};
 use crate::target::facts::DiskFacts;
 
 /// One target's entry in `--health --json`.
@@ -25,42 +23,6 @@ struct Entry {
     /// The disk read (`"sda"`); `None` when the target has no block device.
     disk: Option<String>,
     health: DeviceHealth,
-}
-
-/// Reads every target side by side.
-fn read_all(targets: Vec<HealthTarget>) -> Vec<DeviceHealth> {
-    std::thread::scope(|s| {
-        let handles: Vec<_> = targets
-            .iter()
-            .map(|t| s.spawn(move || device_health(read(t))))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| device_health(Err(failed()))))
-            .collect()
-    })
-}
-
-fn failed() -> crate::model::health::HealthGap {
-    crate::model::health::HealthGap::new(
-        crate::model::health::GapKind::Failed,
-        "the health read failed",
-    )
-}
-
-/// `--list`: each disk's health, read into its row (partitions share their disk's).
-pub fn read_listed(devices: &mut [DeviceInfo]) {
-    let sys = crate::sys::sysfs_root();
-    let disks: Vec<usize> = (0..devices.len())
-        .filter(|i| devices[*i].kind == DeviceKind::Disk)
-        .collect();
-    let targets = disks
-        .iter()
-        .map(|i| HealthTarget::of_device(&sys, &devices[*i]))
-        .collect();
-    for (i, h) in disks.into_iter().zip(read_all(targets)) {
-        devices[i].health = Some(h);
-    }
 }
 
 /// The targets named, each as the disk under it; every disk without one.

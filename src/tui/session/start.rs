@@ -53,7 +53,11 @@ impl Session {
             return app;
         }
         let (devices, message) = match discover(&Roots::system()) {
-            Ok(d) => (visible(d, self.config.all), None),
+            Ok(d) => {
+                let mut d = visible(d, self.config.all);
+                crate::health::read_listed(&mut d);
+                (d, None)
+            }
             Err(e) => (Vec::new(), Some(format!("cannot list devices: {e:#}"))),
         };
         let size = self.config.size.unwrap_or(DEFAULT_SCRATCH_SIZE);
