@@ -93,11 +93,16 @@ pub fn read(target: &HealthTarget) -> HealthRead {
             return Ok(record);
         }
         let node = target.dev_root.join(ctrl).display().to_string();
+        let why = if nix::unistd::geteuid().is_root() {
+            "could not be read"
+        } else {
+            "needs root"
+        };
         return smartctl::read(&node).map_err(|gap| match gap.kind {
             GapKind::NoSmartctl => HealthGap::new(
                 GapKind::NoSmartctl,
                 format!(
-                    "the NVMe log of {node} needs root; without it, {}",
+                    "the NVMe log of {node} {why}; without it, {}",
                     smartctl::absent_text()
                 ),
             ),

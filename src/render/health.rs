@@ -40,6 +40,25 @@ pub fn figures(r: &HealthRecord) -> String {
     parts.join(", ")
 }
 
+/// `head` then `text`'s words, wrapped at 80 columns, continued after `indent`.
+fn wrapped(head: &str, text: &str, indent: &str) -> String {
+    let mut out = String::new();
+    let mut line = head.to_string();
+    for word in text.split(' ') {
+        if line.chars().count() + 1 + word.chars().count() > 80 && line.trim() != head.trim() {
+            out.push_str(&line);
+            out.push('\n');
+            line = format!("{indent}{word}");
+        } else {
+            line.push(' ');
+            line.push_str(word);
+        }
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
 /// The watched counters: "Reallocated_Sector_Ct 0, Current_Pending_Sector 0, …".
 fn counters(r: &HealthRecord) -> String {
     let parts: Vec<String> = r
@@ -69,7 +88,13 @@ pub fn report(label: &str, h: &DeviceHealth) -> String {
         let why = h.gap.as_ref().map_or("no record", |g| g.text.as_str());
         return format!("{label}: {}\n", visible(why));
     };
-    let verdict = match r.passed {
+    // For NVMe, smartctl's verdict is the critical warning bits, shown as they are.
+    let own = if r.critical_warning.is_some() {
+        None
+    } else {
+        r.passed
+    };
+    let verdict = match own {
         Some(true) => "; its own verdict: PASSED",
         Some(false) => "; its own verdict: FAILING",
         None => "",
@@ -80,9 +105,9 @@ pub fn report(label: &str, h: &DeviceHealth) -> String {
         visible(&r.device),
         identity(r)
     ));
-    out.push_str(&format!("  {}\n", figures(r)));
+    out.push_str(&wrapped(" ", &figures(r), "  "));
     if !r.counters.is_empty() {
-        out.push_str(&format!("  counters: {}\n", counters(r)));
+        out.push_str(&wrapped("  counters:", &counters(r), "    "));
     }
     if r.critical_warning.is_some_and(|w| w != 0) {
         out.push_str(&format!(
