@@ -5,6 +5,7 @@
 //! (`-n standby`, never a self-test). Nothing here touches a real drive's SMART.
 
 mod common;
+mod tmux_common;
 
 use std::ffi::OsString;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -531,4 +532,59 @@ fn a_suite_card_says_the_drives_health_and_its_json_keeps_start_and_end() {
             .iter()
             .any(|t| t.starts_with("has run 31,002 hours"))
     );
+}
+
+#[test]
+fn the_picker_and_the_run_screen_show_the_drives_health_and_the_tuis_json_keeps_it() {
+    if !tmux_common::tmux_installed() {
+        return;
+    }
+    let stub = Stub::answering("sata-ssd-worn.json", 0);
+    let work = common::workdir();
+    let fake = sata_under(work.path());
+    let shell = format!(
+        "cd '{}' && PATH='{}' SYSFS_PATH='{}' '{}' --size 32M --json=run.json; echo diskscope-exit=$?; sleep 60",
+        work.path().display(),
+        stub.path().to_string_lossy(),
+        fake.path().join("sys").display(),
+        tmux_common::bin()
+    );
+    let tmux = tmux_common::Tmux::start("diskscope-health", (110, 30), &shell);
+    let picker = tmux.wait_for("the picker", Duration::from_secs(20), |s| {
+        s.contains("scratch file here")
+    });
+    let sda = picker
+        .lines()
+        .find(|l| l.contains("/dev/sda "))
+        .unwrap_or_else(|| panic!("no sda row:\n{picker}"));
+    assert!(sda.contains("worn 31002h"), "{picker}");
+    assert!(picker.contains("health"), "the column's title:\n{picker}");
+    tmux.keys(&["Enter"]);
+    let run = tmux.wait_for("the run screen", Duration::from_secs(60), |s| {
+        s.contains("IOPS now")
+    });
+    assert!(
+        run.contains(" health worn 31002h "),
+        "the kernel pane's foot:\n{run}"
+    );
+    tmux.keys(&["q"]);
+    let end = tmux.wait_for("the exit", Duration::from_secs(30), |s| {
+        s.contains("diskscope-exit=")
+    });
+    assert!(end.contains("diskscope-exit=0"), "{end}");
+    let j: Value =
+        serde_json::from_str(&std::fs::read_to_string(work.path().join("run.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        j["health"]["start"]["percentage_used"], 93,
+        "{}",
+        j["health"]
+    );
+    assert_eq!(j["health"]["end"]["percentage_used"], 93);
+    assert!(
+        texts(&j["findings"])
+            .iter()
+            .any(|t| t.starts_with("12 reallocated sectors"))
+    );
+    assert_gentle(&stub);
 }

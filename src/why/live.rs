@@ -17,10 +17,11 @@ use std::path::Path;
 
 use super::health::RunHealth;
 use super::{News, Second, Tracker, WhyFacts};
+use crate::findings::Finding;
 use crate::findings::steady::{SteadyParams, UntilSteady, until_steady};
 use crate::model::ConfigReport;
 use crate::model::disk::ThermalLog;
-use crate::model::health::DeviceHealth;
+use crate::model::health::{DeviceHealth, HealthAround};
 use crate::model::why::{ThermalLogs, UntilSteadyReport, WhyReport};
 use crate::sensors::{DeviceSecond, Sensors};
 use crate::settings::Settings;
@@ -259,9 +260,17 @@ impl Live {
                 },
             }
         });
-        if let Some(h) = &mut self.health {
-            report.health = Some(h.finish_into(run_s, &mut report.findings));
-        }
+        report.health = self.finish_health(run_s, &mut report.findings);
         report
+    }
+
+    /// Reads the drive's health once more at the end, `run_s` seconds in: the record around
+    /// the run, its findings put into `findings` (the drive's state first, what moved last).
+    pub fn finish_health(
+        &mut self,
+        run_s: f64,
+        findings: &mut Vec<Finding>,
+    ) -> Option<HealthAround> {
+        Some(self.health.as_mut()?.finish_into(run_s, findings))
     }
 }
