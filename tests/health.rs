@@ -588,3 +588,45 @@ fn the_picker_and_the_run_screen_show_the_drives_health_and_the_tuis_json_keeps_
     );
     assert_gentle(&stub);
 }
+
+#[test]
+fn several_targets_each_keep_their_drives_health_and_a_change_is_named() {
+    // Both targets' start reads come first (calls 1 and 2), the end reads after.
+    let stub = Stub::new(&format!(
+        "if [ \"$n\" -le 2 ]; then cat '{}'; else cat '{}'; fi",
+        fixture("sata-crc-before.json").display(),
+        fixture("sata-crc-after.json").display()
+    ));
+    let work = common::workdir();
+    for d in ["a", "b"] {
+        std::fs::create_dir(work.path().join(d)).unwrap();
+    }
+    let fake = sata_under(work.path());
+    let out = Command::new(env!("CARGO_BIN_EXE_diskscope"))
+        .args(["a", "b", "--size", "8M", "--no-tui", "--json", "-T", "1s"])
+        .env("PATH", stub.path())
+        .env("SYSFS_PATH", fake.path().join("sys"))
+        .current_dir(work.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let j = json(&out);
+    for t in j["targets"].as_array().unwrap() {
+        assert_eq!(
+            t["health"]["start"]["device"], "/dev/sda",
+            "{}",
+            t["health"]
+        );
+        assert!(t["health"]["end"].is_object(), "{}", t["health"]);
+    }
+    let named: Vec<String> = texts(&j["findings"])
+        .into_iter()
+        .filter(|t| t.contains("new UDMA CRC errors"))
+        .collect();
+    assert_eq!(
+        named,
+        ["a, b: 3 new UDMA CRC errors during the run: the cable or backplane, not the drive"],
+        "one drive under both targets: one sentence naming both"
+    );
+    assert_eq!(stub.calls().len(), 4, "{:?}", stub.calls());
+}
