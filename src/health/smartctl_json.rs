@@ -314,3 +314,61 @@ fn scsi_counters(r: &mut HealthRecord, json: &Value) {
         r.read_bytes = gb("read");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WORN: &str = include_str!("../../tests/fixtures/smartctl/sata-ssd-worn.json");
+    const STANDBY: &str = include_str!("../../tests/fixtures/smartctl/standby.json");
+
+    #[test]
+    fn the_exit_status_is_read_as_a_bit_mask() {
+        // Bits 2 to 7 come with a record: a SMART command failed, the drive's own verdicts,
+        // errors in its logs.
+        for status in [0, 4, 8, 16, 32, 64, 128, 4 | 64] {
+            let r = parse("/dev/sda", WORN, Some(status));
+            assert!(r.is_ok(), "status {status}: {r:?}");
+        }
+        // Bit 0 (command line) or bit 1 (open failed, asleep) mean nothing was read, whatever
+        // the other bits say.
+        for status in [1, 2, 3, 2 | 64] {
+            let gap = parse("/dev/sda", WORN, Some(status)).unwrap_err();
+            assert_eq!(gap.kind, GapKind::Failed, "status {status}");
+        }
+        let asleep = parse("/dev/sda", STANDBY, Some(2)).unwrap_err();
+        assert_eq!(asleep.kind, GapKind::Standby);
+        assert_eq!(
+            asleep.text,
+            "/dev/sda is asleep (standby): not woken to read its record"
+        );
+        // Killed by a signal: the JSON's own exit_status speaks.
+        assert!(parse("/dev/sda", STANDBY, None).is_err());
+    }
+
+    #[test]
+    fn the_watched_ata_counters_are_found_by_id_and_keep_the_drives_name() {
+        let r = parse("/dev/sda", WORN, Some(0)).unwrap();
+        assert_eq!(r.counter(counter::REALLOCATED), Some(12));
+        assert_eq!(r.counter(counter::UDMA_CRC), Some(0));
+        let crc = r
+            .counters
+            .iter()
+            .find(|c| c.key == counter::UDMA_CRC)
+            .unwrap();
+        assert_eq!(
+            (crc.id, crc.name.as_str()),
+            (Some(199), "UDMA_CRC_Error_Count")
+        );
+        assert_eq!(r.power_on_hours, Some(31002));
+        assert_eq!(r.percentage_used, Some(93));
+        assert_eq!(r.raw.len(), 7, "every attribute kept: {:?}", r.raw);
+    }
+
+    #[test]
+    fn raw_strings_with_more_than_a_number_give_their_leading_count() {
+        assert_eq!(leading_number("12 (Min/Max 20/45)"), Some(12));
+        assert_eq!(leading_number(" 7"), Some(7));
+        assert_eq!(leading_number("n/a"), None);
+    }
+}
