@@ -293,6 +293,9 @@ pub fn run_sweep(
         step.temp_c = t;
     }
     let (saturation, latency_curve) = findings(dimension, &steps);
+    let mut step_said = step_findings(&WhyFacts::of(&config), &steps);
+    let run_s = last.as_ref().map_or(0.0, |s| s.at.as_secs_f64());
+    let health = live.finish_health(run_s, &mut step_said);
     Ok(SweepReport {
         meta,
         saturation,
@@ -302,8 +305,9 @@ pub fn run_sweep(
         step_time_s: config.duration_s.unwrap_or(0.0),
         errors: last.map(|s| s.first_errors).unwrap_or_default(),
         interrupted_by: signals::received().map(|s| s.as_str().to_string()),
-        findings: step_findings(&WhyFacts::of(&config), &steps),
+        findings: step_said,
         until_steady: runner.steadies().to_vec(),
+        health,
         config,
         steps,
     })

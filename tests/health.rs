@@ -630,3 +630,44 @@ fn several_targets_each_keep_their_drives_health_and_a_change_is_named() {
     );
     assert_eq!(stub.calls().len(), 4, "{:?}", stub.calls());
 }
+
+#[test]
+fn a_sweep_keeps_the_drives_health_at_its_start_and_end() {
+    let stub = Stub::new(&format!(
+        "if [ \"$n\" -le 1 ]; then cat '{}'; else cat '{}'; fi",
+        fixture("sata-crc-before.json").display(),
+        fixture("sata-crc-after.json").display()
+    ));
+    let work = common::workdir();
+    let fake = sata_under(work.path());
+    let out = Command::new(env!("CARGO_BIN_EXE_diskscope"))
+        .args([
+            "--sweep",
+            "threads=1,2",
+            "-T",
+            "0.5s",
+            "--size",
+            "16M",
+            "--json",
+        ])
+        .env("PATH", stub.path())
+        .env("SYSFS_PATH", fake.path().join("sys"))
+        .current_dir(work.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let j = json(&out);
+    assert_eq!(
+        j["health"]["start"]["device"], "/dev/sda",
+        "{}",
+        j["health"]
+    );
+    assert!(j["health"]["end"].is_object());
+    assert!(
+        texts(&j["findings"])
+            .iter()
+            .any(|t| t.starts_with("3 new UDMA CRC errors during the run")),
+        "{}",
+        j["findings"]
+    );
+}
