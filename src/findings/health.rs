@@ -30,7 +30,7 @@ const MEANINGS: [Meaning; 9] = [
         one: "sector pending reallocation",
         many: "sectors pending reallocation",
         verdict: Verdict::Failing,
-        means: "the drive could not read them back; what was stored there may be lost",
+        means: "the drive could not read what was stored there, which may be lost",
     },
     Meaning {
         key: counter::OFFLINE_UNCORRECTABLE,
