@@ -282,6 +282,10 @@ fn without_smartctl_one_line_says_how_to_get_it_and_nothing_else_breaks() {
         .filter(|l| l.starts_with("HEALTH unknown"))
         .collect();
     assert_eq!(notes.len(), 1, "one line for both drives:\n{table}");
+    assert!(
+        notes[0].starts_with("HEALTH unknown (sdb, sdc): smartctl not found"),
+        "{table}"
+    );
     assert!(table.contains("apt install smartmontools"), "{table}");
     assert_fits(&table);
     let out = stdout(&run(&path, &sysfs("usb"), &["--health"]));

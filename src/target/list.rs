@@ -271,18 +271,24 @@ fn widest_in(rows: &[Row], header: &Row, f: fn(&Row) -> &String) -> usize {
         .unwrap_or(0)
 }
 
-/// "HEALTH unknown: <why>" once per distinct reason (smartctl absent, failing), wrapped to
-/// [`WIDTH`] at spaces.
+/// "HEALTH unknown (sda, sdb): <why>" once per distinct reason (smartctl absent, failing:
+/// the device's own path said as "the drive", so one reason for many disks is one note),
+/// wrapped to [`WIDTH`] at spaces.
 fn health_notes(devs: &[DeviceInfo]) -> Vec<String> {
-    let mut reasons: Vec<&str> = Vec::new();
-    for why in devs.iter().filter_map(|d| d.health.as_ref()?.problem()) {
-        if !reasons.contains(&why) {
-            reasons.push(why);
+    let mut reasons: Vec<(String, Vec<&str>)> = Vec::new();
+    for d in devs {
+        let Some(why) = d.health.as_ref().and_then(|h| h.problem()) else {
+            continue;
+        };
+        let why = why.replace(&d.path, "the drive");
+        match reasons.iter_mut().find(|(r, _)| *r == why) {
+            Some((_, names)) => names.push(&d.name),
+            None => reasons.push((why, vec![&d.name])),
         }
     }
     let mut lines = Vec::new();
-    for why in reasons {
-        let mut line = String::from("HEALTH unknown:");
+    for (why, names) in reasons {
+        let mut line = format!("HEALTH unknown ({}):", names.join(", "));
         for word in why.split_whitespace() {
             if char_len(&line) + 1 + char_len(word) > WIDTH {
                 lines.push(std::mem::replace(&mut line, format!("    {word}")));
