@@ -10,7 +10,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::HealthTarget;
-use crate::model::health::{GapKind, HealthRead, HealthRecord};
+use crate::model::health::{HealthRead, HealthRecord};
 
 /// How often a run reads the record between its start and its end.
 pub const EVERY: Duration = Duration::from_secs(60);
@@ -41,10 +41,10 @@ impl HealthWatch {
     ) -> HealthWatch {
         let started = Instant::now();
         let start = read(&target);
-        let unchanging = matches!(
-            &start,
-            Err(g) if matches!(g.kind, GapKind::NoSmart | GapKind::NoSmartctl)
-        );
+        // Without a record at the start nothing later can be compared with it: no SMART, no
+        // smartctl, a drive asleep, or smartctl failing or hanging (which would hang again
+        // each minute and at the end).
+        let unchanging = start.is_err();
         let mut watch = HealthWatch {
             target,
             start,
@@ -92,8 +92,7 @@ impl HealthWatch {
     }
 
     /// Stops the minute reads and reads once more: the records not polled yet (with their
-    /// seconds), and the end read (`None` where the record can never change: no SMART, no
-    /// smartctl).
+    /// seconds), and the end read (`None` where the start read none).
     pub fn finish(&mut self) -> (Vec<(f64, HealthRecord)>, Option<HealthRead>) {
         self.stop = None;
         if let Some(t) = self.thread.take() {
@@ -127,7 +126,7 @@ impl Drop for HealthWatch {
 mod tests {
     use super::*;
     use crate::model::disk::LinkKind;
-    use crate::model::health::{HealthGap, counter};
+    use crate::model::health::{GapKind, HealthGap, counter};
     use std::sync::atomic::{AtomicU64, Ordering};
 
     static CALLS: AtomicU64 = AtomicU64::new(0);
@@ -167,17 +166,23 @@ mod tests {
     }
 
     #[test]
-    fn a_device_without_smart_is_read_once() {
+    fn a_drive_without_a_record_at_the_start_is_read_once() {
         fn none(_: &HealthTarget) -> HealthRead {
             Err(HealthGap::new(
                 GapKind::NoSmart,
                 "no SMART data (loop device)",
             ))
         }
-        let mut w = HealthWatch::start_with(target(LinkKind::Loop), Duration::from_millis(1), none);
-        std::thread::sleep(Duration::from_millis(10));
-        assert!(w.poll().is_empty());
-        assert_eq!(w.finish().1, None);
-        assert_eq!(w.reads(), 1);
+        fn hung(_: &HealthTarget) -> HealthRead {
+            Err(HealthGap::new(GapKind::Failed, "smartctl did not answer"))
+        }
+        for read in [none, hung] {
+            let mut w =
+                HealthWatch::start_with(target(LinkKind::Loop), Duration::from_millis(1), read);
+            std::thread::sleep(Duration::from_millis(10));
+            assert!(w.poll().is_empty());
+            assert_eq!(w.finish().1, None);
+            assert_eq!(w.reads(), 1);
+        }
     }
 }
