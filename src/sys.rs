@@ -26,14 +26,15 @@ pub fn set_thread_niceness(nice: i32) {
 }
 
 /// This thread's id, by the system call itself: glibc's `gettid()` wrapper only exists from
-/// 2.30, and the binary scripts/dist builds must run on glibc 2.28.
+/// 2.30, and the binary `scripts/dist --glibc` builds must run on glibc 2.28.
 pub fn gettid() -> nix::libc::pid_t {
     // SAFETY: gettid takes no arguments, touches no memory and cannot fail.
     unsafe { nix::libc::syscall(nix::libc::SYS_gettid) as nix::libc::pid_t }
 }
 
 /// Renames `from` to `to` unless `to` exists (`renameat2` with `RENAME_NOREPLACE`), by the
-/// system call itself: the binary scripts/dist builds must not need glibc's wrapper. EEXIST
+/// system call itself: a build against glibc 2.28 (scripts/dist --glibc) failed to link
+/// glibc's wrapper. EEXIST
 /// when `to` exists; EINVAL where the filesystem cannot do it, ENOSYS before Linux 3.15.
 pub fn rename_noreplace(from: &std::path::Path, to: &std::path::Path) -> nix::Result<()> {
     use std::os::unix::ffi::OsStrExt;
