@@ -33,8 +33,13 @@ fn version_names_the_commit_and_the_target() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let expected = build::git_commit(dir).unwrap_or_else(|| "unknown commit".into());
     assert_eq!(commit, expected, "{line}");
+    let libc = if cfg!(target_env = "musl") {
+        "musl, static"
+    } else {
+        "glibc"
+    };
     assert!(
-        target.starts_with(std::env::consts::ARCH) && target.contains("glibc"),
+        target.starts_with(std::env::consts::ARCH) && target.contains(libc),
         "{line}"
     );
     // -V says the same.
