@@ -23,6 +23,7 @@
 
 pub mod collect;
 pub mod conditions;
+pub mod health;
 pub mod link;
 pub mod outliers;
 pub mod queue;

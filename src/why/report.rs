@@ -47,6 +47,7 @@ impl Tracker {
             until_steady: None,
             steady_changes: self.steady_changes.clone(),
             nvme_thermal_log: None,
+            health: None,
         }
     }
 
@@ -82,6 +83,7 @@ impl Tracker {
             until_steady: None,
             steady_changes: self.steady_changes.clone(),
             nvme_thermal_log: logs,
+            health: None,
         }
     }
 }
