@@ -107,6 +107,7 @@ fn snapshot(i: u64, total: &mut Counts) -> Snapshot {
         },
         total_service_latency: LatencySummary::default(),
         total_left_out: Default::default(),
+        sides: Default::default(),
         threads,
         first_errors: vec![],
     }
@@ -622,6 +623,7 @@ fn step_snapshot(
         },
         total_service_latency: LatencySummary::default(),
         total_left_out: Default::default(),
+        sides: Default::default(),
         threads: vec![],
         first_errors: vec![],
     }

@@ -11,7 +11,11 @@ use super::clock::Second;
 use crate::findings::{Finding, outliers};
 use crate::model::disks::{Aggregate, KernelCount, TargetRun};
 use crate::model::{ConfigReport, RunReport};
-use crate::stats::{Counts, IntervalFigures, Latency, LeftOut, PeriodTracker, Snapshot, Window};
+use crate::stats::snapshot::per_second;
+use crate::stats::{
+    Counts, IntervalFigures, Latency, LeftOut, PeriodTracker, ReadWrite, SideLatency, Snapshot,
+    Window,
+};
 
 /// Who a target is, for tables and reports.
 #[derive(Debug, Clone)]
@@ -234,7 +238,29 @@ pub fn aggregate_row(windows: &[Window], rows: &[Option<IntervalFigures>]) -> In
         // The aggregate's seconds are not cut into periods yet (each target's run screen
         // keeps its own).
         period: None,
+        sides: aggregate_sides(windows, &counts),
     }
+}
+
+/// Reads and writes apart in the aggregate's row, as its totals: ops and bytes added, each
+/// target's rate over its own window added, each direction's latency merged.
+fn aggregate_sides(windows: &[Window], counts: &Counts) -> Option<ReadWrite> {
+    let mut latency = SideLatency::default();
+    for w in windows {
+        latency.add(&w.sides);
+    }
+    let mut rw = latency.figures(counts, std::time::Duration::ZERO)?;
+    let rate = |count: fn(&Counts) -> u64| -> f64 {
+        windows
+            .iter()
+            .map(|w| per_second(count(&w.counts), w.elapsed))
+            .sum()
+    };
+    rw.read.iops = rate(|c| c.read_ops);
+    rw.read.bw_bytes_per_s = rate(|c| c.read_bytes);
+    rw.write.iops = rate(|c| c.write_ops);
+    rw.write.bw_bytes_per_s = rate(|c| c.write_bytes);
+    Some(rw)
 }
 
 fn push_bounded<T>(q: &mut VecDeque<T>, v: T, cap: usize) {

@@ -405,6 +405,7 @@ mod tests {
         r.periods.list = threads
             .iter()
             .map(|&t| crate::stats::Period {
+                sides: None,
                 began: crate::stats::Began::Change,
                 settings: Some(Settings {
                     threads: t,

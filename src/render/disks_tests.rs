@@ -35,6 +35,7 @@ pub(crate) fn target(name: &str, iops: f64, below: Option<f64>) -> TargetRun {
     };
     run.total.latency_ns = latency(900_000);
     let mut row = IntervalFigures {
+        sides: None,
         t_s: 1.0,
         elapsed_s: 1.0,
         settings: Settings::default(),

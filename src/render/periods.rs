@@ -143,6 +143,7 @@ mod tests {
             ..Settings::default()
         };
         Period {
+            sides: None,
             began: Began::Change,
             settings: Some(s),
             merged: 1,

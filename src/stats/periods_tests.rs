@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use super::*;
+use crate::stats::Latency;
 
 /// Makes snapshots the way the sampler does: 100 ms intervals, totals that grow by each one
 /// (a stopped interval adds nothing, a paused one no time), zeroed by a reset.
@@ -60,6 +61,7 @@ impl Engine {
             total_latency: LatencySummary::default(),
             total_service_latency: LatencySummary::default(),
             total_left_out: LeftOut::default(),
+            sides: Default::default(),
             threads: vec![],
             first_errors: vec![],
         }

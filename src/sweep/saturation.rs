@@ -153,6 +153,7 @@ mod tests {
 
     fn step(threads: usize, iops: f64, p99: u64) -> IntervalFigures {
         IntervalFigures {
+            sides: None,
             period: None,
             t_s: 0.0,
             settings: Settings {

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::{Cut, Sampler};
 use crate::engine::worker::WorkerSlot;
-use crate::stats::{Counts, Snapshot, ThreadSample};
+use crate::stats::{Counts, Sides, Snapshot, ThreadSample};
 
 /// One worker's part of an interval: its cumulative counters and latency sum as handed over,
 /// or `None` when it could not be taken this time.
@@ -40,6 +40,7 @@ impl Sampler {
                     self.total_elapsed += elapsed;
                 }
                 self.total_latency.add(&self.interval_latency);
+                self.total_sides.add(&self.interval_sides);
                 if settings.rate_iops > 0 {
                     self.total_service.add(&self.interval_service);
                 } else {
@@ -48,6 +49,7 @@ impl Sampler {
             }
         }
         let interval_latency = std::mem::take(&mut self.interval_latency);
+        let interval_sides = std::mem::take(&mut self.interval_sides);
         // Without a rate, service time and latency are the same figure: `None` says so.
         let interval_service_latency = if settings.rate_iops > 0 {
             Some(std::mem::take(&mut self.interval_service))
@@ -76,6 +78,12 @@ impl Sampler {
             total_latency: self.total_latency.summary(),
             total_service_latency: self.total_service.summary(),
             total_left_out: self.left_out,
+            sides: Sides {
+                interval_read: interval_sides.read,
+                interval_write: interval_sides.write,
+                total_read: self.total_sides.read.summary(),
+                total_write: self.total_sides.write.summary(),
+            },
             threads,
             first_errors,
         };
@@ -98,7 +106,8 @@ impl Sampler {
                 &mut self.spare,
                 &mut self.spare_service,
             );
-            for &ns in &self.spare {
+            for &tagged in &self.spare {
+                let ns = self.interval_sides.record_tagged(tagged);
                 self.interval_latency.record(ns);
             }
             for &ns in &self.spare_service {

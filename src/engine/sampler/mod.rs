@@ -22,7 +22,7 @@ use super::stops;
 use super::worker::{self, Control, ControlState, WorkerSlot};
 use super::{Command, Geometry, Options, SnapshotSink};
 use crate::settings::Settings;
-use crate::stats::{Counts, Latency, LeftOut};
+use crate::stats::{Counts, Latency, LeftOut, SideLatency};
 
 /// Stack for worker threads: the hot loop needs little, and 1024 threads of the default 2 MiB
 /// would reserve 2 GiB of address space.
@@ -93,6 +93,8 @@ pub(super) fn spawn(
         total_latency: Latency::default(),
         interval_service: Latency::default(),
         total_service: Latency::default(),
+        interval_sides: SideLatency::default(),
+        total_sides: SideLatency::default(),
         spare: Vec::new(),
         spare_service: Vec::new(),
         total_elapsed: Duration::ZERO,
@@ -137,6 +139,9 @@ struct Sampler {
     /// without one they are `interval_latency` itself.
     interval_service: Latency,
     total_service: Latency,
+    /// The same latencies as `interval_latency` and `total_latency`, reads and writes apart.
+    interval_sides: SideLatency,
+    total_sides: SideLatency,
     /// An empty batch to swap with a worker's mailbox.
     spare: Vec<u64>,
     spare_service: Vec<u64>,
@@ -362,6 +367,7 @@ impl Sampler {
         }
         self.total_latency.reset();
         self.total_service.reset();
+        self.total_sides.reset();
         self.total_elapsed = Duration::ZERO;
         self.left_out = LeftOut::default();
         let mut kept = self
