@@ -3,7 +3,7 @@
 //! baseline and the comparisons with it (`baseline`, `compare`), the fleet's lines and host
 //! table (`fleet`, `hosts`, over the shared row table `table` the TUI draws too), a run on
 //! several targets (`disks`, its baseline comparison `disks_compare`, a saved one
-//! `disks_saved`), fio's own results (`fio`), a run's periods (`periods`) and written data
+//! `disks_saved`), fio's own results (`fio`), a run's periods (`periods`), reads and writes apart (`sides`) and written data
 //! (`writeback`), a saved result as `--show` prints it (`saved`), what is printed after the
 //! TUI (`final_text`), why the figures look as they do (`why`: the disk, the findings, the
 //! steady state), and the files results are saved in (`save`, `export`, and `state_dir`
@@ -28,6 +28,7 @@ pub mod rate;
 pub mod save;
 pub mod saved;
 pub mod saved_doc;
+pub mod sides;
 pub mod state_dir;
 pub mod sweep;
 pub mod table;

@@ -1,0 +1,78 @@
+//! Reads and writes apart as text: a line per direction under the totals of a run (and of
+//! each target of several), with its ops, IOPS, bandwidth and p50/p99 from its own
+//! histogram — what fio prints as its `read:` and `write:` blocks, fitted to 80 columns. A
+//! run that did one direction only has no such lines (its totals are that direction's).
+
+use crate::stats::{LatencySummary, ReadWrite, Side};
+use crate::units::{format_bytes, format_latency_ns};
+
+/// "  read        8916 ops      4458 IOPS   17.4 MiB/s  p50   182 µs  p99  1.90 ms", then
+/// the write line; at most 76 columns.
+pub fn summary_lines(rw: &ReadWrite) -> Vec<String> {
+    rw.both()
+        .iter()
+        .map(|(name, side)| side_line(name, side))
+        .collect()
+}
+
+fn side_line(name: &str, s: &Side) -> String {
+    format!(
+        "  {name:<5} {:>10} ops {:>9.0} IOPS {:>12}  p50 {:>8}  p99 {:>8}",
+        s.ops,
+        s.iops,
+        format!("{}/s", format_bytes(s.bw_bytes_per_s as u64)),
+        latency(&s.latency_ns, s.latency_ns.p50),
+        latency(&s.latency_ns, s.latency_ns.p99),
+    )
+}
+
+/// A percentile of `l`, or "-" when it holds no latency.
+pub fn latency(l: &LatencySummary, ns: u64) -> String {
+    if l.count == 0 {
+        "-".into()
+    } else {
+        format_latency_ns(ns as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{Counts, Latency};
+    use std::time::Duration;
+
+    #[test]
+    fn each_direction_has_its_own_line_within_80_columns() {
+        let counts = Counts {
+            ops: 12_852_000_000,
+            bytes: 1 << 50,
+            read_ops: 8_916_000_000,
+            read_bytes: 1 << 49,
+            write_ops: 3_936_000_000,
+            write_bytes: 1 << 49,
+            ..Counts::default()
+        };
+        let (mut r, mut w) = (Latency::default(), Latency::default());
+        r.record_n(182_000, 10);
+        w.record_n(1_900_000_000, 10);
+        let rw = ReadWrite::of(&counts, Duration::from_secs(1), r.summary(), w.summary())
+            .expect("both ran");
+        let lines = summary_lines(&rw);
+        assert_eq!(lines.len(), 2);
+        assert!(
+            lines[0].starts_with("  read ") && lines[0].contains("8916000000 ops"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1].starts_with("  write") && lines[1].contains("p99   1.90 s"),
+            "{lines:?}"
+        );
+        for l in &lines {
+            assert!(
+                l.chars().count() <= 80,
+                "{} columns: {l}",
+                l.chars().count()
+            );
+        }
+    }
+}
