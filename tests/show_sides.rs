@@ -1,0 +1,111 @@
+//! `--show` keeps reads and writes apart. fio's randrw and rw jobs (fixture made by fio 3.33
+//! here: `tests/fixtures/fio/randrw.fio`) print a line per direction with fio's own p50 and
+//! p99 of that direction, labelled — not the larger of the two, unlabelled (issue 28, item
+//! 6). A saved diskscope run that read and wrote prints the same read and write lines as the
+//! live summary did, and a read-only one none.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{diskscope, make_file, stderr, workdir};
+use diskscope::units::format_latency_ns;
+use serde_json::Value;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/fio")
+        .join(name)
+}
+
+/// The two words after `key` on `line` ("p99 6.91 ms" → "6.91 ms").
+fn after(line: &str, key: &str) -> Option<String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == key)?;
+    Some(words.get(at + 1..at + 3)?.join(" "))
+}
+
+#[test]
+fn show_prints_fios_read_and_write_apart_with_their_own_percentiles() {
+    let dir = workdir();
+    let path = fixture("randrw.json");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let out = diskscope(dir.path(), &["--show", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    let jobs = doc["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2, "randrw then rw");
+    for job in jobs {
+        let name = job["jobname"].as_str().unwrap();
+        let at = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with(&format!("{name}:")))
+            .unwrap_or_else(|| panic!("no {name} in:\n{text}"));
+        let (r, w) = (&job["read"], &job["write"]);
+        assert!(
+            lines[at].contains(&format!(
+                "({} reads, {} writes)",
+                r["total_ios"], w["total_ios"]
+            )),
+            "{text}"
+        );
+        for (k, dir) in ["read", "write"].iter().enumerate() {
+            let line = lines[at + 1 + k];
+            assert_eq!(line.split_whitespace().next(), Some(*dir), "{text}");
+            let pct = &job[*dir]["clat_ns"]["percentile"];
+            let want = |q: &str| format_latency_ns(pct[q].as_f64().unwrap());
+            assert_eq!(after(line, "p50"), Some(want("50.000000")), "{line}");
+            assert_eq!(after(line, "p99"), Some(want("99.000000")), "{line}");
+            let iops = job[*dir]["iops"].as_f64().unwrap();
+            assert!(line.contains(&format!("{iops:.0} IOPS")), "{line}");
+        }
+        // The combined line says whose percentiles they are, and gives none of its own.
+        let both = lines[at + 3];
+        assert!(
+            both.contains("percentiles each direction's own") && !both.contains("p99"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn show_of_a_saved_mixed_run_prints_read_and_write_as_the_summary_did() {
+    let dir = workdir();
+    make_file(&dir.path().join("data.img"), 16 << 20);
+    let run = diskscope(
+        dir.path(),
+        &[
+            "data.img",
+            "--read",
+            "70",
+            "--allow-write=data.img",
+            "--no-tui",
+            "-T",
+            "1s",
+            "--json=run.json",
+        ],
+    );
+    assert!(run.status.success(), "{}", stderr(&run));
+    let live = String::from_utf8_lossy(&run.stdout).into_owned();
+    let shown = diskscope(dir.path(), &["--show", "run.json"]);
+    assert!(shown.status.success(), "{}", stderr(&shown));
+    let shown = String::from_utf8_lossy(&shown.stdout).into_owned();
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("run.json")).unwrap())
+            .unwrap();
+    let side_lines = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with("  read ") || l.starts_with("  write "))
+            .map(String::from)
+            .collect()
+    };
+    let (a, b) = (side_lines(&live), side_lines(&shown));
+    assert_eq!(a.len(), 2, "{live}");
+    assert_eq!(a, b, "live:\n{live}\nshown:\n{shown}");
+    let t = &saved["total"];
+    assert!(
+        b[1].contains(&format!(" {} ops ", t["write"]["ops"])),
+        "{b:?} vs {t}"
+    );
+}
