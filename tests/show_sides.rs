@@ -109,3 +109,64 @@ fn show_of_a_saved_mixed_run_prints_read_and_write_as_the_summary_did() {
         "{b:?} vs {t}"
     );
 }
+
+#[test]
+fn several_targets_keep_reads_and_writes_apart_live_in_json_and_in_show() {
+    let dir = workdir();
+    for name in ["a.img", "b.img"] {
+        make_file(&dir.path().join(name), 16 << 20);
+    }
+    let run = diskscope(
+        dir.path(),
+        &[
+            "a.img",
+            "b.img",
+            "--read",
+            "70",
+            "--allow-write",
+            "--no-tui",
+            "-T",
+            "1s",
+            "--json=d.json",
+        ],
+    );
+    assert!(run.status.success(), "{}", stderr(&run));
+    let live = String::from_utf8_lossy(&run.stdout).into_owned();
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("d.json")).unwrap()).unwrap();
+    let a = &v["aggregate"];
+    let ops = |x: &Value, side: &str| x[side]["ops"].as_u64().unwrap();
+    let mut sum = (0, 0);
+    for t in v["targets"].as_array().unwrap() {
+        let total = &t["total"];
+        assert_eq!(
+            ops(total, "read") + ops(total, "write"),
+            total["ops"].as_u64().unwrap(),
+            "{total}"
+        );
+        sum = (sum.0 + ops(total, "read"), sum.1 + ops(total, "write"));
+    }
+    assert_eq!((ops(a, "read"), ops(a, "write")), sum, "{a}");
+    assert_eq!(sum.0 + sum.1, a["ops"].as_u64().unwrap());
+    let apart = |text: &str| -> Vec<String> {
+        let lines: Vec<&str> = text.lines().collect();
+        let mut out = Vec::new();
+        for (i, l) in lines.iter().enumerate() {
+            if l.ends_with(", reads and writes apart:") {
+                out.extend(lines[i..i + 3].iter().map(|s| s.to_string()));
+            }
+        }
+        out
+    };
+    let shown = diskscope(dir.path(), &["--show", "d.json"]);
+    let shown = String::from_utf8_lossy(&shown.stdout).into_owned();
+    let (l, s) = (apart(&live), apart(&shown));
+    assert_eq!(
+        l.len(),
+        9,
+        "a.img, b.img and all 2, three lines each:\n{live}"
+    );
+    assert_eq!(l, s, "live:\n{live}\nshown:\n{shown}");
+    assert!(l[6].starts_with("all 2"), "{l:?}");
+    assert!(l.iter().all(|x| x.chars().count() <= 80), "{l:?}");
+}

@@ -106,6 +106,9 @@ pub fn saved(v: &Value) -> String {
         format_latency_ns(f64_at(a, &["latency_ns", "mean"])),
         format_latency_ns(f64_at(a, &["latency_ns", "p99"])),
     );
+    if let Some(r) = &whole {
+        out.push_str(&super::sides::disks_text(r));
+    }
     let outliers: Vec<&str> = v["outliers"]
         .as_array()
         .into_iter()

@@ -86,6 +86,7 @@ pub(crate) fn example() -> DisksReport {
         median_iops: 9_800.0,
         cpu_busy_pct: Some(64.0),
         intervals: vec![targets[0].run.intervals[0].clone()],
+        sides: None,
     };
     DisksReport {
         meta: Default::default(),

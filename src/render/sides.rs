@@ -1,10 +1,12 @@
 //! Reads and writes apart as text: a line per direction under the totals of a run (and of
 //! each target of several), with its ops, IOPS, bandwidth and p50/p99 from its own
-//! histogram — what fio prints as its `read:` and `write:` blocks, fitted to 80 columns. A
+//! histogram — what fio prints as its `read:` and `write:` blocks, fitted to 80 columns —
+//! and the same for each of several targets and for all of them together. A
 //! run that did one direction only has no such lines (its totals are that direction's).
 
+use crate::model::disks::DisksReport;
 use crate::stats::{LatencySummary, ReadWrite, Side};
-use crate::units::{format_bytes, format_latency_ns};
+use crate::units::{format_bytes, format_latency_ns, visible};
 
 /// "  read        8916 ops      4458 IOPS   17.4 MiB/s  p50   182 µs  p99  1.90 ms", then
 /// the write line; at most 76 columns.
@@ -13,6 +15,30 @@ pub fn summary_lines(rw: &ReadWrite) -> Vec<String> {
         .iter()
         .map(|(name, side)| side_line(name, side))
         .collect()
+}
+
+/// Several targets' reads and writes apart: each target's two lines under its name, then
+/// all targets' (rates added, latencies merged); empty when they did not both read and
+/// write.
+pub fn disks_text(r: &DisksReport) -> String {
+    let named = r
+        .targets
+        .iter()
+        .map(|t| (visible(&t.name).into_owned(), t.run.total.sides.as_ref()))
+        .chain([(
+            format!("all {}", r.aggregate.targets),
+            r.aggregate.sides.as_ref(),
+        )]);
+    let mut out = String::new();
+    for (name, rw) in named {
+        let Some(rw) = rw else { continue };
+        out.push_str(&format!("{name}, reads and writes apart:\n"));
+        for line in summary_lines(rw) {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 fn side_line(name: &str, s: &Side) -> String {
