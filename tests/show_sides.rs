@@ -2,7 +2,8 @@
 //! here: `tests/fixtures/fio/randrw.fio`) print a line per direction with fio's own p50 and
 //! p99 of that direction, labelled — not the larger of the two, unlabelled (issue 28, item
 //! 6). A saved diskscope run that read and wrote prints the same read and write lines as the
-//! live summary did, and a read-only one none.
+//! live summary did; several targets print each target's and all targets' sides, live and
+//! in `--show`; `--baseline` compares reads with reads and writes with writes.
 
 mod common;
 
@@ -169,4 +170,42 @@ fn several_targets_keep_reads_and_writes_apart_live_in_json_and_in_show() {
     assert_eq!(l, s, "live:\n{live}\nshown:\n{shown}");
     assert!(l[6].starts_with("all 2"), "{l:?}");
     assert!(l.iter().all(|x| x.chars().count() <= 80), "{l:?}");
+}
+
+/// `--baseline` of a saved mixed run compares each direction with the baseline's.
+#[test]
+fn baseline_compares_reads_with_reads_and_writes_with_writes() {
+    let dir = workdir();
+    make_file(&dir.path().join("data.img"), 16 << 20);
+    let args = [
+        "data.img",
+        "--read",
+        "70",
+        "--allow-write=data.img",
+        "--no-tui",
+        "-T",
+        "1s",
+    ];
+    let first = diskscope(dir.path(), &[&args[..], &["--json=before.json"]].concat());
+    assert!(first.status.success(), "{}", stderr(&first));
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("before.json")).unwrap())
+            .unwrap();
+    let second = diskscope(
+        dir.path(),
+        &[&args[..], &["--baseline", "before.json"]].concat(),
+    );
+    assert!(second.status.success(), "{}", stderr(&second));
+    let text = String::from_utf8_lossy(&second.stdout).into_owned();
+    for side in ["read", "write"] {
+        let then = saved["total"][side]["iops"].as_f64().unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("  {side}:")))
+            .unwrap_or_else(|| panic!("no {side} comparison in:\n{text}"));
+        assert!(
+            line.contains(&format!(" vs {then:.0} (")) && line.contains("p99"),
+            "{line} (baseline {side} IOPS {then})"
+        );
+    }
 }
