@@ -843,6 +843,7 @@ fn run_screen_shows_a_run_baseline() {
             p50_ns: 61_000.0,
             p99_ns: 180_000.0,
         },
+        sides: None,
         conditions: Default::default(),
         holds: "a single run".into(),
     });

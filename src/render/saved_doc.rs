@@ -85,8 +85,8 @@ pub struct SavedTotal {
     pub errors: Lenient,
     pub short_ios: Lenient,
     /// Reads and writes apart, in files of runs that did both (from 0.1 on).
-    pub read: Option<SavedSide>,
-    pub write: Option<SavedSide>,
+    pub read: Option<Box<SavedSide>>,
+    pub write: Option<Box<SavedSide>>,
 }
 
 /// One direction of a saved run's totals (`stats::Side`).
