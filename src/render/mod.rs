@@ -3,11 +3,12 @@
 //! baseline and the comparisons with it (`baseline`, `compare`), the fleet's lines and host
 //! table (`fleet`, `hosts`, over the shared row table `table` the TUI draws too), a run on
 //! several targets (`disks`, its baseline comparison `disks_compare`, a saved one
-//! `disks_saved`), fio's own results (`fio`), a run's periods (`periods`), reads and writes apart (`sides`) and written data
-//! (`writeback`), a saved result as `--show` prints it (`saved`), what is printed after the
-//! TUI (`final_text`), why the figures look as they do (`why`: the disk, the findings, the
-//! steady state), and the files results are saved in (`save`, `export`, and `state_dir`
-//! when the terminal went away). Nothing here runs I/O on the target or reads a clock.
+//! `disks_saved`), fio's own results (`fio`), a run's periods (`periods`), reads and writes
+//! apart (`sides`) and written data (`writeback`), a saved result as `--show` prints it
+//! (`saved`), what is printed after the TUI (`final_text`), why the figures look as they do (`why`: the disk, the findings, the
+//! steady state), and the CSV and chart a saved result is written in (`files`, handed to
+//! `results`, which does the writing and reading back). Nothing here runs I/O on the target,
+//! reads a clock or writes a file.
 
 pub mod baseline;
 pub mod card;
@@ -18,22 +19,17 @@ pub mod csv;
 pub mod disks;
 pub mod disks_compare;
 pub mod disks_saved;
-pub mod export;
+pub mod files;
 pub mod final_text;
 pub mod fio;
 pub mod fleet;
 pub mod hosts;
 pub mod periods;
 pub mod rate;
-pub mod save;
 pub mod saved;
-pub mod saved_doc;
 pub mod sides;
-pub mod state_dir;
 pub mod sweep;
 pub mod table;
 pub mod text;
 pub mod why;
 pub mod writeback;
-
-pub use save::ResultFiles;

@@ -4,9 +4,11 @@
 
 use std::fmt::Write;
 
-use super::saved_doc::{SavedConfig, SavedLatency, SavedRun, SavedSide, SavedSuite, SavedSweep};
 use super::text::describe_settings;
 use crate::fio::raw::Lenient;
+use crate::results::saved_doc::{
+    SavedConfig, SavedLatency, SavedRun, SavedSide, SavedSuite, SavedSweep,
+};
 use crate::stats::{LatencySummary, ReadWrite, Side};
 use crate::units::{format_bytes, format_latency_ns, visible};
 
