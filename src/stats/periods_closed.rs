@@ -36,12 +36,13 @@ impl Closed {
     /// The open period `p`, closed.
     pub(super) fn of(p: Open) -> Closed {
         let w = &p.window;
-        let all = [
-            &w.latency,
-            &w.service_latency,
-            &w.sides.read,
-            &w.sides.write,
-        ];
+        // A period of one direction keeps no second copy of its latencies.
+        let none = Latency::default();
+        let (read, write) = match (&w.sides.read, &w.sides.write) {
+            (r, wr) if !r.is_empty() && !wr.is_empty() => (r, wr),
+            _ => (&none, &none),
+        };
+        let all = [&w.latency, &w.service_latency, read, write];
         Closed {
             first_id: p.id,
             began: p.began,
@@ -80,17 +81,31 @@ impl Closed {
         }
     }
 
+    /// Distribution `i` (latency, service, read, write) in full; a period of one direction
+    /// keeps no sides, so its side is its latency.
+    fn distribution(&self, i: usize) -> Latency {
+        let ops = match i {
+            2 => self.counts.read_ops,
+            3 => self.counts.write_ops,
+            _ => 0,
+        };
+        let l = Latency::from_compact(&self.compact[i]);
+        if l.is_empty() && ops > 0 {
+            Latency::from_compact(&self.compact[0])
+        } else {
+            l
+        }
+    }
+
     /// `self` followed by `next` as one row.
     pub(super) fn merge(self, next: Closed) -> Closed {
         let mut counts = self.counts;
         counts.add(&next.counts);
         let mut left_out = self.left_out;
         left_out.merge(&next.left_out);
-        let mut i = 0;
-        let compact = self.compact.map(|a| {
-            let mut l = Latency::from_compact(&a);
-            l.add(&Latency::from_compact(&next.compact[i]));
-            i += 1;
+        let compact = [0, 1, 2, 3].map(|i| {
+            let mut l = self.distribution(i);
+            l.add(&next.distribution(i));
             l.compact()
         });
         Closed {

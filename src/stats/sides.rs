@@ -24,11 +24,13 @@ pub const WRITE_TAG: u64 = 1 << 63;
 /// last reset. The combined figures are the snapshot's own.
 #[derive(Debug, Clone, Default)]
 pub struct Sides {
-    /// This interval's reads' latencies (with a rate, from the due time, as every latency).
+    /// This interval's reads' latencies (with a rate, from the due time, as every latency),
+    /// and its writes', where it had both; both empty in an interval of one direction (its
+    /// latencies are then the snapshot's `interval_latency`, and `interval` says which).
     pub interval_read: Latency,
-    /// This interval's writes' latencies.
     pub interval_write: Latency,
-    /// Since the start or the last reset, stopped intervals left out (as `total_latency`).
+    /// Since the start or the last reset, stopped intervals left out (as `total_latency`);
+    /// empty until both directions have run.
     pub total_read: LatencySummary,
     pub total_write: LatencySummary,
 }
@@ -54,16 +56,62 @@ impl SideLatency {
         ns
     }
 
+    /// Takes the interval recorded so far (`record_tagged`): all its latencies together, and
+    /// its reads' and writes' apart when it had both — else both sides empty, the combined
+    /// being the one direction's. Each latency was recorded once, into its direction; the
+    /// combined is made by adding the two only in an interval that had both, so a run that
+    /// only reads costs what it did before the split.
+    pub fn take_interval(&mut self) -> (Latency, SideLatency) {
+        let (read, write) = (
+            std::mem::take(&mut self.read),
+            std::mem::take(&mut self.write),
+        );
+        if write.is_empty() {
+            (read, SideLatency::default())
+        } else if read.is_empty() {
+            (write, SideLatency::default())
+        } else {
+            let mut all = read.clone();
+            all.add(&write);
+            (all, SideLatency { read, write })
+        }
+    }
+
     /// Adds all of `other`.
     pub fn add(&mut self, other: &SideLatency) {
         self.read.add(&other.read);
         self.write.add(&other.write);
     }
 
-    /// Adds an interval's sides.
-    pub fn add_interval(&mut self, s: &Sides) {
-        self.read.add(&s.interval_read);
-        self.write.add(&s.interval_write);
+    /// Adds an interval given as the engine sends it: `combined`, all its latencies; `read`
+    /// and `write`, its directions apart when it had both (else empty); `counts`, which
+    /// direction an interval of one was.
+    pub fn add_interval(
+        &mut self,
+        combined: &Latency,
+        read: &Latency,
+        write: &Latency,
+        counts: &Counts,
+    ) {
+        if read.is_empty() && write.is_empty() {
+            if counts.read_ops == 0 {
+                self.write.add(combined);
+            } else {
+                self.read.add(combined);
+            }
+        } else {
+            self.read.add(read);
+            self.write.add(write);
+        }
+    }
+
+    /// Each side's summary where both directions ran, else empty ones (nothing is apart).
+    pub fn summaries(&self) -> (LatencySummary, LatencySummary) {
+        if self.read.is_empty() || self.write.is_empty() {
+            Default::default()
+        } else {
+            (self.read.summary(), self.write.summary())
+        }
     }
 
     /// Empties both, keeping their allocations.
@@ -141,6 +189,45 @@ mod tests {
         assert_eq!((s.read.count(), s.write.count()), (1, 1));
         assert_eq!(s.write.summary().max, 5_000);
         assert_eq!(s.read.summary().max, 1_000);
+    }
+
+    #[test]
+    fn an_interval_of_one_direction_costs_no_copy_and_is_still_counted_on_its_side() {
+        let mut s = SideLatency::default();
+        s.record_tagged(1_000);
+        s.record_tagged(2_000);
+        let (all, apart) = s.take_interval();
+        assert_eq!(all.count(), 2);
+        assert!(apart.read.is_empty() && apart.write.is_empty());
+        s.record_tagged(3_000);
+        s.record_tagged(9_000 | WRITE_TAG);
+        let (mixed, sides) = s.take_interval();
+        assert_eq!(
+            (mixed.count(), sides.read.count(), sides.write.count()),
+            (2, 1, 1)
+        );
+        // Over both intervals: the reads-only one lands on the read side.
+        let mut total = SideLatency::default();
+        let reads = Counts {
+            ops: 2,
+            read_ops: 2,
+            ..Counts::default()
+        };
+        total.add_interval(&all, &apart.read, &apart.write, &reads);
+        assert_eq!(
+            total.summaries(),
+            Default::default(),
+            "one direction so far"
+        );
+        let both = Counts {
+            ops: 2,
+            read_ops: 1,
+            write_ops: 1,
+            ..Counts::default()
+        };
+        total.add_interval(&mixed, &sides.read, &sides.write, &both);
+        let (r, w) = total.summaries();
+        assert_eq!((r.count, r.max, w.count, w.max), (3, 3_000, 1, 9_000));
     }
 
     #[test]

@@ -71,7 +71,13 @@ impl Window {
         // Both histograms auto-resize, so adding cannot fail on range.
         self.latency.add(&s.interval_latency);
         self.service_latency.add(s.service_latency());
-        self.sides.add_interval(&s.sides);
+        let sides = &s.sides;
+        self.sides.add_interval(
+            &s.interval_latency,
+            &sides.interval_read,
+            &sides.interval_write,
+            &s.interval,
+        );
     }
 
     /// Adds all of `later`, a window that followed this one.

@@ -32,6 +32,9 @@ impl Sampler {
         // beyond its tick (the sampler may have been stopped mid-emit rather than asleep).
         let stopped = stopped.map(|late| late.max(elapsed.saturating_sub(self.tick)));
         let (interval, total, threads) = self.per_worker(taken, elapsed, stopped, paused);
+        // Each latency was recorded once, into its direction; the interval's whole
+        // distribution is put together here (see `SideLatency::take_interval`).
+        let (interval_latency, apart) = self.interval_sides.take_interval();
         match stopped {
             // Left out of the run's time, counts and latency, and counted apart.
             Some(stop) => self.left_out.add(stop, elapsed, &interval),
@@ -39,17 +42,20 @@ impl Sampler {
                 if !paused {
                     self.total_elapsed += elapsed;
                 }
-                self.total_latency.add(&self.interval_latency);
-                self.total_sides.add(&self.interval_sides);
+                self.total_latency.add(&interval_latency);
+                self.total_sides.add_interval(
+                    &interval_latency,
+                    &apart.read,
+                    &apart.write,
+                    &interval,
+                );
                 if settings.rate_iops > 0 {
                     self.total_service.add(&self.interval_service);
                 } else {
-                    self.total_service.add(&self.interval_latency);
+                    self.total_service.add(&interval_latency);
                 }
             }
         }
-        let interval_latency = std::mem::take(&mut self.interval_latency);
-        let interval_sides = std::mem::take(&mut self.interval_sides);
         // Without a rate, service time and latency are the same figure: `None` says so.
         let interval_service_latency = if settings.rate_iops > 0 {
             Some(std::mem::take(&mut self.interval_service))
@@ -57,6 +63,7 @@ impl Sampler {
             self.interval_service.reset();
             None
         };
+        let (total_read, total_write) = self.total_sides.summaries();
         let first_errors = self
             .control
             .errors
@@ -79,10 +86,10 @@ impl Sampler {
             total_service_latency: self.total_service.summary(),
             total_left_out: self.left_out,
             sides: Sides {
-                interval_read: interval_sides.read,
-                interval_write: interval_sides.write,
-                total_read: self.total_sides.read.summary(),
-                total_write: self.total_sides.write.summary(),
+                interval_read: apart.read,
+                interval_write: apart.write,
+                total_read,
+                total_write,
             },
             threads,
             first_errors,
@@ -107,8 +114,7 @@ impl Sampler {
                 &mut self.spare_service,
             );
             for &tagged in &self.spare {
-                let ns = self.interval_sides.record_tagged(tagged);
-                self.interval_latency.record(ns);
+                self.interval_sides.record_tagged(tagged);
             }
             for &ns in &self.spare_service {
                 self.interval_service.record(ns);

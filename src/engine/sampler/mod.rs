@@ -89,7 +89,6 @@ pub(super) fn spawn(
             ..settings
         },
         paused: false,
-        interval_latency: Latency::default(),
         total_latency: Latency::default(),
         interval_service: Latency::default(),
         total_service: Latency::default(),
@@ -133,13 +132,14 @@ struct Sampler {
     last: Instant,
     settings: Settings,
     paused: bool,
-    interval_latency: Latency,
     total_latency: Latency,
     /// Service times (from submission) of this interval's I/Os, recorded only with a rate;
-    /// without one they are `interval_latency` itself.
+    /// without one they are the interval's latencies themselves.
     interval_service: Latency,
     total_service: Latency,
-    /// The same latencies as `interval_latency` and `total_latency`, reads and writes apart.
+    /// This interval's latencies, each recorded once into its direction's histogram (the
+    /// snapshot's whole one is put together at the cut), and the run's, reads and writes
+    /// apart (`total_latency` holds them together).
     interval_sides: SideLatency,
     total_sides: SideLatency,
     /// An empty batch to swap with a worker's mailbox.
