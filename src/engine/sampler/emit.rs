@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::{Cut, Sampler};
 use crate::engine::worker::WorkerSlot;
-use crate::stats::{Counts, Sides, Snapshot, ThreadSample};
+use crate::stats::{Counts, SideLatency, Sides, Snapshot, ThreadSample};
 
 /// One worker's part of an interval: its cumulative counters and latency sum as handed over,
 /// or `None` when it could not be taken this time.
@@ -63,7 +63,6 @@ impl Sampler {
             self.interval_service.reset();
             None
         };
-        let (total_read, total_write) = self.total_sides.summaries();
         let first_errors = self
             .control
             .errors
@@ -85,18 +84,24 @@ impl Sampler {
             total_latency: self.total_latency.summary(),
             total_service_latency: self.total_service.summary(),
             total_left_out: self.left_out,
-            sides: Sides {
-                interval_read: apart.read,
-                interval_write: apart.write,
-                total_read,
-                total_write,
-            },
+            sides: self.sides(apart),
             threads,
             first_errors,
         };
         self.seq += 1;
         // A consumer that went away is not an error: the run is being torn down.
         self.out.send(snapshot);
+    }
+
+    /// The snapshot's reads and writes apart: this interval's (`apart`) and the run's.
+    fn sides(&self, apart: SideLatency) -> Sides {
+        let (total_read, total_write) = self.total_sides.summaries();
+        Sides {
+            interval_read: apart.read,
+            interval_write: apart.write,
+            total_read,
+            total_write,
+        }
     }
 
     /// Each worker's hand-over, counters and latencies together (the latencies recorded into
