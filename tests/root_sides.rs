@@ -75,8 +75,10 @@ fn read_and_write_ops_are_the_kernels_reads_and_writes() {
         "reads: app {reads}, kernel {kernel_reads} (probe included); \
          writes: app {writes}, kernel {kernel_writes}"
     );
+    // The counts must agree exactly whatever the rate (a loaded machine's loop device may do
+    // only a few hundred I/Os a second).
     assert!(
-        reads > 1000 && writes > 300,
+        reads > 50 && writes > 20,
         "too few to compare: {reads}/{writes}"
     );
     // The one O_DIRECT probe read at open is the kernel's, not a measured op.
@@ -88,9 +90,15 @@ fn read_and_write_ops_are_the_kernels_reads_and_writes() {
         kernel_writes.abs_diff(writes) <= 1,
         "writes: app {writes}, kernel {kernel_writes}; total: {t}"
     );
-    // About 70 % reads: the mix the run asked for.
-    let share = reads as f64 / (reads + writes) as f64;
-    assert!((0.65..0.75).contains(&share), "read share {share:.3}");
+    // About 70 % reads: the mix the run asked for (within four standard deviations of a
+    // binomial draw of this many I/Os).
+    let n = (reads + writes) as f64;
+    let share = reads as f64 / n;
+    let room = 4.0 * (0.7 * 0.3 / n).sqrt();
+    assert!(
+        (share - 0.7).abs() <= room,
+        "read share {share:.3} of {n} I/Os"
+    );
     sides_add_up("total", t);
     for p in v["periods"].as_array().expect("periods") {
         sides_add_up("period", p);
