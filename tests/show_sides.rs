@@ -209,3 +209,41 @@ fn baseline_compares_reads_with_reads_and_writes_with_writes() {
         );
     }
 }
+
+/// fio's single randrw job as a baseline: each direction against fio's own read and write.
+#[test]
+fn a_fio_randrw_baseline_is_compared_direction_by_direction() {
+    let dir = workdir();
+    make_file(&dir.path().join("data.img"), 16 << 20);
+    let path = fixture("randrw-one.json");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let out = diskscope(
+        dir.path(),
+        &[
+            "data.img",
+            "--read",
+            "70",
+            "--allow-write=data.img",
+            "--no-tui",
+            "-T",
+            "1s",
+            "--baseline",
+            path.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    for side in ["read", "write"] {
+        let fio = &doc["jobs"][0][side];
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("  {side}:")))
+            .unwrap_or_else(|| panic!("no {side} comparison in:\n{text}"));
+        let iops = fio["iops"].as_f64().unwrap();
+        let p99 = format_latency_ns(fio["lat_ns"]["percentile"]["99.000000"].as_f64().unwrap());
+        assert!(
+            line.contains(&format!(" vs {iops:.0} (")) && line.contains(&format!(" vs {p99} (")),
+            "{line}: fio's {side} is {iops:.0} IOPS, p99 {p99}"
+        );
+    }
+}
