@@ -165,6 +165,7 @@ pub fn sweep(dimension: Dimension, steps: Vec<IntervalFigures>) -> SweepReport {
         interrupted_by: None,
         findings: vec![],
         until_steady: vec![],
+        health: None,
     }
 }
 
@@ -272,6 +273,7 @@ pub fn card() -> SuiteReport {
         interrupted_by: None,
         findings: vec![],
         until_steady: vec![],
+        health: None,
     }
 }
 
