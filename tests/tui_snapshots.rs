@@ -107,6 +107,7 @@ fn snapshot(i: u64, total: &mut Counts) -> Snapshot {
         },
         total_service_latency: LatencySummary::default(),
         total_left_out: Default::default(),
+        sides: Default::default(),
         threads,
         first_errors: vec![],
     }
@@ -623,6 +624,7 @@ fn step_snapshot(
         },
         total_service_latency: LatencySummary::default(),
         total_left_out: Default::default(),
+        sides: Default::default(),
         threads: vec![],
         first_errors: vec![],
     }
@@ -842,6 +844,7 @@ fn run_screen_shows_a_run_baseline() {
             p50_ns: 61_000.0,
             p99_ns: 180_000.0,
         },
+        sides: None,
         conditions: Default::default(),
         holds: "a single run".into(),
     });

@@ -83,6 +83,7 @@ fn snapshot(
         total_latency: Default::default(),
         total_service_latency: Default::default(),
         total_left_out: Default::default(),
+        sides: Default::default(),
         threads: vec![],
         first_errors: vec![],
     }

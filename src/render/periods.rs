@@ -89,6 +89,7 @@ pub fn period_table(r: &RunReport) -> Option<String> {
             lat(p.latency_ns.p50),
             lat(p.latency_ns.p99),
         );
+        side_rows(&mut out, p, wide);
     }
     let merged = r.periods.merged_away();
     if merged > 0 {
@@ -100,6 +101,25 @@ pub fn period_table(r: &RunReport) -> Option<String> {
         );
     }
     Some(out)
+}
+
+/// Under a period that both read and wrote, a row per direction in the same columns.
+fn side_rows(out: &mut String, p: &Period, wide: usize) {
+    for (name, side) in p.sides.iter().flat_map(|rw| rw.both()) {
+        let lat = |ns| super::sides::latency(&side.latency_ns, ns);
+        let _ = writeln!(
+            out,
+            "  {:>3}  {:<wide$}  {:>8} {:>8} {:>9.0} {:>8.1} {:>9} {:>9}",
+            "",
+            format!("  {name}"),
+            "",
+            "",
+            side.iops,
+            side.bw_bytes_per_s / 1e6,
+            lat(side.latency_ns.p50),
+            lat(side.latency_ns.p99),
+        );
+    }
 }
 
 /// "statistics reset at 12.3s: …" when they were.
@@ -143,6 +163,7 @@ mod tests {
             ..Settings::default()
         };
         Period {
+            sides: None,
             began: Began::Change,
             settings: Some(s),
             merged: 1,
@@ -224,6 +245,40 @@ mod tests {
         assert!(
             table.contains("the oldest 7 are merged into row 1"),
             "{table}"
+        );
+    }
+
+    #[test]
+    fn a_period_that_read_and_wrote_has_a_row_per_direction() {
+        let mut r = RunReport::example();
+        let mut mixed = period(4, 10.0, 1000, 480_000);
+        let side = |ops: u64, p99: u64| crate::stats::Side {
+            ops,
+            bytes: ops * 4096,
+            iops: ops as f64 / 10.0,
+            bw_bytes_per_s: ops as f64 * 4096.0 / 10.0,
+            latency_ns: LatencySummary {
+                count: ops,
+                p50: p99 / 2,
+                p99,
+                ..LatencySummary::default()
+            },
+        };
+        mixed.sides = Some(crate::stats::ReadWrite {
+            read: side(700, 300_000),
+            write: side(300, 900_000),
+        });
+        r.periods.list = vec![period(1, 0.0, 98_700, 210_000), mixed];
+        let table = period_table(&r).unwrap();
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 6, "{table}");
+        assert_eq!(
+            lines[4],
+            "         read                                          70      0.3    150 µs    300 µs"
+        );
+        assert_eq!(
+            lines[5],
+            "         write                                         30      0.1    450 µs    900 µs"
         );
     }
 }

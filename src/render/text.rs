@@ -259,7 +259,12 @@ fn total_lines(out: &mut String, r: &RunReport) {
         t.bw_bytes_per_s / 1e6,
         format_bytes(t.counts.bytes)
     );
-    if t.counts.read_ops > 0 && t.counts.write_ops > 0 {
+    if let Some(rw) = &t.sides {
+        for line in super::sides::summary_lines(rw) {
+            let _ = writeln!(out, "{line}");
+        }
+    } else if t.counts.read_ops > 0 && t.counts.write_ops > 0 {
+        // A saved result from before reads and writes were kept apart.
         let _ = writeln!(
             out,
             "  reads {}  writes {}",

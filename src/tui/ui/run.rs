@@ -16,6 +16,7 @@ use crate::settings::Knob;
 use crate::settings::{MAX_BS, MAX_IODEPTH, MAX_THREADS};
 use crate::tui::state::{Run, Series};
 use crate::tui::widgets::Theme;
+use crate::tui::widgets::sides::SideLines;
 use crate::tui::widgets::slider::Slider;
 use crate::units::{format_block_size, format_bytes, format_count_rate, format_duration};
 
@@ -278,6 +279,7 @@ pub(super) fn draw_panes(
     area: Rect,
     buf: &mut Buffer,
 ) {
+    let area = draw_sides(run, theme, area, buf);
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
     let [iops, bw, lat] = Layout::vertical(weights.map(Constraint::Fill)).areas(left);
@@ -287,6 +289,20 @@ pub(super) fn draw_panes(
     let [hist, threads] = Layout::vertical([Constraint::Fill(1), Constraint::Fill(1)]).areas(right);
     draw_histogram(run, theme, hist, buf);
     draw_threads(run, theme, threads, buf);
+}
+
+/// While the mix reads and writes, a line per direction at the top of `area` (when there is
+/// room for the panes below); returns what is left.
+fn draw_sides(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) -> Rect {
+    let mixed = (1..100).contains(&run.settings.read_pct);
+    if !mixed || area.height < 10 {
+        return area;
+    }
+    let [top, rest] =
+        Layout::vertical([Constraint::Length(SideLines::HEIGHT), Constraint::Fill(1)]).areas(area);
+    let sides = run.seconds.now.as_ref().and_then(|n| n.sides.as_ref());
+    SideLines { sides, theme }.render(top, buf);
+    rest
 }
 
 /// Where a value sits on a log2 scale from `lo` to `hi`.

@@ -1,5 +1,5 @@
 //! The TUI's own widgets: a slider per knob, the log2 latency histogram, the per-thread table,
-//! the target picker, the kernel-versus-app panel and the sweep's chart. Each draws plain data handed to it into
+//! the target picker, the kernel-versus-app panel, reads and writes apart and the sweep's chart. Each draws plain data handed to it into
 //! a `Buffer`; none reads a clock, the engine or a file, so each can be tested on its own.
 
 pub mod curve;
@@ -9,6 +9,7 @@ pub mod kernel;
 pub mod marks;
 pub mod members;
 pub mod picker;
+pub mod sides;
 pub mod slider;
 pub mod sweep;
 pub mod threads;
