@@ -495,14 +495,18 @@ fn pause_reset_help_and_quit_keys() {
     assert!(app.run().unwrap().iops.is_empty());
     assert_eq!(app.on_key(key(KeyCode::Char('?'))), Action::None);
     assert!(app.help);
-    let help = screen_text(&draw(&app, 80, 24));
-    for k in ["space", "Ctrl-Z", "q Esc Ctrl-C", "PgUp"] {
+    let help = screen_text(&draw(&app, 80, 60));
+    for k in ["space", "Ctrl-Z", "q Ctrl-C", "PgUp", "never ends the run"] {
         assert!(help.contains(k), "help lacks {k}:\n{help}");
     }
     assert_eq!(app.on_key(key(KeyCode::Esc)), Action::None);
     assert!(!app.help);
     assert_eq!(app.on_key(key(KeyCode::Char('q'))), Action::Quit);
-    assert_eq!(app.on_key(key(KeyCode::Esc)), Action::Quit);
+    // Esc means back, as in htop and btop: with nothing to close it says so, and the run
+    // goes on.
+    assert_eq!(app.on_key(key(KeyCode::Esc)), Action::None);
+    let said = screen_text(&draw(&app, 80, 24));
+    assert!(said.contains("Esc goes back"), "{said}");
     assert_eq!(
         app.on_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
         Action::Quit
@@ -764,7 +768,8 @@ fn sweep_screen_80x24_and_120x40() {
         "MiB/s",
         "Mbit/s",
         "p99",
-        "Enter/Esc back",
+        "Enter back",
+        "the settings are back to 4k random read QD1 T4",
     ] {
         assert!(text.contains(needle), "80x24 lacks {needle:?}:\n{text}");
     }
@@ -1070,7 +1075,7 @@ fn f_shows_the_fio_job_for_the_current_settings() {
 fn help_lists_the_new_keys() {
     let mut app = run_app();
     app.help = true;
-    let text = screen_text(&draw(&app, 100, 30));
+    let text = screen_text(&draw(&app, 100, 50));
     for k in [
         "s t / s b",
         "Esc (sweeping)",

@@ -20,6 +20,7 @@ pub mod disks_compare;
 pub mod disks_saved;
 pub mod export;
 pub mod final_text;
+pub mod findings_text;
 pub mod fio;
 pub mod fleet;
 pub mod hosts;

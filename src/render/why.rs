@@ -191,7 +191,16 @@ pub fn summary_lines(r: &RunReport) -> Vec<String> {
         out.push("findings: none (nothing the link, the queue or the time series explains)".into());
     } else {
         out.push("findings:".into());
-        out.extend(r.why.findings.iter().map(|f| format!("  - {}", f.text)));
+        let periods: Vec<(f64, f64)> = r
+            .periods
+            .list
+            .iter()
+            .map(|p| (p.start_s, p.end_s))
+            .collect();
+        out.extend(super::findings_text::finding_lines(
+            &r.why.findings,
+            &periods,
+        ));
     }
     out
 }

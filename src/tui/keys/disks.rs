@@ -35,8 +35,24 @@ enum Cmd {
     Heatmap,
     Members,
     Help,
+    Log,
+    /// Esc on the table: nothing to go back to; the run goes on.
+    Esc,
     Quit,
 }
+
+const HELP: Binding<Cmd, Disks> =
+    Binding::always(&[(Key::Char('?'), Cmd::Help)], "this help (any key closes)").hint("help");
+const LOG: Binding<Cmd, Disks> = Binding::always(
+    &[(Key::Char('L'), Cmd::Log)],
+    "the message log: every message whole",
+)
+.hint("log");
+const QUIT: Binding<Cmd, Disks> = Binding::always(
+    &[(Key::Char('q'), Cmd::Quit), (Key::Ctrl('c'), Cmd::Quit)],
+    "quit and print the table",
+)
+.hint("quit");
 
 const SLIDE: Binding<Cmd, Disks> = Binding::always(
     &[
@@ -75,11 +91,13 @@ const TABLE: &[Binding<Cmd, Disks>] = &[
     Binding::always(
         &[(Key::Code(KeyCode::Enter), Cmd::Open)],
         "open the target's own run screen (Esc comes back)",
-    ),
+    )
+    .hint("open"),
     Binding::always(
         &[(Key::Char('o'), Cmd::Order)],
         "order: as given / slowest first",
-    ),
+    )
+    .hint("order"),
     Binding::always(
         &[
             (Key::Code(KeyCode::Tab), Cmd::FocusNext),
@@ -92,7 +110,8 @@ const TABLE: &[Binding<Cmd, Disks>] = &[
     Binding::always(
         &[(Key::Char(' '), Cmd::Pause)],
         "pause / resume every target",
-    ),
+    )
+    .hint("pause"),
     Binding::always(
         &[(Key::Char('r'), Cmd::Reset)],
         "reset every target's statistics",
@@ -100,16 +119,15 @@ const TABLE: &[Binding<Cmd, Disks>] = &[
     Binding::always(
         &[(Key::Char('e'), Cmd::Export)],
         "save every target's run so far as diskscope-*.json and its chart as .svg",
-    ),
-    Binding::always(&[(Key::Char('?'), Cmd::Help)], "this help (any key closes)"),
+    )
+    .hint("save"),
     Binding::always(
-        &[
-            (Key::Char('q'), Cmd::Quit),
-            (Key::Code(KeyCode::Esc), Cmd::Quit),
-            (Key::Ctrl('c'), Cmd::Quit),
-        ],
-        "quit and print the table",
+        &[(Key::Code(KeyCode::Esc), Cmd::Esc)],
+        "back: closes what is open; never ends the run",
     ),
+    LOG,
+    HELP,
+    QUIT,
 ];
 
 /// One target's run screen, opened from the table.
@@ -120,7 +138,8 @@ const OPEN: &[Binding<Cmd, Disks>] = &[
             (Key::Code(KeyCode::Enter), Cmd::Back),
         ],
         "back to every target",
-    ),
+    )
+    .hint("back"),
     Binding::always(
         &[
             (Key::Code(KeyCode::Tab), Cmd::FocusNext),
@@ -137,7 +156,8 @@ const OPEN: &[Binding<Cmd, Disks>] = &[
     Binding::always(
         &[(Key::Char(' '), Cmd::Pause)],
         "pause / resume every target",
-    ),
+    )
+    .hint("pause"),
     Binding::always(
         &[(Key::Char('r'), Cmd::Reset)],
         "reset every target's statistics",
@@ -145,7 +165,8 @@ const OPEN: &[Binding<Cmd, Disks>] = &[
     Binding::always(
         &[(Key::Char('e'), Cmd::Export)],
         "save every target's run so far as diskscope-*.json and its chart as .svg",
-    ),
+    )
+    .hint("save"),
     Binding::always(
         &[
             (Key::Char('['), Cmd::ScrollUp),
@@ -158,16 +179,15 @@ const OPEN: &[Binding<Cmd, Disks>] = &[
     Binding::always(
         &[(Key::Char('d'), Cmd::Heatmap)],
         "latency distribution / heatmap",
-    ),
+    )
+    .hint("heatmap"),
     Binding::always(
         &[(Key::Char('m'), Cmd::Members)],
         "md/dm target: its member disks in the kernel pane",
     ),
-    Binding::always(&[(Key::Char('?'), Cmd::Help)], "this help (any key closes)"),
-    Binding::always(
-        &[(Key::Char('q'), Cmd::Quit), (Key::Ctrl('c'), Cmd::Quit)],
-        "quit and print the table",
-    ),
+    LOG,
+    HELP,
+    QUIT,
 ];
 
 /// Rows a page key moves.
@@ -180,6 +200,11 @@ fn table(d: &Disks) -> &'static [Binding<Cmd, Disks>] {
 /// The rows of the view showing, for the overlay.
 pub(super) fn rows(d: &Disks) -> Vec<(String, &'static str)> {
     table(d).iter().map(|b| (b.label(), b.help)).collect()
+}
+
+/// The hint line's entries of the view showing.
+pub(super) fn hints(d: &Disks) -> Vec<(String, &'static str)> {
+    crate::tui::keymap::hints(table(d), d)
 }
 
 /// The other view's keys, a line.
@@ -229,6 +254,11 @@ pub(super) fn disks_key(d: &mut Disks, key: KeyEvent, help: &mut bool) -> Action
         Cmd::ScrollUp | Cmd::ScrollDown | Cmd::Heatmap | Cmd::Members => opened(d, cmd),
         Cmd::Export => return Action::Export,
         Cmd::Help => *help = true,
+        Cmd::Log => return Action::ShowLog,
+        Cmd::Esc => {
+            d.message =
+                Some("Esc goes back; nothing to close here, the run goes on (q quits)".into());
+        }
         Cmd::Quit => return Action::Quit,
     }
     Action::None

@@ -5,7 +5,7 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use crate::fio::job::FioJob;
-use crate::settings::{Knob, Settings, Step, rate_ladder_at_or_below, stepped};
+use crate::settings::{Knob, Settings, Step, rate_by_fraction, rate_ladder_at_or_below, stepped};
 use crate::suite::SuiteName;
 use crate::sweep::{Dimension, SWEEP_IODEPTH, SWEEP_THREADS, default_sweep, psync_refusal};
 use crate::tui::action::Action;
@@ -33,13 +33,23 @@ enum Cmd {
     Export,
     Fio,
     Help,
+    Log,
+    /// Rate back to unlimited.
+    Unlimited,
+    /// Every slider back to the settings the run started with.
+    StartValues,
+    /// Esc with nothing to close or cancel: says that the run goes on.
+    Esc,
     Quit,
 }
 
 impl Cmd {
     /// Commands refused while a sweep runs: they would change what it measures.
     fn locked_by_sweep(self) -> bool {
-        matches!(self, Cmd::Step(_) | Cmd::Sweep(_) | Cmd::Suite)
+        matches!(
+            self,
+            Cmd::Step(_) | Cmd::Sweep(_) | Cmd::Suite | Cmd::Unlimited | Cmd::StartValues
+        )
     }
 }
 
@@ -59,10 +69,27 @@ const SUITE_DONE: When<Run> = When {
 const FIO: Binding<Cmd, Run> = Binding::always(
     &[(Key::Char('f'), Cmd::Fio)],
     "the fio command line and job file for these settings",
-);
+)
+.hint("fio");
 const HELP: Binding<Cmd, Run> = Binding::always(
     &[(Key::Char('?'), Cmd::Help)],
     "this help (arrows and PgUp/PgDn scroll it)",
+)
+.hint("help");
+const LOG: Binding<Cmd, Run> = Binding::always(
+    &[(Key::Char('L'), Cmd::Log)],
+    "the message log: every message whole, with its time on the run's clock",
+)
+.hint("log");
+/// Quitting a run that went on for more than a minute asks once.
+const QUIT_ASKED: When<Run> = When {
+    name: "asked",
+    holds: |r| r.quit_asked,
+};
+const CONFIRM_QUIT: Binding<Cmd, Run> = Binding::when(
+    &[(Key::Char('y'), Cmd::Quit)],
+    QUIT_ASKED,
+    "quit, when asked",
 );
 
 /// The live view: sliders, graphs, the sweep and suite keys.
@@ -85,7 +112,7 @@ const LIVE: &[Binding<Cmd, Run>] = &[
             (Key::Char('h'), Cmd::Step(Step::Down)),
             (Key::Char('l'), Cmd::Step(Step::Up)),
         ],
-        "threads/depth/block size: halve/double; %: one step; rate: 1-2-5 ladder",
+        "threads/depth/block size: halve/double; %: one step; rate: fractions of the IOPS measured unlimited (90% … 1%; → from 100% is unlimited)",
     ),
     Binding::always(
         &[
@@ -96,6 +123,12 @@ const LIVE: &[Binding<Cmd, Run>] = &[
         ],
         "threads/depth: one more/fewer; rate: a tenth; others: one step",
     ),
+    Binding::always(&[(Key::Char('u'), Cmd::Unlimited)], "rate back to unlimited").hint("unlimited"),
+    Binding::always(
+        &[(Key::Char('0'), Cmd::StartValues)],
+        "every slider back to the value the run started with",
+    )
+    .hint("start"),
     Binding::always(&[(Key::Char(' '), Cmd::Pause)], "pause / resume"),
     Binding::always(&[(Key::Char('r'), Cmd::Reset)], "reset the statistics"),
     Binding::always(
@@ -122,7 +155,8 @@ const LIVE: &[Binding<Cmd, Run>] = &[
             (Key::Then('s', 'q'), Cmd::Sweep(Dimension::Iodepth)),
         ],
         "sweep threads 1..64 / block size 512..4M / depth 1..256",
-    ),
+    )
+    .hint("sweep"),
     Binding::always(
         &[(Key::Then('s', 'r'), Cmd::Sweep(Dimension::Rate))],
         "latency vs load: unlimited, then 10..100% of it",
@@ -130,12 +164,17 @@ const LIVE: &[Binding<Cmd, Run>] = &[
     Binding::when(
         &[(Key::Code(KeyCode::Esc), Cmd::CancelSweep)],
         SWEEPING,
-        "cancel the sweep; the run goes on",
+        "cancel the sweep (its settings are put back); the run goes on",
+    ),
+    Binding::always(
+        &[(Key::Code(KeyCode::Esc), Cmd::Esc)],
+        "back: closes what is open, cancels a sweep or suite; never ends the run",
     ),
     Binding::always(
         &[(Key::Char('c'), Cmd::Suite)],
         "run the standard suite: the card (Esc cancels)",
-    ),
+    )
+    .hint("suite"),
     Binding::always(
         &[(Key::Char('v'), Cmd::ShowLast)],
         "show the last sweep's chart or card (Enter/Esc: back)",
@@ -143,17 +182,17 @@ const LIVE: &[Binding<Cmd, Run>] = &[
     Binding::always(
         &[(Key::Char('e'), Cmd::Export)],
         "save the run, or the sweep or card running or last, as diskscope-*.json and its chart as .svg",
-    ),
+    )
+    .hint("save"),
     FIO,
+    LOG,
     HELP,
+    CONFIRM_QUIT,
     Binding::always(
-        &[
-            (Key::Char('q'), Cmd::Quit),
-            (Key::Code(KeyCode::Esc), Cmd::Quit),
-            (Key::Ctrl('c'), Cmd::Quit),
-        ],
-        "quit and print the summary",
-    ),
+        &[(Key::Char('q'), Cmd::Quit), (Key::Ctrl('c'), Cmd::Quit)],
+        "quit and print the summary (after a minute, q asks once: q or y again)",
+    )
+    .hint("quit"),
 ];
 
 /// The sweep's chart.
@@ -164,14 +203,18 @@ const SWEEP_VIEW: &[Binding<Cmd, Run>] = &[
             (Key::Code(KeyCode::Esc), Cmd::Back),
         ],
         "back to the run (it goes on)",
-    ),
-    Binding::always(&[(Key::Char('e'), Cmd::Export)], "save the sweep"),
+    )
+    .hint("back"),
+    Binding::always(&[(Key::Char('e'), Cmd::Export)], "save the sweep").hint("save"),
     FIO,
+    LOG,
     HELP,
+    CONFIRM_QUIT,
     Binding::always(
         &[(Key::Char('q'), Cmd::Quit), (Key::Ctrl('c'), Cmd::Quit)],
         "quit",
-    ),
+    )
+    .hint("quit"),
 ];
 
 /// The suite's card: while it runs, Esc cancels it; other keys but q, ? and f say so.
@@ -179,15 +222,17 @@ const SUITE_VIEW: &[Binding<Cmd, Run>] = &[
     Binding::when(
         &[(Key::Code(KeyCode::Esc), Cmd::CancelSuite)],
         SUITE_RUNNING,
-        "cancel the suite; the run goes on",
-    ),
+        "cancel the suite (the settings from before come back); the run goes on",
+    )
+    .hint("cancel"),
     Binding::always(
         &[
             (Key::Code(KeyCode::Enter), Cmd::Back),
             (Key::Code(KeyCode::Esc), Cmd::Back),
         ],
         "back to the run",
-    ),
+    )
+    .hint("back"),
     Binding::when(
         &[(Key::Char(' '), Cmd::Pause)],
         SUITE_DONE,
@@ -196,16 +241,21 @@ const SUITE_VIEW: &[Binding<Cmd, Run>] = &[
     Binding::always(
         &[(Key::Char('e'), Cmd::Export)],
         "save the card (as it stands while it runs)",
-    ),
+    )
+    .hint("save"),
     Binding::always(
         &[(Key::Char('f'), Cmd::Fio)],
         "the fio job of the whole suite",
-    ),
+    )
+    .hint("fio"),
+    LOG,
     HELP,
+    CONFIRM_QUIT,
     Binding::always(
         &[(Key::Char('q'), Cmd::Quit), (Key::Ctrl('c'), Cmd::Quit)],
         "quit",
-    ),
+    )
+    .hint("quit"),
 ];
 
 fn table(view: View) -> &'static [Binding<Cmd, Run>] {
@@ -219,6 +269,11 @@ fn table(view: View) -> &'static [Binding<Cmd, Run>] {
 /// The rows of `view`'s keys, for the overlay.
 pub(super) fn rows(view: View) -> Vec<(String, &'static str)> {
     table(view).iter().map(|b| (b.label(), b.help)).collect()
+}
+
+/// The hint line's entries of the view showing.
+pub(super) fn hints(run: &Run) -> Vec<(String, &'static str)> {
+    crate::tui::keymap::hints(table(run.view), run)
 }
 
 /// The run screen's other views' keys, a line each (all three when no run shows).
@@ -245,7 +300,14 @@ pub(super) fn run_key(
     if run.view == View::Live && prefix.is_some() {
         run.sweep_prompt = false;
     }
+    // A notice lasts until the next key (the log keeps it).
+    run.notice = None;
     let cmd = lookup(table(run.view), &key, prefix, run);
+    if run.quit_asked {
+        // Asked once: q or y quits, any other key goes on (and does what it does).
+        run.quit_asked = false;
+        run.message = None;
+    }
     match (cmd, key.code) {
         (Some(cmd), _) => apply(run, cmd, help, fio),
         (None, KeyCode::Char(c)) if prefix.is_none() && is_prefix(table(run.view), c) => {
@@ -313,7 +375,7 @@ fn apply(run: &mut Run, cmd: Cmd, help: &mut bool, fio: &mut Option<FioOverlay>)
         }
         Cmd::Heatmap => run.show_heatmap = !run.show_heatmap,
         Cmd::Sweep(d) => return start_sweep(run, d),
-        Cmd::CancelSweep => run.cancel_sweep("cancelled", "Esc"),
+        Cmd::CancelSweep => return run.cancel_sweep("cancelled", "Esc"),
         Cmd::CancelSuite => return run.cancel_suite(),
         Cmd::Suite => return run.start_suite(SuiteName::Standard, run.suite_timing, run.ram_bytes),
         Cmd::ShowLast => show_last(run),
@@ -321,9 +383,55 @@ fn apply(run: &mut Run, cmd: Cmd, help: &mut bool, fio: &mut Option<FioOverlay>)
         Cmd::Export => return Action::Export,
         Cmd::Fio => *fio = Some(fio_overlay(run)),
         Cmd::Help => *help = true,
-        Cmd::Quit => return Action::Quit,
+        Cmd::Log => return Action::ShowLog,
+        Cmd::Unlimited => return apply_settings(run, rate_unlimited(run)),
+        Cmd::StartValues => return apply_settings(run, start_values(run)),
+        Cmd::Esc => {
+            run.notice =
+                Some("Esc goes back; nothing to close here, the run goes on (q quits)".into());
+        }
+        Cmd::Quit => return quit(run),
     }
     Action::None
+}
+
+/// `q`: quits, but after a minute of running asks once first (`q` or `y` again quits).
+fn quit(run: &mut Run) -> Action {
+    let long = run.elapsed() >= crate::tui::state::run::ASK_AFTER;
+    if run.ask_before_quit && long && !run.quit_asked && !run.stopping {
+        run.quit_asked = true;
+        run.message = Some(format!(
+            "quit after {} of running? q or y quits, any other key goes on",
+            crate::units::format_duration(run.elapsed())
+        ));
+        return Action::None;
+    }
+    Action::Quit
+}
+
+/// `u`: the settings in force with the rate unlimited.
+fn rate_unlimited(run: &Run) -> Settings {
+    Settings {
+        rate_iops: 0,
+        ..run.settings
+    }
+}
+
+/// `0`: the settings the run started with (read % stays where writes are not allowed).
+fn start_values(run: &Run) -> Settings {
+    run.start_settings
+}
+
+/// Applies `next` unless it is what is in force already.
+fn apply_settings(run: &mut Run, next: Settings) -> Action {
+    if next == run.settings {
+        return Action::None;
+    }
+    run.message = None;
+    if let Some(sweep) = &mut run.sweep {
+        sweep.superseded = true;
+    }
+    Action::Apply(next)
 }
 
 /// `v`: the last card when a suite ran and no sweep, else the last sweep's chart.
@@ -366,10 +474,15 @@ fn step(run: &mut Run, step: Step) -> Action {
         run.message = Some(why);
         return Action::None;
     }
-    let next = match (run.focus, run.settings.rate_iops, step) {
+    let next = match (run.focus, run.settings.rate_iops, step, run.rate_base) {
+        // ←/→ on the rate: fractions of what the disk does unpaced, once that is known.
+        (Knob::Rate, rate, Step::Down | Step::Up, Some(base)) => Ok(Settings {
+            rate_iops: rate_by_fraction(rate, base, step == Step::Up),
+            ..run.settings
+        }),
         // Leaving "unlimited": the ladder value below what the disk does now, so the first
         // step is a load it can carry rather than the ladder's top.
-        (Knob::Rate, 0, Step::Down | Step::Minus) => Ok(Settings {
+        (Knob::Rate, 0, Step::Down | Step::Minus, _) => Ok(Settings {
             rate_iops: run
                 .seconds
                 .now
@@ -381,14 +494,7 @@ fn step(run: &mut Run, step: Step) -> Action {
         _ => stepped(run.settings, run.focus, step, run.info.target.write_allowed),
     };
     match next {
-        Ok(n) if n == run.settings => Action::None,
-        Ok(n) => {
-            run.message = None;
-            if let Some(sweep) = &mut run.sweep {
-                sweep.superseded = true;
-            }
-            Action::Apply(n)
-        }
+        Ok(n) => apply_settings(run, n),
         Err(msg) => {
             run.message = Some(msg);
             Action::None

@@ -52,10 +52,12 @@ impl Session {
             self.start(&mut app, target);
             return app;
         }
-        let (devices, message) = match discover(&Roots::system()) {
+        let roots = Roots::system();
+        let (devices, message) = match discover(&roots) {
             Ok(d) => (visible(d, self.config.all), None),
             Err(e) => (Vec::new(), Some(format!("cannot list devices: {e:#}"))),
         };
+        let loops = crate::target::loopdev::backing_files(&roots, &devices);
         let size = self.config.size.unwrap_or(DEFAULT_SCRATCH_SIZE);
         let label = format!(
             "scratch file here (./{SCRATCH_NAME}, {})",
@@ -63,6 +65,7 @@ impl Session {
         );
         let mut picker = Picker::new(label, devices);
         picker.message = message;
+        picker.loops = loops;
         App::new(Screen::Picker(picker), color)
     }
 
@@ -229,6 +232,8 @@ impl Session {
         run.suite_timing = self.config.suite_timing;
         run.ram_bytes = crate::engine::memory::ram_bytes();
         run.meta = crate::model::Meta::now();
+        // Quitting after a minute asks once, where a person watches the screen.
+        run.ask_before_quit = std::io::IsTerminal::is_terminal(&std::io::stdout());
         // `--sweep` in a terminal: the sweep starts at once (its steps are checked against
         // the target first, as headless does).
         let sweep = self.config.sweep.take();

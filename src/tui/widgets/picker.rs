@@ -19,24 +19,28 @@ pub struct PickerTable<'a> {
 }
 
 /// The cells of one device row: target, size, lbs/pbs, link, state, model.
-fn cells(d: &DeviceInfo) -> [String; 6] {
+fn cells(d: &DeviceInfo, backing: Option<&String>) -> [String; 6] {
     let state = match &d.access {
         Access::Denied(why) => format!("cannot open: {why}"),
         Access::Ok if !d.holders.is_empty() => format!("in use by {}", d.holders.join(",")),
         Access::Ok if !d.mountpoints.is_empty() => format!("mounted {}", d.mountpoints.join(",")),
         Access::Ok => String::new(),
     };
-    let model = d
-        .model
-        .as_deref()
-        .unwrap_or(if d.rotational { "(rotational)" } else { "" });
+    // A loop device is what backs it: its rotational flag says nothing about a disk.
+    let model = match (backing, &d.model) {
+        (Some(file), _) => format!("loop → {}", crate::units::visible(file)),
+        (None, _) if d.link.kind == crate::model::disk::LinkKind::Loop => "loop".into(),
+        (None, Some(m)) => m.clone(),
+        (None, None) if d.rotational => "(rotational)".into(),
+        (None, None) => String::new(),
+    };
     [
         d.path.clone(),
         format_bytes(d.size_bytes),
         format!("{}/{}", d.logical_block_size, d.physical_block_size),
         d.link.label.clone(),
         state,
-        model.to_string(),
+        model,
     ]
 }
 
@@ -88,7 +92,7 @@ impl Widget for PickerTable<'_> {
             .rows
             .iter()
             .filter_map(|r| match r {
-                PickerRow::Device(d) => Some(cells(d)),
+                PickerRow::Device(d) => Some(cells(d, self.picker.loops.get(&d.name))),
                 _ => None,
             })
             .collect();
@@ -109,7 +113,10 @@ impl Widget for PickerTable<'_> {
                     } else {
                         self.theme.dim()
                     };
-                    (line(&cells(d), &widths), style)
+                    (
+                        line(&cells(d, self.picker.loops.get(&d.name)), &widths),
+                        style,
+                    )
                 }
                 PickerRow::EnterPath => match &p.input {
                     Some(text) => (format!("path: {text}█"), self.theme.accent()),
