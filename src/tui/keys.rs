@@ -9,6 +9,8 @@
 mod complete;
 mod disks;
 mod run;
+mod series;
+mod slide;
 
 use std::path::PathBuf;
 

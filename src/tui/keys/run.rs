@@ -4,10 +4,10 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
-use crate::fio::job::FioJob;
-use crate::settings::{Knob, Settings, Step, rate_by_fraction, rate_ladder_at_or_below, stepped};
+use super::series;
+use crate::settings::Step;
 use crate::suite::SuiteName;
-use crate::sweep::{Dimension, SWEEP_IODEPTH, SWEEP_THREADS, default_sweep, psync_refusal};
+use crate::sweep::Dimension;
 use crate::tui::action::Action;
 use crate::tui::keymap::{Binding, Key, When, is_prefix, lookup, one_line};
 use crate::tui::state::{FioOverlay, Run, View};
@@ -311,7 +311,7 @@ pub(super) fn run_key(
     match (cmd, key.code) {
         (Some(cmd), _) => apply(run, cmd, help, fio),
         (None, KeyCode::Char(c)) if prefix.is_none() && is_prefix(table(run.view), c) => {
-            sweep_prompt(run)
+            series::sweep_prompt(run)
         }
         (None, _) if prefix.is_some() => {
             run.notice = None;
@@ -325,37 +325,15 @@ pub(super) fn run_key(
     }
 }
 
-/// `s`: the next key picks the sweep's dimension.
-fn sweep_prompt(run: &mut Run) -> Action {
-    if run.sweeping() {
-        return locked(run);
-    }
-    run.sweep_prompt = true;
-    run.message = None;
-    run.notice = Some(format!(
-        "sweep: t threads {}..{} · b block size 512..4M · q depth 1..{} · r latency curve · {:.1} s/step · other keys cancel",
-        SWEEP_THREADS.0,
-        SWEEP_THREADS.1,
-        SWEEP_IODEPTH.1,
-        run.step_time.as_secs_f64()
-    ));
-    Action::None
-}
-
-fn locked(run: &mut Run) -> Action {
-    run.message = Some("a sweep is running: the sliders are locked (Esc cancels the sweep)".into());
-    Action::None
-}
-
 /// Carries out `cmd`; what needs the engine or the disk goes out as the action.
 fn apply(run: &mut Run, cmd: Cmd, help: &mut bool, fio: &mut Option<FioOverlay>) -> Action {
     if run.sweeping() && cmd.locked_by_sweep() {
-        return locked(run);
+        return series::locked(run);
     }
     match cmd {
         Cmd::FocusNext => run.focus = run.focus.next(),
         Cmd::FocusPrev => run.focus = run.focus.prev(),
-        Cmd::Step(s) => return step(run, s),
+        Cmd::Step(s) => return super::slide::step(run, s),
         Cmd::Pause => {
             run.paused = !run.paused;
             return Action::Pause(run.paused);
@@ -374,132 +352,27 @@ fn apply(run: &mut Run, cmd: Cmd, help: &mut bool, fio: &mut Option<FioOverlay>)
             k.show_members = !k.show_members && !k.members.is_empty();
         }
         Cmd::Heatmap => run.show_heatmap = !run.show_heatmap,
-        Cmd::Sweep(d) => return start_sweep(run, d),
+        Cmd::Sweep(d) => return series::start_sweep(run, d),
         Cmd::CancelSweep => return run.cancel_sweep("cancelled", "Esc"),
         Cmd::CancelSuite => return run.cancel_suite(),
         Cmd::Suite => return run.start_suite(SuiteName::Standard, run.suite_timing, run.ram_bytes),
-        Cmd::ShowLast => show_last(run),
+        Cmd::ShowLast => series::show_last(run),
         Cmd::Back => run.view = View::Live,
         Cmd::Export => return Action::Export,
-        Cmd::Fio => *fio = Some(fio_overlay(run)),
+        Cmd::Fio => *fio = Some(series::fio_overlay(run)),
         Cmd::Help => *help = true,
         Cmd::Log => return Action::ShowLog,
-        Cmd::Unlimited => return apply_settings(run, rate_unlimited(run)),
-        Cmd::StartValues => return apply_settings(run, start_values(run)),
+        Cmd::Unlimited => {
+            return super::slide::apply_settings(run, super::slide::rate_unlimited(run));
+        }
+        Cmd::StartValues => return super::slide::apply_settings(run, run.start_settings),
         Cmd::Esc => {
             run.notice =
                 Some("Esc goes back; nothing to close here, the run goes on (q quits)".into());
         }
-        Cmd::Quit => return quit(run),
+        Cmd::Quit => return super::slide::quit(run),
     }
     Action::None
-}
-
-/// `q`: quits, but after a minute of running asks once first (`q` or `y` again quits).
-fn quit(run: &mut Run) -> Action {
-    let long = run.elapsed() >= crate::tui::state::run::ASK_AFTER;
-    if run.ask_before_quit && long && !run.quit_asked && !run.stopping {
-        run.quit_asked = true;
-        run.message = Some(format!(
-            "quit after {} of running? q or y quits, any other key goes on",
-            crate::units::format_duration(run.elapsed())
-        ));
-        return Action::None;
-    }
-    Action::Quit
-}
-
-/// `u`: the settings in force with the rate unlimited.
-fn rate_unlimited(run: &Run) -> Settings {
-    Settings {
-        rate_iops: 0,
-        ..run.settings
-    }
-}
-
-/// `0`: the settings the run started with (read % stays where writes are not allowed).
-fn start_values(run: &Run) -> Settings {
-    run.start_settings
-}
-
-/// Applies `next` unless it is what is in force already.
-fn apply_settings(run: &mut Run, next: Settings) -> Action {
-    if next == run.settings {
-        return Action::None;
-    }
-    run.message = None;
-    if let Some(sweep) = &mut run.sweep {
-        sweep.superseded = true;
-    }
-    Action::Apply(next)
-}
-
-/// `v`: the last card when a suite ran and no sweep, else the last sweep's chart.
-fn show_last(run: &mut Run) {
-    if run.suite.is_some() && run.sweep.is_none() {
-        run.view = View::Suite;
-    } else if run.sweep.is_some() {
-        run.view = View::Sweep;
-    }
-}
-
-/// The fio equivalent of what the screen shows: the suite's whole plan on its card, else
-/// the settings in force.
-fn fio_overlay(run: &Run) -> FioOverlay {
-    let job = match (&run.view, &run.suite) {
-        (View::Suite, Some(suite)) => FioJob::suite(&run.suite_config(), suite.runner.plan()),
-        _ => FioJob::run(&run.current_config()),
-    };
-    FioOverlay {
-        command_line: job.command_line(),
-        job_file: job.job_file(),
-    }
-}
-
-/// Starts the default sweep of `d`, or says why there is none.
-fn start_sweep(run: &mut Run, d: Dimension) -> Action {
-    match default_sweep(d, &run.info) {
-        Ok(spec) => run.start_sweep(spec),
-        Err(e) => {
-            run.message = Some(e);
-            Action::None
-        }
-    }
-}
-
-fn step(run: &mut Run, step: Step) -> Action {
-    if run.focus == Knob::QueueDepth
-        && let Err(why) = psync_refusal(&run.info)
-    {
-        run.message = Some(why);
-        return Action::None;
-    }
-    let next = match (run.focus, run.settings.rate_iops, step, run.rate_base) {
-        // ←/→ on the rate: fractions of what the disk does unpaced, once that is known.
-        (Knob::Rate, rate, Step::Down | Step::Up, Some(base)) => Ok(Settings {
-            rate_iops: rate_by_fraction(rate, base, step == Step::Up),
-            ..run.settings
-        }),
-        // Leaving "unlimited": the ladder value below what the disk does now, so the first
-        // step is a load it can carry rather than the ladder's top.
-        (Knob::Rate, 0, Step::Down | Step::Minus, _) => Ok(Settings {
-            rate_iops: run
-                .seconds
-                .now
-                .as_ref()
-                .filter(|n| n.iops >= 1.0)
-                .map_or(10_000_000, |n| rate_ladder_at_or_below(n.iops as u64)),
-            ..run.settings
-        }),
-        _ => stepped(run.settings, run.focus, step, run.info.target.write_allowed),
-    };
-    match next {
-        Ok(n) => apply_settings(run, n),
-        Err(msg) => {
-            run.message = Some(msg);
-            Action::None
-        }
-    }
 }
 
 #[cfg(test)]

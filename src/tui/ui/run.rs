@@ -293,6 +293,23 @@ pub(super) fn draw_panes(
     draw_threads(run, theme, threads, buf);
 }
 
+/// The rate slider's value and where it sits: paced, the share of what the disk did
+/// unpaced where that is known ("50% 7.2k"), else the rate on a log scale.
+fn rate_value(run: &Run) -> (String, f64) {
+    let rate = run.settings.rate_iops;
+    match run.rate_base.filter(|b| *b > 0) {
+        Some(base) => {
+            let share = rate as f64 / base as f64;
+            let value = format!("{:.0}% {}", share * 100.0, format_count_rate(rate as f64));
+            (value, share.min(0.97))
+        }
+        None => (
+            format_count_rate(rate as f64),
+            log_position(rate, 100, 10_000_000).min(0.97),
+        ),
+    }
+}
+
 /// Where a value sits on a log2 scale from `lo` to `hi`.
 pub(super) fn log_position(v: u64, lo: u64, hi: u64) -> f64 {
     let (v, lo, hi) = (
@@ -336,24 +353,7 @@ pub(super) fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffe
             }
             Knob::RandomPct => (s.random_pct.to_string(), f64::from(s.random_pct) / 100.0),
             Knob::Rate if s.rate_iops == 0 => ("unlimited".into(), 1.0),
-            // Paced: the share of what the disk did unpaced, where that is known.
-            Knob::Rate => match run.rate_base.filter(|b| *b > 0) {
-                Some(base) => {
-                    let share = s.rate_iops as f64 / base as f64;
-                    (
-                        format!(
-                            "{:.0}% {}",
-                            share * 100.0,
-                            format_count_rate(s.rate_iops as f64)
-                        ),
-                        share.min(0.97),
-                    )
-                }
-                None => (
-                    format_count_rate(s.rate_iops as f64),
-                    log_position(s.rate_iops, 100, 10_000_000).min(0.97),
-                ),
-            },
+            Knob::Rate => rate_value(run),
         };
         Slider {
             label: knob.label(),
