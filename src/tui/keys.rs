@@ -217,6 +217,40 @@ impl App {
     }
 }
 
+/// Every screen's keys as the README lists them (a Markdown table per screen), made from
+/// the same tables the handlers and the `?` overlay read; a test keeps README.md's copy
+/// equal to it.
+pub fn reference() -> String {
+    fn rows<C, S>(t: &[Binding<C, S>]) -> Vec<(String, &'static str)> {
+        t.iter().map(|b| (b.label(), b.help)).collect()
+    }
+    let mut screens: Vec<(&str, Vec<(String, &'static str)>)> = vec![
+        ("the run screen", run::rows(super::state::View::Live)),
+        ("a sweep's chart", run::rows(super::state::View::Sweep)),
+        ("a suite's card", run::rows(super::state::View::Suite)),
+        ("the picker", rows(PICKER)),
+        ("the picker's path entry", rows(PATH_ENTRY)),
+        ("the write confirmation", rows(CONFIRM)),
+        ("laying out the scratch file", rows(PREPARING)),
+    ];
+    screens.extend(disks::all_rows());
+    screens.push((
+        "the help, the fio job or the message log shown",
+        rows(OVERLAY),
+    ));
+    screens.push(("everywhere", rows(GLOBAL)));
+    let mut out = String::new();
+    for (name, rows) in screens {
+        out.push_str(&format!(
+            "\n**{name}**\n\n| keys | what they do |\n|---|---|\n"
+        ));
+        for (keys, help) in rows {
+            out.push_str(&format!("| `{keys}` | {help} |\n"));
+        }
+    }
+    out
+}
+
 /// The hint line's entries of the screen showing: `? help` first, quit last, the feature
 /// keys between, from the same tables as the handlers and the `?` overlay.
 pub fn hints(app: &App) -> Vec<(String, &'static str)> {
@@ -380,6 +414,31 @@ mod tests {
         ] {
             assert_eq!(problem, None);
         }
+    }
+
+    /// README.md's key reference is the one the tables make: a key added, changed or
+    /// dropped in a table and not in the README fails here. `UPDATE_README=1` rewrites it.
+    #[test]
+    fn the_readme_lists_the_keys_the_tables_have() {
+        const BEGIN: &str =
+            "<!-- keys: made from src/tui/keys by `UPDATE_README=1 cargo test --lib readme` -->\n";
+        const END: &str = "<!-- keys end -->";
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+        let readme = std::fs::read_to_string(path).unwrap();
+        let (Some(a), Some(b)) = (readme.find(BEGIN), readme.find(END)) else {
+            panic!("README.md has no key reference between {BEGIN:?} and {END:?}");
+        };
+        let listed = &readme[a + BEGIN.len()..b];
+        let made = reference();
+        if listed != made && std::env::var_os("UPDATE_README").is_some() {
+            let updated = format!("{}{made}{}", &readme[..a + BEGIN.len()], &readme[b..]);
+            std::fs::write(path, updated).unwrap();
+            return;
+        }
+        assert!(
+            listed == made,
+            "README.md's keys differ from the tables; run UPDATE_README=1 cargo test --lib readme\n--- README\n{listed}\n--- tables\n{made}"
+        );
     }
 
     /// Ctrl-C quits wherever it is pressed (`GLOBAL`); every screen's help says so in its

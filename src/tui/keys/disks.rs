@@ -202,6 +202,15 @@ pub(super) fn rows(d: &Disks) -> Vec<(String, &'static str)> {
     table(d).iter().map(|b| (b.label(), b.help)).collect()
 }
 
+/// Both views' rows, for the README's key reference: the table, then one target opened.
+pub(super) fn all_rows() -> [(&'static str, Vec<(String, &'static str)>); 2] {
+    let rows = |t: &[Binding<Cmd, Disks>]| t.iter().map(|b| (b.label(), b.help)).collect();
+    [
+        ("several targets: the table", rows(TABLE)),
+        ("several targets: one target opened", rows(OPEN)),
+    ]
+}
+
 /// The hint line's entries of the view showing.
 pub(super) fn hints(d: &Disks) -> Vec<(String, &'static str)> {
     crate::tui::keymap::hints(table(d), d)
