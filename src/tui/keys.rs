@@ -220,6 +220,7 @@ impl App {
 /// Every screen's keys as the README lists them (a Markdown table per screen), made from
 /// the same tables the handlers and the `?` overlay read; a test keeps README.md's copy
 /// equal to it.
+#[cfg(test)]
 pub fn reference() -> String {
     fn rows<C, S>(t: &[Binding<C, S>]) -> Vec<(String, &'static str)> {
         t.iter().map(|b| (b.label(), b.help)).collect()

@@ -203,6 +203,7 @@ pub(super) fn rows(d: &Disks) -> Vec<(String, &'static str)> {
 }
 
 /// Both views' rows, for the README's key reference: the table, then one target opened.
+#[cfg(test)]
 pub(super) fn all_rows() -> [(&'static str, Vec<(String, &'static str)>); 2] {
     let rows = |t: &[Binding<Cmd, Disks>]| t.iter().map(|b| (b.label(), b.help)).collect();
     [

@@ -303,10 +303,12 @@ pub(super) fn run_key(
     // A notice lasts until the next key (the log keeps it).
     run.notice = None;
     let cmd = lookup(table(run.view), &key, prefix, run);
-    if run.quit_asked {
+    if std::mem::take(&mut run.quit_asked) {
         // Asked once: q or y quits, any other key goes on (and does what it does).
-        run.quit_asked = false;
         run.message = None;
+        if cmd == Some(Cmd::Quit) {
+            return Action::Quit;
+        }
     }
     match (cmd, key.code) {
         (Some(cmd), _) => apply(run, cmd, help, fio),

@@ -140,6 +140,7 @@ impl App {
                     // The engine keeps the last step it took; the message says why it stopped.
                     let _ = run.cancel_sweep("stopped", "a refused setting");
                     run.notice = None;
+                    // The engine kept the last step it took.
                     run.message = Some(format!(
                         "sweep stopped by a refused setting; the run goes on: {e}"
                     ));

@@ -90,7 +90,7 @@ impl Run {
                 // As a suite does: the settings from before come back, and the screen says so.
                 let base = sweep.base;
                 self.notice = Some(format!(
-                    "sweep done; the settings are back to {} as before it",
+                    "sweep done: settings back to {}, as before it",
                     crate::render::periods::period_words(&base)
                 ));
                 Action::Apply(base)
@@ -108,23 +108,18 @@ impl Run {
         };
         sweep.cancel();
         sweep.stopped_by = Some(by.to_string());
-        self.message = Some(format!(
-            "sweep {why} after {} of {} steps; the run goes on",
-            sweep.results().len(),
-            sweep.runner.steps().len()
-        ));
+        // A notice, not a message: the message line is cleared when the engine takes the
+        // settings back.
         let base = sweep.base;
-        if base == self.settings {
-            return Action::None;
-        }
-        // A notice, not a message: the message line is cleared when the engine takes them.
-        self.message = None;
         self.notice = Some(format!(
-            "sweep {why} after {} of {} steps; the settings are back to {}; the run goes on",
+            "sweep {why} after {} of {} steps: settings back to {}",
             sweep.results().len(),
             sweep.runner.steps().len(),
             crate::render::periods::period_words(&base)
         ));
+        if base == self.settings {
+            return Action::None;
+        }
         Action::Apply(base)
     }
 

@@ -124,22 +124,7 @@ fn fit(mut parts: Parts, path: &str, width: u16) -> Line<'static> {
     Line::from(parts.into_iter().flat_map(|(_, s)| s).collect::<Vec<_>>())
 }
 
-/// `text` cut to `max` characters by replacing its middle with "…" (a path keeps its start
-/// and its file name).
-pub(super) fn shorten_middle(text: &str, max: usize) -> String {
-    let n = text.chars().count();
-    if n <= max {
-        return text.to_string();
-    }
-    if max < 2 {
-        return "…".chars().take(max).collect();
-    }
-    let head = (max - 1) / 2;
-    let tail = max - 1 - head;
-    let start: String = text.chars().take(head).collect();
-    let end: String = text.chars().skip(n - tail).collect();
-    format!("{start}…{end}")
-}
+pub(super) use crate::tui::widgets::shorten_middle;
 
 /// "sweep threads: step 3/7 (4 threads), measuring · Esc cancels" while a sweep runs.
 pub(super) fn sweep_progress(run: &Run) -> Option<String> {

@@ -20,19 +20,25 @@ pub struct PickerTable<'a> {
 
 /// The cells of one device row: target, size, lbs/pbs, link, state, model.
 fn cells(d: &DeviceInfo, backing: Option<&String>) -> [String; 6] {
+    let loop_device = d.link.kind == crate::model::disk::LinkKind::Loop;
     let state = match &d.access {
         Access::Denied(why) => format!("cannot open: {why}"),
         Access::Ok if !d.holders.is_empty() => format!("in use by {}", d.holders.join(",")),
         Access::Ok if !d.mountpoints.is_empty() => format!("mounted {}", d.mountpoints.join(",")),
-        Access::Ok => String::new(),
+        // A loop device is what backs it (its file keeps its name when cut).
+        Access::Ok => backing.map_or_else(String::new, |file| {
+            let room = MAX_CELL - "loop → ".chars().count();
+            format!(
+                "loop → {}",
+                super::shorten_middle(&crate::units::visible(file), room)
+            )
+        }),
     };
-    // A loop device is what backs it: its rotational flag says nothing about a disk.
-    let model = match (backing, &d.model) {
-        (Some(file), _) => format!("loop → {}", crate::units::visible(file)),
-        (None, _) if d.link.kind == crate::model::disk::LinkKind::Loop => "loop".into(),
-        (None, Some(m)) => m.clone(),
-        (None, None) if d.rotational => "(rotational)".into(),
-        (None, None) => String::new(),
+    // A loop device's rotational flag is the kernel's default, not a spinning disk.
+    let model = match &d.model {
+        Some(m) => m.clone(),
+        None if d.rotational && !loop_device => "(rotational)".into(),
+        None => String::new(),
     };
     [
         d.path.clone(),
@@ -61,14 +67,19 @@ fn widths(rows: &[[String; 6]]) -> [usize; 6] {
     w
 }
 
-/// One line of the table: cells padded to their widths (cut with `…` when longer).
-fn line(cells: &[String; 6], w: &[usize; 6]) -> String {
+/// One line of the table: cells padded to their widths (cut with `…` when longer); the last
+/// loses its middle to fit `room` columns (a backing file keeps its name).
+fn line(cells: &[String; 6], w: &[usize; 6], room: usize) -> String {
     let mut out = Vec::with_capacity(6);
+    let last_room = room.saturating_sub(w[..5].iter().sum::<usize>() + 5);
     for (i, cell) in cells.iter().enumerate() {
         let n = cell.chars().count();
         let text = if n > w[i] && i < 5 {
             let cut: String = cell.chars().take(w[i].saturating_sub(1)).collect();
             format!("{cut}…")
+        } else if i == 5 && n > last_room && last_room >= 12 {
+            // The model: its middle goes, so a long one keeps its end.
+            super::shorten_middle(cell, last_room)
         } else {
             cell.clone()
         };
@@ -97,7 +108,7 @@ impl Widget for PickerTable<'_> {
             })
             .collect();
         let widths = widths(&device_cells);
-        let header = format!("  {}", line(&HEADER.map(String::from), &widths));
+        let header = format!("  {}", line(&HEADER.map(String::from), &widths, usize::MAX));
         buf.set_stringn(area.x, area.y, &header, w, self.theme.dim());
         let rows = area.height.saturating_sub(1) as usize;
         // Keep the selected row on screen.
@@ -114,7 +125,11 @@ impl Widget for PickerTable<'_> {
                         self.theme.dim()
                     };
                     (
-                        line(&cells(d, self.picker.loops.get(&d.name)), &widths),
+                        line(
+                            &cells(d, self.picker.loops.get(&d.name)),
+                            &widths,
+                            w.saturating_sub(2),
+                        ),
                         style,
                     )
                 }
