@@ -31,8 +31,18 @@ pub fn final_text(
     sweep: Option<&SweepReport>,
     baseline: Option<&BaselineFile>,
 ) -> String {
+    final_text_at(report, sweep, baseline, text::SUMMARY_WIDTH)
+}
+
+/// `final_text` with its tables made for `width` columns.
+pub fn final_text_at(
+    report: &RunReport,
+    sweep: Option<&SweepReport>,
+    baseline: Option<&BaselineFile>,
+    width: usize,
+) -> String {
     let Some(sweep) = sweep else {
-        let mut out = text::summary(report, true);
+        let mut out = text::summary_at(report, true, width);
         if let Some(b) = baseline {
             out.push_str(&versus(b, report));
         }

@@ -71,7 +71,8 @@ pub fn period_table(r: &RunReport, width: usize) -> Option<String> {
     );
     let head = figures("from", "for", "IOPS", "MB/s", "p50", "p99");
     if apart {
-        let _ = writeln!(out, "  {:>2}  settings, then {}", "#", head.trim_start());
+        let _ = writeln!(out, "  {:>2}  settings", "#");
+        let _ = writeln!(out, "    {head}");
     } else {
         let _ = writeln!(out, "  {:>2}  {:<wide$}{head}", "#", "settings");
     }
@@ -93,7 +94,7 @@ pub fn period_table(r: &RunReport, width: usize) -> Option<String> {
         );
         if apart {
             let _ = writeln!(out, "  {:>2}  {name}", i + 1);
-            let _ = writeln!(out, "      {}", row.trim_start());
+            let _ = writeln!(out, "    {row}");
         } else {
             let _ = writeln!(out, "  {:>2}  {name:<wide$}{row}", i + 1);
         }
@@ -265,10 +266,11 @@ mod tests {
         let lines: Vec<&str> = table.lines().collect();
         assert!(lines.iter().all(|l| l.chars().count() <= 80), "{table}");
         assert_eq!(
-            lines[4], "   2  64k sequential 70% read QD8 T2 at 5000 IOPS",
+            lines[5], "   2  64k sequential 70% read QD8 T2 at 5000 IOPS",
             "{table}"
         );
-        assert!(lines[5].starts_with("      10.0s"), "{table}");
+        assert!(lines[6].trim_start().starts_with("10.0s"), "{table}");
+        assert!(lines[2].trim_start().starts_with("from"), "{table}");
         // A wider terminal keeps a row a period.
         let wide = period_table(&r, 120).unwrap();
         assert_eq!(wide.lines().count(), 4, "{wide}");

@@ -42,7 +42,7 @@ use crate::exit::ExitStatus;
 use crate::model::disks::DisksReport;
 use crate::render::baseline::{Baseline, BaselineFile};
 use crate::render::export::Export;
-use crate::render::final_text::final_text;
+use crate::render::final_text::final_text_at;
 use crate::render::save::save_export;
 use crate::render::state_dir;
 use crate::{output, signals};
@@ -122,7 +122,7 @@ fn finish(
     suite: Option<Box<crate::suite::SuiteReport>>,
     shown: Shown,
 ) -> ExitStatus {
-    let mut text = final_text(&report, sweep.as_deref(), baseline);
+    let mut text = final_text_at(&report, sweep.as_deref(), baseline, shown.width);
     if let Some(card) = &suite {
         text.push_str(&crate::render::card::card(card));
     }
