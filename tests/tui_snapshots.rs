@@ -1540,3 +1540,84 @@ fn run_screen_says_why_120x40_and_80x24() {
     }
     assert_snapshot("run_why_80x24", &narrow);
 }
+
+/// After a minute of running, `q` asks once: another key goes on, `q` or `y` then quits;
+/// before a minute, and where nobody watches (stdout not a terminal), `q` quits at once.
+#[test]
+fn quitting_after_a_minute_asks_once() {
+    let mut app = run_app();
+    assert_eq!(
+        app.on_key(key(KeyCode::Char('q'))),
+        Action::Quit,
+        "under a minute"
+    );
+    let run = app.run_mut().unwrap();
+    run.last.as_mut().unwrap().at = Duration::from_secs(75);
+    assert_eq!(
+        app.on_key(key(KeyCode::Char('q'))),
+        Action::Quit,
+        "not a terminal"
+    );
+    app.run_mut().unwrap().ask_before_quit = true;
+    assert_eq!(app.on_key(key(KeyCode::Char('q'))), Action::None);
+    let asked = screen_text(&draw(&app, 80, 24));
+    assert!(
+        asked.contains("quit after 1m15s of running? q or y quits"),
+        "{asked}"
+    );
+    // Another key goes on (and does what it does).
+    assert_eq!(app.on_key(key(KeyCode::Char('x'))), Action::None);
+    assert!(!screen_text(&draw(&app, 80, 24)).contains("q or y quits"));
+    assert_eq!(
+        app.on_key(key(KeyCode::Char('y'))),
+        Action::None,
+        "y only when asked"
+    );
+    for again in ['q', 'y'] {
+        assert_eq!(app.on_key(key(KeyCode::Char('q'))), Action::None);
+        assert_eq!(app.on_key(key(KeyCode::Char(again))), Action::Quit);
+        app.run_mut().unwrap().quit_asked = false;
+    }
+    // Ctrl-C quits at once.
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert_eq!(app.on_key(ctrl_c), Action::Quit);
+}
+
+/// `u` puts the rate back to unlimited whichever slider is selected; ←/→ on the rate step
+/// through fractions of what the disk did unpaced; `0` puts every slider back to its start.
+#[test]
+fn the_rate_steps_by_fractions_and_u_and_0_put_things_back() {
+    let mut app = run_app();
+    let base = app
+        .run()
+        .unwrap()
+        .rate_base
+        .expect("the unpaced IOPS known");
+    app.run_mut().unwrap().focus = Knob::Rate;
+    let Action::Apply(paced) = app.on_key(key(KeyCode::Left)) else {
+        panic!("← on the rate applies a rate");
+    };
+    assert_eq!(paced.rate_iops, (base * 90).div_ceil(100));
+    app.applied(Ok(()), paced);
+    let Action::Apply(lower) = app.on_key(key(KeyCode::Left)) else {
+        panic!("← again");
+    };
+    assert_eq!(lower.rate_iops, (base * 80).div_ceil(100));
+    app.applied(Ok(()), lower);
+    let slider_line = screen_text(&draw(&app, 80, 24));
+    assert!(slider_line.contains("80% "), "{slider_line}");
+    app.run_mut().unwrap().focus = Knob::Threads;
+    let Action::Apply(unlimited) = app.on_key(key(KeyCode::Char('u'))) else {
+        panic!("u applies");
+    };
+    assert_eq!(unlimited.rate_iops, 0);
+    assert_eq!(unlimited.threads, lower.threads);
+    let start = app.run().unwrap().start_settings;
+    let changed = Settings {
+        threads: start.threads * 2,
+        rate_iops: 5000,
+        ..start
+    };
+    app.applied(Ok(()), changed);
+    assert_eq!(app.on_key(key(KeyCode::Char('0'))), Action::Apply(start));
+}

@@ -36,6 +36,8 @@ enum Cmd {
     Members,
     Help,
     Log,
+    /// `y` when quitting was asked.
+    QuitAsked,
     /// Esc on the table: nothing to go back to; the run goes on.
     Esc,
     Quit,
@@ -48,9 +50,17 @@ const LOG: Binding<Cmd, Disks> = Binding::always(
     "the message log: every message whole",
 )
 .hint("log");
+const QUIT_ASKED: Binding<Cmd, Disks> = Binding::when(
+    &[(Key::Char('y'), Cmd::QuitAsked)],
+    crate::tui::keymap::When {
+        name: "asked",
+        holds: |d| d.quit_asked,
+    },
+    "quit, when asked",
+);
 const QUIT: Binding<Cmd, Disks> = Binding::always(
     &[(Key::Char('q'), Cmd::Quit), (Key::Ctrl('c'), Cmd::Quit)],
-    "quit and print the table",
+    "quit and print the table (after a minute, q asks once: q or y again)",
 )
 .hint("quit");
 
@@ -127,6 +137,7 @@ const TABLE: &[Binding<Cmd, Disks>] = &[
     ),
     LOG,
     HELP,
+    QUIT_ASKED,
     QUIT,
 ];
 
@@ -187,6 +198,7 @@ const OPEN: &[Binding<Cmd, Disks>] = &[
     ),
     LOG,
     HELP,
+    QUIT_ASKED,
     QUIT,
 ];
 
@@ -229,7 +241,15 @@ pub(super) fn other_view(d: &Disks) -> String {
 
 /// Handles a key on the disks screen.
 pub(super) fn disks_key(d: &mut Disks, key: KeyEvent, help: &mut bool) -> Action {
-    let Some(cmd) = lookup(table(d), &key, None, d) else {
+    let cmd = lookup(table(d), &key, None, d);
+    if std::mem::take(&mut d.quit_asked) {
+        // Asked once: q or y quits, any other key goes on (and does what it does).
+        d.message = None;
+        if matches!(cmd, Some(Cmd::Quit | Cmd::QuitAsked)) {
+            return Action::Quit;
+        }
+    }
+    let Some(cmd) = cmd else {
         return Action::None;
     };
     match cmd {
@@ -269,9 +289,23 @@ pub(super) fn disks_key(d: &mut Disks, key: KeyEvent, help: &mut bool) -> Action
             d.message =
                 Some("Esc goes back; nothing to close here, the run goes on (q quits)".into());
         }
-        Cmd::Quit => return Action::Quit,
+        Cmd::Quit => return quit(d),
+        Cmd::QuitAsked => {}
     }
     Action::None
+}
+
+/// `q`: quits, but after a minute of running asks once first (`q` or `y` again quits).
+fn quit(d: &mut Disks) -> Action {
+    if d.ask_before_quit && d.elapsed >= crate::tui::state::run::ASK_AFTER && !d.stopping {
+        d.quit_asked = true;
+        d.message = Some(format!(
+            "quit after {} of running? q or y quits, any other key goes on",
+            crate::units::format_duration(d.elapsed)
+        ));
+        return Action::None;
+    }
+    Action::Quit
 }
 
 /// The opened run screen's own keys: its thread table, heatmap and members pane.
