@@ -338,5 +338,14 @@ fn the_picker_names_a_loop_devices_backing_file() {
     assert!(!row.contains("rotational"), "{picker}");
     tmux.keys(&["q"]);
     tmux.wait_for("the exit", LONG, |s| s.contains("diskscope-exit=0"));
+    // `--list` calls it a loop device too, not an HDD.
+    let list = Command::new(bin()).arg("--list").output().expect("--list");
+    let list = String::from_utf8_lossy(&list.stdout);
+    let short = dev.0.trim_start_matches("/dev/");
+    let line = list
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(short))
+        .unwrap_or_else(|| panic!("{short} not listed:\n{list}"));
+    assert!(line.contains(" loop ") && !line.contains("HDD"), "{line}");
     drop(dev);
 }
