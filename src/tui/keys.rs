@@ -160,15 +160,19 @@ const PREPARING: &[Binding<(), ()>] = &[Binding::always(
 )
 .hint("stop and quit")];
 
-/// What the fleet screen's keys do: stop every host early, or leave once the report is in.
-pub const FLEET: &[Binding<(), ()>] = &[Binding::always(
-    &[
-        (Key::Char('q'), ()),
-        (Key::Code(KeyCode::Esc), ()),
-        (Key::Ctrl('c'), ()),
-    ],
-    "stop every host early (each still reports); once done, leave",
-)];
+/// What the fleet screen's keys do: stop every host early (`true`), or, with Esc, leave once
+/// the report is in (`false`: Esc never ends a fleet still running).
+pub const FLEET: &[Binding<bool, ()>] = &[
+    Binding::always(
+        &[(Key::Char('q'), true), (Key::Ctrl('c'), true)],
+        "stop every host early (each still reports); once done, leave",
+    )
+    .hint("quit"),
+    Binding::always(
+        &[(Key::Code(KeyCode::Esc), false)],
+        "once done, leave (while the hosts run, nothing: q stops them)",
+    ),
+];
 
 impl App {
     /// Handles a key; the returned action is for the run loop to carry out.

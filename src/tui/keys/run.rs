@@ -197,6 +197,12 @@ const LIVE: &[Binding<Cmd, Run>] = &[
 
 /// The sweep's chart.
 const SWEEP_VIEW: &[Binding<Cmd, Run>] = &[
+    Binding::when(
+        &[(Key::Code(KeyCode::Esc), Cmd::CancelSweep)],
+        SWEEPING,
+        "cancel the sweep (its settings are put back); the run goes on",
+    )
+    .hint("cancel"),
     Binding::always(
         &[
             (Key::Code(KeyCode::Enter), Cmd::Back),

@@ -20,7 +20,7 @@ pub struct Entry {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MessageLog {
     pub entries: VecDeque<Entry>,
-    last: [Option<String>; 4],
+    last: [Option<String>; 5],
 }
 
 /// Where a message comes from: each remembers its last text.
@@ -30,6 +30,8 @@ pub enum Source {
     Notice = 1,
     Finding = 2,
     Warning = 3,
+    /// A suite card's notes.
+    Note = 4,
 }
 
 impl MessageLog {

@@ -102,6 +102,11 @@ impl App {
                 let warnings = r.info.warnings.join("; ");
                 let warnings = (!warnings.is_empty()).then(|| format!("warning: {warnings}"));
                 log.see(Source::Warning, warnings.as_deref(), at);
+                let notes = r.suite.as_ref().map(|s| {
+                    let notes: Vec<String> = s.notes.iter().map(|n| format!("note: {n}")).collect();
+                    notes.join("; ")
+                });
+                log.see(Source::Note, notes.as_deref().filter(|n| !n.is_empty()), at);
             }
             Screen::Picker(p) => {
                 log.see(Source::Message, p.message.as_deref(), None);

@@ -90,7 +90,7 @@ fn draw_graphs(run: &Run, baseline: Option<&Baseline>, theme: Theme, area: Rect,
     draw_panes(run, base, theme, [1, 1, 1], area, buf);
 }
 
-/// The card's header, a row per test and the notes (each cut to `width`).
+/// The card's header, a row per test and the notes (each cut to `width`, the log has them).
 fn card_lines(suite: &SuiteRun, theme: Theme, width: usize) -> Vec<Line<'static>> {
     let cols = |dir: &str| {
         format!(
@@ -131,11 +131,10 @@ fn card_lines(suite: &SuiteRun, theme: Theme, width: usize) -> Vec<Line<'static>
         }
         lines.push(Line::from(spans));
     }
+    // A note too long for the card is cut and says the log has it whole.
     for n in &suite.notes {
-        lines.push(Line::styled(
-            shorten_middle(&format!("note: {n}"), width),
-            theme.warn(),
-        ));
+        let note = Line::styled(format!("note: {n}"), theme.warn());
+        lines.push(fit_message(note, width as u16, theme));
     }
     lines
 }
