@@ -227,7 +227,8 @@ pub fn series_lines(
         out.push("findings: none".into());
     } else {
         out.push("findings:".into());
-        out.extend(findings.iter().map(|f| format!("  - {}", f.text)));
+        // A step's finding said again at the next step is one line, its figures a range.
+        out.extend(super::findings_text::finding_lines(findings, &[]));
     }
     out
 }
