@@ -1621,3 +1621,23 @@ fn the_rate_steps_by_fractions_and_u_and_0_put_things_back() {
     app.applied(Ok(()), changed);
     assert_eq!(app.on_key(key(KeyCode::Char('0'))), Action::Apply(start));
 }
+
+/// The summary on quit carries a sweep's verdict when the run went on after it (a setting
+/// changed, so the sweep is not what is printed whole), and says a sweep was cancelled.
+#[test]
+fn a_sweep_the_run_went_on_after_keeps_its_verdict_for_the_summary() {
+    let mut app = thread_sweep_app();
+    let run = app.run().unwrap();
+    assert!(run.series_notes().is_empty(), "printed whole at quit");
+    app.run_mut().unwrap().view = View::Live;
+    let Action::Apply(next) = app.on_key(key(KeyCode::Right)) else {
+        panic!("→ applies");
+    };
+    app.applied(Ok(()), next);
+    let notes = app.run().unwrap().series_notes();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].starts_with("sweep of threads ran: saturates at 32 threads"),
+        "{notes:?}"
+    );
+}
