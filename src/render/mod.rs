@@ -24,6 +24,7 @@ pub mod final_text;
 pub mod findings_text;
 pub mod fio;
 pub mod fleet;
+pub mod health;
 pub mod hosts;
 pub mod periods;
 pub mod rate;
