@@ -21,6 +21,7 @@ pub mod disks_compare;
 pub mod disks_saved;
 pub mod files;
 pub mod final_text;
+pub mod findings_text;
 pub mod fio;
 pub mod fleet;
 pub mod health;

@@ -67,3 +67,20 @@ impl Theme {
         Style::new().add_modifier(Modifier::REVERSED)
     }
 }
+
+/// `text` cut to `max` characters by replacing its middle with "…" (a path keeps its start
+/// and its file name).
+pub(crate) fn shorten_middle(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_string();
+    }
+    if max < 2 {
+        return "…".chars().take(max).collect();
+    }
+    let head = (max - 1) / 2;
+    let tail = max - 1 - head;
+    let start: String = text.chars().take(head).collect();
+    let end: String = text.chars().skip(n - tail).collect();
+    format!("{start}…{end}")
+}
