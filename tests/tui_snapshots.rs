@@ -492,11 +492,12 @@ fn pause_reset_help_and_quit_keys() {
     assert_eq!(app.on_key(key(KeyCode::Char(' '))), Action::Pause(false));
     assert!(!screen_text(&draw(&app, 80, 24)).contains("PAUSED"));
     assert_eq!(app.on_key(key(KeyCode::Char('r'))), Action::ResetStats);
-    assert!(app.run().unwrap().iops.is_empty());
+    assert!(app.run().unwrap().timeline.is_empty());
     assert_eq!(app.on_key(key(KeyCode::Char('?'))), Action::None);
     assert!(app.help);
-    let help = screen_text(&draw(&app, 80, 24));
-    for k in ["space", "Ctrl-Z", "q Esc Ctrl-C", "PgUp"] {
+    // Tall enough for the whole list (at 80x24 it scrolls).
+    let help = screen_text(&draw(&app, 80, 50));
+    for k in ["space", "Ctrl-Z", "q Esc Ctrl-C", "PgUp", "z ", "M "] {
         assert!(help.contains(k), "help lacks {k}:\n{help}");
     }
     assert_eq!(app.on_key(key(KeyCode::Esc)), Action::None);
@@ -1070,7 +1071,7 @@ fn f_shows_the_fio_job_for_the_current_settings() {
 fn help_lists_the_new_keys() {
     let mut app = run_app();
     app.help = true;
-    let text = screen_text(&draw(&app, 100, 30));
+    let text = screen_text(&draw(&app, 100, 50));
     for k in [
         "s t / s b",
         "Esc (sweeping)",
@@ -1335,8 +1336,15 @@ fn heatmap_shows_periodic_stalls_without_colour() {
     let mut app = App::new(Screen::Run(Box::new(run)), false);
     app.on_key(key(KeyCode::Char('d')));
     assert!(app.run().unwrap().show_heatmap);
+    // A column an interval (0.1 s) shows the last 2.5 s, one stall at most; a second a
+    // column (z) shows 25 s, as the graphs beside it do.
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(text.contains("latency heatmap, 0.1 s/col"), "{text}");
+    app.on_key(key(KeyCode::Char('z')));
     assert_snapshot("heatmap_80x24", &draw(&app, 80, 24));
     let text = screen_text(&draw(&app, 80, 24));
+    assert!(text.contains("latency heatmap, 1 s/col"), "{text}");
+    assert!(text.contains(" peak│"), "{text}");
     let stall_row = text
         .lines()
         .find(|l| l.contains("≥ 134 ms"))
@@ -1533,4 +1541,53 @@ fn run_screen_says_why_120x40_and_80x24() {
         assert!(text.contains(needle), "{needle} missing at 80x24:\n{text}");
     }
     assert_snapshot("run_why_80x24", &narrow);
+}
+
+/// Ten minutes of a run that doubles its threads every two minutes: at 0.1 s a column the
+/// graphs hold the last few seconds and no mark; `z` steps to 1 s, 10 s and the whole run,
+/// the axis saying each, and the whole run shows every change (T8, T16, T32, T64) with the
+/// run's clock under it; the IOPS graph's top is a round number above its highest column.
+#[test]
+fn zoom_keeps_the_whole_story_with_its_marks_and_axes() {
+    let mut run = Run::new(info(false), settings(), Some("sdb".into()));
+    let mut total = Counts::default();
+    for i in 0..6000u64 {
+        let mut s = snapshot(i, &mut total);
+        s.settings.threads = 4 << (i / 1200);
+        run.push(s);
+    }
+    let mut app = App::new(Screen::Run(Box::new(run)), false);
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(text.contains("0.1 s/col"), "{text}");
+    assert!(!text.contains("T64"), "{text}");
+    let mut scales = vec![];
+    for _ in 0..3 {
+        app.on_key(key(KeyCode::Char('z')));
+        let text = screen_text(&draw(&app, 80, 24));
+        let axis = text.lines().find(|l| l.starts_with("time ")).unwrap_or("");
+        scales.push(axis.to_string());
+    }
+    assert!(scales[0].contains(" 1 s/col"), "{scales:?}");
+    assert!(scales[1].contains(" 10 s/col"), "{scales:?}");
+    // 600 s in 38 columns: 16 s a column (the whole run's buckets are whole seconds).
+    assert!(scales[2].contains("run: 16 s/col"), "{scales:?}");
+    let buf = draw(&app, 80, 24);
+    assert_snapshot("zoom_whole_80x24", &buf);
+    let text = screen_text(&buf);
+    for mark in ["T8", "T16", "T32", "T64"] {
+        assert!(text.contains(mark), "{mark} missing:\n{text}");
+    }
+    // The axis starts at the run's start and its ticks are on the run's clock.
+    assert!(
+        scales[2].contains("╵0:00") || scales[2].contains("╵0:01"),
+        "{scales:?}"
+    );
+    assert!(text.contains("╵5:00") || text.contains("╵4:00"), "{text}");
+    // The IOPS graph's top: above the highest column, round; the latency lines are peaks.
+    assert!(text.contains("  10k┤"), "{text}");
+    assert!(text.contains(" peak│"), "{text}");
+    assert_snapshot("zoom_whole_200x50", &draw(&app, 200, 50));
+    // Back to 0.1 s after the whole run.
+    app.on_key(key(KeyCode::Char('z')));
+    assert!(screen_text(&draw(&app, 80, 24)).contains("0.1 s/col"));
 }

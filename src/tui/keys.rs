@@ -7,7 +7,8 @@
 //! as an `Action`.
 
 mod disks;
-mod run;
+pub(super) mod run;
+pub(super) mod sliders;
 
 use std::path::PathBuf;
 
@@ -70,6 +71,7 @@ enum Pick {
     Last,
     Start,
     Mark,
+    Mouse,
     Help,
     Quit,
 }
@@ -93,6 +95,10 @@ const PICKER: &[Binding<Pick, Picker>] = &[
     Binding::always(
         &[(Key::Char(' '), Pick::Mark)],
         "mark / unmark a row, to run several targets at once",
+    ),
+    Binding::always(
+        &[(Key::Char('M'), Pick::Mouse)],
+        "mouse on/off (while on, Shift-drag selects text)",
     ),
     Binding::always(&[(Key::Char('?'), Pick::Help)], "this help"),
     Binding::always(
@@ -233,6 +239,7 @@ fn picker_key(p: &mut Picker, key: KeyEvent, help: &mut bool) -> Action {
         Some(Pick::Help) => *help = true,
         Some(Pick::Quit) => return Action::Quit,
         Some(Pick::Mark) => p.toggle_mark(),
+        Some(Pick::Mouse) => return Action::ToggleMouse,
         Some(Pick::Start) if !p.marked.is_empty() => {
             let mut targets = p.marked_targets();
             return match targets.len() {

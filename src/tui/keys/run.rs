@@ -4,7 +4,6 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
-use crate::fio::job::FioJob;
 use crate::settings::{Knob, Settings, Step, rate_ladder_at_or_below, stepped};
 use crate::suite::SuiteName;
 use crate::sweep::{Dimension, SWEEP_IODEPTH, SWEEP_THREADS, default_sweep, psync_refusal};
@@ -24,6 +23,8 @@ enum Cmd {
     ScrollDown,
     Members,
     Heatmap,
+    Zoom,
+    Mouse,
     Sweep(Dimension),
     CancelSweep,
     CancelSuite,
@@ -113,7 +114,15 @@ const LIVE: &[Binding<Cmd, Run>] = &[
     ),
     Binding::always(
         &[(Key::Char('d'), Cmd::Heatmap)],
-        "latency distribution / heatmap (░ ≤5% ▒ ≤25% ▓ ≤60% █ of a second's I/Os)",
+        "latency distribution / heatmap (░ ≤5% ▒ ≤25% ▓ ≤60% █ of a column's I/Os)",
+    ),
+    Binding::always(
+        &[(Key::Char('z'), Cmd::Zoom)],
+        "graphs' time per column: 0.1 s, 1 s, 10 s, whole run",
+    ),
+    Binding::always(
+        &[(Key::Char('M'), Cmd::Mouse)],
+        "mouse on/off (while on, Shift-drag selects text)",
     ),
     Binding::always(
         &[
@@ -280,7 +289,7 @@ fn sweep_prompt(run: &mut Run) -> Action {
     Action::None
 }
 
-fn locked(run: &mut Run) -> Action {
+pub(super) fn locked(run: &mut Run) -> Action {
     run.message = Some("a sweep is running: the sliders are locked (Esc cancels the sweep)".into());
     Action::None
 }
@@ -312,6 +321,8 @@ fn apply(run: &mut Run, cmd: Cmd, help: &mut bool, fio: &mut Option<FioOverlay>)
             k.show_members = !k.show_members && !k.members.is_empty();
         }
         Cmd::Heatmap => run.show_heatmap = !run.show_heatmap,
+        Cmd::Zoom => run.zoom = run.zoom.next(),
+        Cmd::Mouse => return Action::ToggleMouse,
         Cmd::Sweep(d) => return start_sweep(run, d),
         Cmd::CancelSweep => run.cancel_sweep("cancelled", "Esc"),
         Cmd::CancelSuite => return run.cancel_suite(),
@@ -319,7 +330,7 @@ fn apply(run: &mut Run, cmd: Cmd, help: &mut bool, fio: &mut Option<FioOverlay>)
         Cmd::ShowLast => show_last(run),
         Cmd::Back => run.view = View::Live,
         Cmd::Export => return Action::Export,
-        Cmd::Fio => *fio = Some(fio_overlay(run)),
+        Cmd::Fio => *fio = Some(run.fio_overlay()),
         Cmd::Help => *help = true,
         Cmd::Quit => return Action::Quit,
     }
@@ -332,19 +343,6 @@ fn show_last(run: &mut Run) {
         run.view = View::Suite;
     } else if run.sweep.is_some() {
         run.view = View::Sweep;
-    }
-}
-
-/// The fio equivalent of what the screen shows: the suite's whole plan on its card, else
-/// the settings in force.
-fn fio_overlay(run: &Run) -> FioOverlay {
-    let job = match (&run.view, &run.suite) {
-        (View::Suite, Some(suite)) => FioJob::suite(&run.suite_config(), suite.runner.plan()),
-        _ => FioJob::run(&run.current_config()),
-    };
-    FioOverlay {
-        command_line: job.command_line(),
-        job_file: job.job_file(),
     }
 }
 
@@ -380,20 +378,7 @@ fn step(run: &mut Run, step: Step) -> Action {
         }),
         _ => stepped(run.settings, run.focus, step, run.info.target.write_allowed),
     };
-    match next {
-        Ok(n) if n == run.settings => Action::None,
-        Ok(n) => {
-            run.message = None;
-            if let Some(sweep) = &mut run.sweep {
-                sweep.superseded = true;
-            }
-            Action::Apply(n)
-        }
-        Err(msg) => {
-            run.message = Some(msg);
-            Action::None
-        }
-    }
+    super::sliders::propose(run, next)
 }
 
 #[cfg(test)]

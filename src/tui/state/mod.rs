@@ -63,6 +63,10 @@ pub struct App {
     pub viewport: ratatui::layout::Size,
     /// Draw in ASCII: the locale's character set is not UTF-8 (`locale::utf8`).
     pub ascii: bool,
+    /// Whether the mouse is captured, the last press and the slider being dragged.
+    pub mouse: crate::tui::mouse::MouseState,
+    /// What the last frame drew where, for the mouse (`hits`).
+    pub hits: crate::tui::hits::HitMap,
 }
 
 impl App {
@@ -77,6 +81,8 @@ impl App {
             overlay_scroll: 0,
             viewport: ratatui::layout::Size::new(80, 24),
             ascii: false,
+            mouse: crate::tui::mouse::MouseState::default(),
+            hits: crate::tui::hits::HitMap::default(),
         }
     }
 

@@ -17,6 +17,7 @@
 
 mod disks;
 mod fleet;
+mod graphs;
 mod overlays;
 mod panes;
 mod run;
