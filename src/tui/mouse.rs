@@ -34,6 +34,11 @@ pub struct MouseState {
 impl App {
     /// Handles a mouse event that came at `at`; the action is for the run loop, as a key's.
     pub fn on_mouse(&mut self, m: MouseEvent, at: Instant) -> Action {
+        // Off (`M`, `--no-mouse`), the terminal sends none; any that come anyway are not
+        // the user's clicks on this screen.
+        if !self.mouse.on {
+            return Action::None;
+        }
         if self.help || self.fio.is_some() {
             return match m.kind {
                 MouseEventKind::ScrollUp => self.keys(KeyCode::Up, WHEEL_LINES),

@@ -23,6 +23,8 @@ use crate::sweep::DEFAULT_STEP_TIME;
 
 /// Snapshots merged into the latency histogram: about 2 s at 10 Hz.
 pub const RECENT_LATENCY_LEN: usize = 20;
+/// The test seam's variable: seconds of made-up graph history (`Run::pretend_history`).
+pub const HISTORY_ENV: &str = "DISKSCOPE_TEST_HISTORY";
 /// Rows kept for export (`rows::KEPT`): the last hour.
 pub const KEPT_INTERVALS: usize = super::rows::KEPT;
 
@@ -72,6 +74,9 @@ pub struct Run {
     pub timeline: Timeline,
     /// The time scale the graphs show (`z`), kept for the whole run.
     pub zoom: Zoom,
+    /// Added to the engine's clock on the graphs: the length of the made-up history of the
+    /// test seam (`pretend_history`), else zero.
+    pub clock_shift: Duration,
     /// One-second windows of running time: "now", peak, average and the thread rows.
     pub seconds: Seconds,
     /// Log2 histograms of the most recent snapshots.
@@ -128,6 +133,7 @@ impl Run {
             last: None,
             timeline: Timeline::default(),
             zoom: Zoom::default(),
+            clock_shift: Duration::ZERO,
             seconds: Seconds::default(),
             recent: VecDeque::with_capacity(RECENT_LATENCY_LEN),
             latency: Log2Histogram::default(),
@@ -162,7 +168,7 @@ impl Run {
             let lat = s.interval_latency.summary();
             let buckets = Log2Histogram::of(&s.interval_latency);
             self.timeline.push(&Sample {
-                at: s.at,
+                at: s.at + self.clock_shift,
                 elapsed: s.interval_elapsed,
                 ops: s.interval.ops,
                 bytes: s.interval.bytes,
@@ -192,7 +198,7 @@ impl Run {
         let before = self.periods.current_settings();
         let boundary = self.periods.push(s);
         // Where the interval lies on the graphs' clock (as `Sample::middle` files it).
-        let at = s.at.saturating_sub(s.interval_elapsed / 2);
+        let at = (s.at + self.clock_shift).saturating_sub(s.interval_elapsed / 2);
         match boundary {
             Boundary::Within => {}
             Boundary::Pauses => self.marks.mark(at, "pause".into()),
@@ -263,6 +269,35 @@ impl Run {
                 in_flight: w.threads.iter().map(|t| t.in_flight).sum(),
             }
         });
+    }
+
+    /// Test seam (`HISTORY_ENV`): gives the graphs `secs` of made-up history before the
+    /// engine's first snapshot — 100 ms intervals of a steady load whose threads double
+    /// every ten minutes, marked where they do — so the whole-run view of a long run can be
+    /// drawn, and timed, without waiting for one. The engine's own figures are untouched.
+    pub fn pretend_history(&mut self, secs: u64) {
+        let tick = Duration::from_millis(100);
+        for i in 0..secs * 10 {
+            let at = tick * (i as u32 + 1);
+            if i > 0 && i % 6000 == 0 {
+                self.marks
+                    .mark(at - tick / 2, format!("T{}", 1u64 << (i / 6000)));
+            }
+            let ops = 1000 + (i * 37) % 200;
+            let mut latency = Log2Histogram::default();
+            latency.counts[16] = ops * 4 / 5;
+            latency.counts[20] = ops / 5;
+            self.timeline.push(&Sample {
+                at,
+                elapsed: tick,
+                ops,
+                bytes: ops * 4096,
+                p50_ns: 70_000,
+                p99_ns: 1_500_000 + (i % 600) * 1000,
+                latency,
+            });
+        }
+        self.clock_shift = Duration::from_secs(secs);
     }
 
     /// Forgets the history, as the engine's statistics were reset.

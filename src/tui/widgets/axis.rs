@@ -181,16 +181,23 @@ impl TimeAxis<'_> {
         };
         let step = Duration::from_secs(step);
         let mut out = Vec::new();
+        // A column stands for the clock from where the one before it ended (its own
+        // first interval may start a little after a tick); the first, from a little
+        // before its first interval, so the run's 0:00 is on it.
+        let mut from = first
+            .start
+            .saturating_sub(Duration::from_secs_f64(per_col / 2.0));
         for (c, b) in self.columns.iter().enumerate() {
             if b.intervals == 0 {
                 continue;
             }
-            // The first multiple of `step` at or after the column's start, if inside it.
-            let n = b.start.as_nanos().div_ceil(step.as_nanos());
+            // The first multiple of `step` at or after where the column begins, if in it.
+            let n = from.as_nanos().div_ceil(step.as_nanos());
             let t = step * n as u32;
             if t < b.end && out.last().is_none_or(|(_, p)| *p != t) {
                 out.push((c, t));
             }
+            from = b.end;
         }
         out
     }
