@@ -1591,3 +1591,62 @@ fn zoom_keeps_the_whole_story_with_its_marks_and_axes() {
     app.on_key(key(KeyCode::Char('z')));
     assert!(screen_text(&draw(&app, 80, 24)).contains("0.1 s/col"));
 }
+
+/// The mouse through the regions the frame drew (`hits`): a press on a slider's label
+/// focuses it, a press at the right end of its bar sets its largest value (the same
+/// `Apply` a key gives), the wheel over the thread table scrolls it, and with the mouse off
+/// nothing happens.
+#[test]
+fn mouse_presses_and_the_wheel_go_where_the_frame_drew() {
+    use diskscope::tui::hits;
+    use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let at = std::time::Instant::now();
+    let event = |kind, column, row| MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    };
+    let press = |x, y| event(MouseEventKind::Down(MouseButton::Left), x, y);
+    let mut app = run_app();
+    let ((), map) = hits::collect(|| {
+        draw(&app, 80, 24);
+    });
+    app.hits = map;
+    let text = screen_text(&draw(&app, 80, 24));
+    let row = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() as u16;
+    // Off: nothing.
+    assert_eq!(app.on_mouse(press(5, row("queue depth")), at), Action::None);
+    assert_eq!(app.run().unwrap().focus, Knob::Threads);
+    app.mouse.on = true;
+    assert_eq!(app.on_mouse(press(5, row("queue depth")), at), Action::None);
+    assert_eq!(app.run().unwrap().focus, Knob::QueueDepth);
+    // The block size bar's last cell: 16M, as far right as → goes.
+    let line = text.lines().nth(row("block size") as usize).unwrap();
+    let last = line
+        .chars()
+        .collect::<Vec<_>>()
+        .iter()
+        .rposition(|c| *c == '░')
+        .unwrap();
+    assert_eq!(
+        app.on_mouse(press(last as u16, row("block size")), at),
+        Action::Apply(Settings {
+            bs: 16 << 20,
+            ..settings()
+        })
+    );
+    assert_eq!(app.run().unwrap().focus, Knob::BlockSize);
+    // The wheel over the thread table: 3 rows a notch, no further than its last row.
+    let y = row("ops/s  mean lat") + 1;
+    app.on_mouse(event(MouseEventKind::ScrollDown, 60, y), at);
+    assert_eq!(app.run().unwrap().thread_scroll, 3);
+    app.on_mouse(event(MouseEventKind::ScrollUp, 60, y), at);
+    assert_eq!(app.run().unwrap().thread_scroll, 0);
+    // Over the graphs the wheel does nothing.
+    app.on_mouse(
+        event(MouseEventKind::ScrollDown, 10, row("IOPS now") + 2),
+        at,
+    );
+    assert_eq!(app.run().unwrap().thread_scroll, 0);
+}

@@ -20,11 +20,11 @@
 pub mod action;
 pub(crate) mod event;
 pub(crate) mod fleet;
-pub(crate) mod hits;
+pub mod hits;
 mod kernel;
 pub(crate) mod keymap;
 pub(crate) mod keys;
-pub(crate) mod mouse;
+pub mod mouse;
 pub(crate) mod session;
 pub mod state;
 pub(crate) mod terminal;
