@@ -373,8 +373,9 @@ fn tui_ctrl_z_pauses_the_run_and_fg_resumes_it_without_a_stop_in_the_figures() {
     );
     std::thread::sleep(Duration::from_secs(2));
     tmux.keys(&["q"]);
+    // The line the shell prints, not the command typed ("echo fg-exit=$?").
     let end = tmux.wait_for("the summary", Duration::from_secs(20), |s| {
-        s.contains("fg-exit=")
+        s.lines().any(|l| l.starts_with("fg-exit="))
     });
     let wall = wall.elapsed().as_secs_f64();
     assert!(end.contains("fg-exit=0"), "{end}");
