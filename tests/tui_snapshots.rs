@@ -1650,3 +1650,51 @@ fn mouse_presses_and_the_wheel_go_where_the_frame_drew() {
     );
     assert_eq!(app.run().unwrap().thread_scroll, 0);
 }
+
+/// The picker with the mouse: a press selects the row under it; two presses on one row
+/// within half a second start on it (the `Start` Enter gives), two further apart do not,
+/// and the wheel moves the selection as ↑/↓ do.
+#[test]
+fn a_double_click_on_a_picker_row_starts_and_a_slow_one_only_selects() {
+    use diskscope::tui::hits;
+    use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let event = |kind, row| MouseEvent {
+        kind,
+        column: 10,
+        row,
+        modifiers: KeyModifiers::NONE,
+    };
+    let press = |row| event(MouseEventKind::Down(MouseButton::Left), row);
+    let mut app = picker_app();
+    app.mouse.on = true;
+    let ((), map) = hits::collect(|| {
+        draw(&app, 80, 24);
+    });
+    app.hits = map;
+    let text = screen_text(&draw(&app, 80, 24));
+    let row = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() as u16;
+    let selected = |app: &App| match &app.screen {
+        Screen::Picker(p) => p.selected,
+        _ => usize::MAX,
+    };
+    let t0 = std::time::Instant::now();
+    let later = |ms| t0 + Duration::from_millis(ms);
+    assert_eq!(app.on_mouse(press(row("sda")), t0), Action::None);
+    assert_eq!(selected(&app), 1);
+    assert_eq!(app.on_mouse(press(row("sda")), later(700)), Action::None);
+    assert_eq!(
+        app.on_mouse(press(row("sda")), later(900)),
+        Action::Start(Some(PathBuf::from("/dev/sda")))
+    );
+    // The wheel: down one row, up one row.
+    app.on_mouse(event(MouseEventKind::ScrollDown, 3), later(1000));
+    assert_eq!(selected(&app), 2);
+    app.on_mouse(event(MouseEventKind::ScrollUp, 3), later(1100));
+    assert_eq!(selected(&app), 1);
+    // A press on the header row does nothing.
+    assert_eq!(
+        app.on_mouse(press(row("target")), later(1200)),
+        Action::None
+    );
+    assert_eq!(selected(&app), 1);
+}
