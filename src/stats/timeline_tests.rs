@@ -1,3 +1,7 @@
+//! The timeline against made-up intervals: every scale sums to the same operations, bytes
+//! and time; a column keeps the peak percentile; a day of intervals stays bounded and whole;
+//! a stop keeps the clock even.
+
 use super::*;
 
 const TICK: Duration = Duration::from_millis(100);
