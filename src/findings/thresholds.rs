@@ -108,6 +108,17 @@ pub const ROTATIONAL_IMPOSSIBLE_NS: f64 = 0.5 * (60.0 / HDD_FASTEST_RPM / 2.0) *
 pub const HDD_LARGEST_CACHE_BYTES: u64 = 512 << 20;
 
 // ---------------------------------------------------------------------------------------------
+// A `--rate` that was kept (issue 20's rule, measured): a window is behind its timetable when
+// more slots came due than were started by more than 3% of what came due (and more than one
+// slot per thread). Measured on a page-cached file, deliverable many times over, one-second
+// windows came within 0.5% of the rate. Behind, the disk (or the CPU) set the pace; kept, the
+// cap did, and no finding about the disk's pace may speak (`conditions`).
+// ---------------------------------------------------------------------------------------------
+
+/// Started below due by more than this share of what came due is behind the timetable.
+pub const RATE_SHORTFALL: f64 = 0.03;
+
+// ---------------------------------------------------------------------------------------------
 // Many disks side by side (issue 24). Outliers: a member more than 20% below the group's
 // median. The fleet's rule since issue 17, kept for disks so one rule judges both; 20% is the
 // data excursion PTS allows a device that it still calls steady (see STEADY_MAX_EXCURSION_PCT),
@@ -139,6 +150,37 @@ pub const SHARED_LIMIT_FRACTION: f64 = 0.80;
 /// The CPU this busy (all cores, user + system + interrupts, percent) during the together
 /// phase may be the limit.
 pub const CPU_LIMIT_BUSY_PCT: f64 = 90.0;
+
+// ---------------------------------------------------------------------------------------------
+// The drive's own health (issue 31). The standards: the NVM Express Base Specification's
+// SMART / Health log — Percentage Used "may exceed 100"; a value of 100 means the rated
+// endurance is used, "but may not indicate an NVM subsystem failure"; Available Spare below
+// Available Spare Threshold sets Critical Warning bit 0. smartmontools#537: a drive at 100%
+// used also sets Critical Warning bit 2 (reliability degraded) while it works. The counters:
+// Backblaze's drive statistics ("What SMART Stats Tell Us About Hard Drives", 2016) found a
+// non-zero raw value of SMART 5, 187, 197 or 198 in most failed drives and few working ones,
+// so any pending, uncorrectable or reported-uncorrect sector (and any NVMe media error, SAS
+// uncorrected error) reads as failing; reallocated sectors and grown defects, remapped and
+// no longer in use, read as worn. The rest are this issue's choices, each said why.
+// ---------------------------------------------------------------------------------------------
+
+/// Power-on hours from which the record shows real use (choice: drives leave the factory with
+/// a few hours of test time, rarely more than a day; two days is past any of that).
+pub const HEALTH_NOT_NEW_HOURS: u64 = 48;
+/// Bytes written from which the record shows real use (choice: factory tests write little;
+/// 100 GB is more than any burn-in writes and less than a week of a desktop's use).
+pub const HEALTH_NOT_NEW_WRITTEN_BYTES: u64 = 100_000_000_000;
+/// How far SMART's power-on hours may fall short of the FARM log's before they read as reset
+/// (choice: the two count on their own clocks and may differ by rounding; the drives sold as
+/// new in 2025 differed by thousands of hours).
+pub const HEALTH_FARM_SLACK_HOURS: u64 = 24;
+/// Share of rated endurance used from which a drive reads as near its rated writes (choice:
+/// the last tenth of its rated life; the specification's 100 is "used up").
+pub const HEALTH_WORN_USED_PCT: u32 = 90;
+/// Percentage Used at which the rated endurance is used (NVMe Base Specification).
+pub const HEALTH_ENDURANCE_USED_PCT: u32 = 100;
+/// Hours in a year, for "2.7 years" (365.25 days).
+pub const HOURS_PER_YEAR: f64 = 8766.0;
 
 #[cfg(test)]
 mod tests {

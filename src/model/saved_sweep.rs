@@ -37,6 +37,8 @@ pub(super) struct SavedSweep {
     findings: Vec<Finding>,
     #[serde(default)]
     until_steady: Vec<UntilSteadyReport>,
+    #[serde(default)]
+    health: Option<crate::model::health::HealthAround>,
 }
 
 /// A finding as `Saturation`'s `Serialize` wrote it.
@@ -50,6 +52,10 @@ struct SavedSaturation {
     over: BTreeMap<String, u64>,
     #[serde(default)]
     measured: BTreeMap<String, u64>,
+    #[serde(default)]
+    at_rate_cap: BTreeMap<String, u64>,
+    #[serde(default)]
+    rate_iops: Option<u64>,
     #[serde(default)]
     gain_pct: Option<f64>,
     #[serde(default)]
@@ -84,6 +90,7 @@ impl TryFrom<SavedSweep> for SweepReport {
             interrupted_by: s.interrupted_by,
             findings: s.findings,
             until_steady: s.until_steady,
+            health: s.health,
         })
     }
 }
@@ -112,6 +119,8 @@ fn finding(
             suggest: f.suggest,
         };
         (v, verdict)
+    } else if let (Some(&v), Some(rate_iops)) = (f.at_rate_cap.get(name), f.rate_iops) {
+        (v, Verdict::AtRateCap { rate_iops })
     } else {
         let v = f.measured.get(name).copied();
         (v.ok_or_else(missing)?, Verdict::OneStep)

@@ -15,10 +15,13 @@
 use std::collections::VecDeque;
 use std::path::Path;
 
+use super::health::RunHealth;
 use super::{News, Second, Tracker, WhyFacts};
+use crate::findings::Finding;
 use crate::findings::steady::{SteadyParams, UntilSteady, until_steady};
 use crate::model::ConfigReport;
 use crate::model::disk::ThermalLog;
+use crate::model::health::{DeviceHealth, HealthAround};
 use crate::model::why::{ThermalLogs, UntilSteadyReport, WhyReport};
 use crate::sensors::{DeviceSecond, Sensors};
 use crate::settings::Settings;
@@ -55,6 +58,8 @@ pub struct Live {
     until_steady_max_s: Option<f64>,
     read_log: Option<LogReader>,
     log_before: Option<ThermalLog>,
+    /// The drive's own health record, read at the start, each minute and at the end.
+    health: Option<RunHealth>,
 }
 
 impl Live {
@@ -76,7 +81,19 @@ impl Live {
             until_steady_max_s: None,
             read_log,
             log_before,
+            health: None,
         }
+    }
+
+    /// Reads the drive's health with `health` (started already: its first read is done).
+    pub fn with_health(mut self, health: RunHealth) -> Live {
+        self.health = Some(health);
+        self
+    }
+
+    /// The drive's health at the start, judged; `None` where it is not watched.
+    pub fn health_start(&self) -> Option<DeviceHealth> {
+        self.health.as_ref().map(RunHealth::start)
     }
 
     /// The why of a run on the target at `path` described by `config`: the machine's
@@ -88,7 +105,7 @@ impl Live {
             Box::new(move || crate::target::nvme_log::read_thermal_log(Path::new("/dev"), &c))
                 as LogReader
         });
-        Live::new(config, sensors, params, read_log)
+        Live::new(config, sensors, params, read_log).with_health(RunHealth::for_target(path))
     }
 
     /// Ends the run once steady, or at `max_s` seconds of it (`--until-steady=MAX`).
@@ -137,7 +154,14 @@ impl Live {
         if !judge {
             self.read();
             row.temp_c = self.latest.temp_c;
-            return News::default();
+            // Not a second to compare, but its settings ran: what they alone say is said
+            // (a one-row run's queue findings).
+            return match row.period {
+                Some(p) if row.counts.issued > 0 || row.counts.ops > 0 => self
+                    .tracker
+                    .settings_ran(p as u64, &row.settings, &row.counts),
+                _ => News::default(),
+            };
         }
         if !row.left_out.is_empty() {
             self.halted();
@@ -222,8 +246,9 @@ impl Live {
     }
 
     /// What the result says, `run_s` seconds in at the end: the findings, the steady state,
-    /// `--until-steady`'s verdict and the drive's thermal log read again now.
-    pub fn finish(&self, run_s: f64) -> WhyReport {
+    /// `--until-steady`'s verdict, the drive's thermal log and its health record read again
+    /// now (its findings first: the drive's state, then what moved, by time).
+    pub fn finish(&mut self, run_s: f64) -> WhyReport {
         let logs = match (&self.read_log, self.log_before) {
             (Some(read), Some(before)) => read().map(|after| ThermalLogs { before, after }),
             _ => None,
@@ -242,6 +267,17 @@ impl Live {
                 },
             }
         });
+        report.health = self.finish_health(run_s, &mut report.findings);
         report
+    }
+
+    /// Reads the drive's health once more at the end, `run_s` seconds in: the record around
+    /// the run, its findings put into `findings` (the drive's state first, what moved last).
+    pub fn finish_health(
+        &mut self,
+        run_s: f64,
+        findings: &mut Vec<Finding>,
+    ) -> Option<HealthAround> {
+        Some(self.health.as_mut()?.finish_into(run_s, findings))
     }
 }

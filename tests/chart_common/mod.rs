@@ -154,7 +154,7 @@ pub fn sweep(dimension: Dimension, steps: Vec<IntervalFigures>) -> SweepReport {
         config: config(steps[0].settings),
         dimension,
         step_time_s: 5.0,
-        saturation: saturation(dimension, &steps),
+        saturation: saturation(dimension, &steps, &Default::default()),
         latency_curve: latency_curve(&steps),
         steps,
         partial_step: None,
@@ -162,6 +162,7 @@ pub fn sweep(dimension: Dimension, steps: Vec<IntervalFigures>) -> SweepReport {
         interrupted_by: None,
         findings: vec![],
         until_steady: vec![],
+        health: None,
     }
 }
 
@@ -269,6 +270,7 @@ pub fn card() -> SuiteReport {
         interrupted_by: None,
         findings: vec![],
         until_steady: vec![],
+        health: None,
     }
 }
 
