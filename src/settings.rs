@@ -1,10 +1,12 @@
 //! The six knobs of a run — threads, queue depth, block size, read %, random %, rate — their
 //! limits, how a rate is typed, and the two ways of driving the disk (`IoEngine`). Plain
 //! data shared by the CLI, the engine, the reports and the TUI; `step` moves one knob a
-//! step, as the TUI's sliders do.
+//! step, as the TUI's sliders do; `position` maps a value to its place on a slider and back.
 
+mod position;
 mod step;
 
+pub use position::{at_position, position};
 pub use step::{Knob, MIN_BS, Step, rate_by_fraction, rate_ladder_at_or_below, stepped};
 
 use serde::{Deserialize, Serialize};

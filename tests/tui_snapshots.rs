@@ -494,11 +494,20 @@ fn pause_reset_help_and_quit_keys() {
     assert_eq!(app.on_key(key(KeyCode::Char(' '))), Action::Pause(false));
     assert!(!screen_text(&draw(&app, 80, 24)).contains("PAUSED"));
     assert_eq!(app.on_key(key(KeyCode::Char('r'))), Action::ResetStats);
-    assert!(app.run().unwrap().iops.is_empty());
+    assert!(app.run().unwrap().timeline.is_empty());
     assert_eq!(app.on_key(key(KeyCode::Char('?'))), Action::None);
     assert!(app.help);
+    // Tall enough for the whole list (at 80x24 it scrolls).
     let help = screen_text(&draw(&app, 80, 60));
-    for k in ["space", "Ctrl-Z", "q Ctrl-C", "PgUp", "never ends the run"] {
+    for k in [
+        "space",
+        "Ctrl-Z",
+        "q Ctrl-C",
+        "PgUp",
+        "never ends the run",
+        "z ",
+        "M ",
+    ] {
         assert!(help.contains(k), "help lacks {k}:\n{help}");
     }
     assert_eq!(app.on_key(key(KeyCode::Esc)), Action::None);
@@ -1345,8 +1354,18 @@ fn heatmap_shows_periodic_stalls_without_colour() {
     let mut app = App::new(Screen::Run(Box::new(run)), false);
     app.on_key(key(KeyCode::Char('d')));
     assert!(app.run().unwrap().show_heatmap);
+    // A column an interval (0.1 s) shows the last 2.5 s, one stall at most; a second a
+    // column (z) shows 25 s, as the graphs beside it do.
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(text.contains("latency heatmap, 0.1 s/col"), "{text}");
+    app.on_key(key(KeyCode::Char('z')));
     assert_snapshot("heatmap_80x24", &draw(&app, 80, 24));
     let text = screen_text(&draw(&app, 80, 24));
+    assert!(text.contains("latency heatmap, 1 s/col"), "{text}");
+    assert!(
+        text.contains(" peak│") || text.contains("▼ (peaks)"),
+        "{text}"
+    );
     let stall_row = text
         .lines()
         .find(|l| l.contains("≥ 134 ms"))
@@ -1434,13 +1453,18 @@ fn the_help_scrolls_so_every_key_is_readable_at_80x24() {
         app.help = true;
         let mut seen: Vec<String> = Vec::new();
         let mut last_top = None;
-        for _ in 0..100 {
+        for _ in 0..300 {
             let buf = draw(&app, 80, 24);
             let screen = lines(&buf);
             let inside: Vec<String> = screen
                 .iter()
-                .filter(|l| l.starts_with("  │") || l.starts_with("│"))
-                .map(|l| l.trim_matches(|c| c == ' ' || c == '│').to_string())
+                // The box's left edge is the third column, whatever the screen under it
+                // shows in the first two (a graph's scale, a border).
+                .filter(|l| l.chars().nth(2) == Some('│'))
+                .map(|l| {
+                    let inside: String = l.chars().skip(3).collect();
+                    inside.trim_matches(|c| c == ' ' || c == '│').to_string()
+                })
                 .collect();
             assert!(
                 screen.iter().any(|l| l.contains("↑ ↓ PgUp PgDn scroll")),
@@ -1470,8 +1494,9 @@ fn the_help_scrolls_so_every_key_is_readable_at_80x24() {
         ] {
             assert!(
                 all.contains(needle),
-                "{needle:?} not reached:\n{}",
-                seen.join("\n")
+                "{needle:?} not reached:\n{}\nthe last screen:\n{}",
+                seen.join("\n"),
+                lines(&draw(&app, 80, 24)).join("\n")
             );
         }
         // PgUp goes back to the top; another key closes.
@@ -1644,4 +1669,163 @@ fn a_sweep_the_run_went_on_after_keeps_its_verdict_for_the_summary() {
         notes[0].starts_with("sweep of threads ran: saturates at 32 threads"),
         "{notes:?}"
     );
+}
+
+/// Ten minutes of a run that doubles its threads every two minutes: at 0.1 s a column the
+/// graphs hold the last few seconds and no mark; `z` steps to 1 s, 10 s and the whole run,
+/// the axis saying each, and the whole run shows every change (T8, T16, T32, T64) with the
+/// run's clock under it; the IOPS graph's top is a round number above its highest column.
+#[test]
+fn zoom_keeps_the_whole_story_with_its_marks_and_axes() {
+    let mut run = Run::new(info(false), settings(), Some("sdb".into()));
+    let mut total = Counts::default();
+    for i in 0..6000u64 {
+        let mut s = snapshot(i, &mut total);
+        s.settings.threads = 4 << (i / 1200);
+        run.push(s);
+    }
+    let mut app = App::new(Screen::Run(Box::new(run)), false);
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(text.contains("0.1 s/col"), "{text}");
+    assert!(!text.contains("T64"), "{text}");
+    let mut scales = vec![];
+    for _ in 0..3 {
+        app.on_key(key(KeyCode::Char('z')));
+        let text = screen_text(&draw(&app, 80, 24));
+        let axis = text.lines().find(|l| l.starts_with("time ")).unwrap_or("");
+        scales.push(axis.to_string());
+    }
+    assert!(scales[0].contains(" 1 s/col"), "{scales:?}");
+    assert!(scales[1].contains(" 10 s/col"), "{scales:?}");
+    // 600 s in 38 columns: 16 s a column (the whole run's buckets are whole seconds).
+    assert!(scales[2].contains("run: 16 s/col"), "{scales:?}");
+    let buf = draw(&app, 80, 24);
+    assert_snapshot("zoom_whole_80x24", &buf);
+    let text = screen_text(&buf);
+    for mark in ["T8", "T16", "T32", "T64"] {
+        assert!(text.contains(mark), "{mark} missing:\n{text}");
+    }
+    // The axis starts at the run's start and its ticks are on the run's clock.
+    assert!(
+        scales[2].contains("╵0:00") || scales[2].contains("╵0:01"),
+        "{scales:?}"
+    );
+    assert!(text.contains("╵5:00") || text.contains("╵4:00"), "{text}");
+    // The IOPS graph's top: above the highest column, round; the latency lines are peaks.
+    assert!(text.contains("  10k┤"), "{text}");
+    assert!(
+        text.contains(" peak│") || text.contains("▼ (peaks)"),
+        "{text}"
+    );
+    assert_snapshot("zoom_whole_200x50", &draw(&app, 200, 50));
+    // Back to 0.1 s after the whole run.
+    app.on_key(key(KeyCode::Char('z')));
+    assert!(screen_text(&draw(&app, 80, 24)).contains("0.1 s/col"));
+}
+
+/// The mouse through the regions the frame drew (`hits`): a press on a slider's label
+/// focuses it, a press at the right end of its bar sets its largest value (the same
+/// `Apply` a key gives), the wheel over the thread table scrolls it, and with the mouse off
+/// nothing happens.
+#[test]
+fn mouse_presses_and_the_wheel_go_where_the_frame_drew() {
+    use diskscope::tui::hits;
+    use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let at = std::time::Instant::now();
+    let event = |kind, column, row| MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    };
+    let press = |x, y| event(MouseEventKind::Down(MouseButton::Left), x, y);
+    let mut app = run_app();
+    let ((), map) = hits::collect(|| {
+        draw(&app, 80, 24);
+    });
+    app.hits = map;
+    let text = screen_text(&draw(&app, 80, 24));
+    let row = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() as u16;
+    // Off: nothing.
+    assert_eq!(app.on_mouse(press(5, row("queue depth")), at), Action::None);
+    assert_eq!(app.run().unwrap().focus, Knob::Threads);
+    app.mouse.on = true;
+    assert_eq!(app.on_mouse(press(5, row("queue depth")), at), Action::None);
+    assert_eq!(app.run().unwrap().focus, Knob::QueueDepth);
+    // The block size bar's last cell: 16M, as far right as → goes.
+    let line = text.lines().nth(row("block size") as usize).unwrap();
+    let last = line
+        .chars()
+        .collect::<Vec<_>>()
+        .iter()
+        .rposition(|c| *c == '░')
+        .unwrap();
+    assert_eq!(
+        app.on_mouse(press(last as u16, row("block size")), at),
+        Action::Apply(Settings {
+            bs: 16 << 20,
+            ..settings()
+        })
+    );
+    assert_eq!(app.run().unwrap().focus, Knob::BlockSize);
+    // The wheel over the thread table: 3 rows a notch, no further than its last row.
+    let y = row("ops/s  mean lat") + 1;
+    app.on_mouse(event(MouseEventKind::ScrollDown, 60, y), at);
+    assert_eq!(app.run().unwrap().thread_scroll, 3);
+    app.on_mouse(event(MouseEventKind::ScrollUp, 60, y), at);
+    assert_eq!(app.run().unwrap().thread_scroll, 0);
+    // Over the graphs the wheel does nothing.
+    app.on_mouse(
+        event(MouseEventKind::ScrollDown, 10, row("IOPS now") + 2),
+        at,
+    );
+    assert_eq!(app.run().unwrap().thread_scroll, 0);
+}
+
+/// The picker with the mouse: a press selects the row under it; two presses on one row
+/// within half a second start on it (the `Start` Enter gives), two further apart do not,
+/// and the wheel moves the selection as ↑/↓ do.
+#[test]
+fn a_double_click_on_a_picker_row_starts_and_a_slow_one_only_selects() {
+    use diskscope::tui::hits;
+    use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let event = |kind, row| MouseEvent {
+        kind,
+        column: 10,
+        row,
+        modifiers: KeyModifiers::NONE,
+    };
+    let press = |row| event(MouseEventKind::Down(MouseButton::Left), row);
+    let mut app = picker_app();
+    app.mouse.on = true;
+    let ((), map) = hits::collect(|| {
+        draw(&app, 80, 24);
+    });
+    app.hits = map;
+    let text = screen_text(&draw(&app, 80, 24));
+    let row = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() as u16;
+    let selected = |app: &App| match &app.screen {
+        Screen::Picker(p) => p.selected,
+        _ => usize::MAX,
+    };
+    let t0 = std::time::Instant::now();
+    let later = |ms| t0 + Duration::from_millis(ms);
+    assert_eq!(app.on_mouse(press(row("sda")), t0), Action::None);
+    assert_eq!(selected(&app), 1);
+    assert_eq!(app.on_mouse(press(row("sda")), later(700)), Action::None);
+    assert_eq!(
+        app.on_mouse(press(row("sda")), later(900)),
+        Action::Start(Some(PathBuf::from("/dev/sda")))
+    );
+    // The wheel: down one row, up one row.
+    app.on_mouse(event(MouseEventKind::ScrollDown, 3), later(1000));
+    assert_eq!(selected(&app), 2);
+    app.on_mouse(event(MouseEventKind::ScrollUp, 3), later(1100));
+    assert_eq!(selected(&app), 1);
+    // A press on the header row does nothing.
+    assert_eq!(
+        app.on_mouse(press(row("target")), later(1200)),
+        Action::None
+    );
+    assert_eq!(selected(&app), 1);
 }

@@ -92,6 +92,11 @@ pub struct OutputArgs {
     #[arg(long, conflicts_with = "no_tui")]
     pub tui: bool,
 
+    /// Leave the mouse to the terminal: no clicks on sliders or rows, and the terminal's own
+    /// text selection works as usual (M in the TUI turns the mouse on and off)
+    #[arg(long)]
+    pub no_mouse: bool,
+
     /// Print only the final summary
     #[arg(short, long)]
     pub quiet: bool,

@@ -58,6 +58,8 @@ pub struct Config {
     pub no_tui: bool,
     /// Fail rather than fall back to text when there is no terminal.
     pub tui: bool,
+    /// Leave the mouse to the terminal (`--no-mouse`): the TUI does not capture it.
+    pub no_mouse: bool,
     /// What goes to stdout.
     pub output: Output,
     /// Files to save the result in (`--json FILE`, `--csv FILE`).
@@ -144,6 +146,7 @@ impl Args {
             keep: self.safety.keep,
             no_tui: self.output.no_tui,
             tui: self.output.tui,
+            no_mouse: self.output.no_mouse,
             output,
             files,
             suite_timing: suite_timing(&self.series, w.time),

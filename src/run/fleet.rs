@@ -252,6 +252,10 @@ mod tests {
             ),
             ("tui", Controller(vec!["--tui".into()], |c, _| c.tui)),
             (
+                "no_mouse",
+                Controller(vec!["--no-mouse".into()], |c, _| c.no_mouse),
+            ),
+            (
                 "quiet",
                 Controller(vec!["-q".into()], |c, _| c.output == Output::Quiet),
             ),

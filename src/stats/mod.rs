@@ -6,13 +6,13 @@
 
 #[cfg(test)]
 pub mod fake;
-pub mod heat;
 pub mod latency;
 pub mod log2;
 pub mod periods;
 pub mod seconds;
 pub mod sides;
 pub mod snapshot;
+pub mod timeline;
 pub mod window;
 
 pub use latency::{Latency, LatencySummary};

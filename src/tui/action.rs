@@ -31,4 +31,6 @@ pub enum Action {
     ConfirmWrite(String),
     /// The write confirmation was declined: run the device read-only.
     ReadOnly,
+    /// `M`: capture the mouse, or give it back to the terminal (its text selection).
+    ToggleMouse,
 }

@@ -1,5 +1,5 @@
-//! Everything the TUI's loop reacts to arrives on one channel as an `Event`: keys and resizes
-//! from the input thread (blocked in crossterm's `read`), the engine's snapshots (sent from
+//! Everything the TUI's loop reacts to arrives on one channel as an `Event`: keys, the mouse
+//! and resizes from the input thread (blocked in crossterm's `read`), the engine's snapshots (sent from
 //! the sampler's own thread through `EventSink`, or per target through `DiskSink` when
 //! several run), and the scratch layout's progress.
 
@@ -7,7 +7,7 @@ use std::sync::mpsc::Sender;
 use std::time::Instant;
 
 use anyhow::{Result, anyhow};
-use ratatui::crossterm::event::{self as ct, KeyEvent};
+use ratatui::crossterm::event::{self as ct, KeyEvent, MouseEvent};
 
 use crate::engine::SnapshotSink;
 use crate::stats::Snapshot;
@@ -16,6 +16,9 @@ use crate::target::prepare::Prepared;
 /// Everything the loop reacts to.
 pub enum Event {
     Key(KeyEvent),
+    /// A press, release, drag or wheel notch (while the mouse is captured), stamped when it
+    /// was read (for a double click).
+    Mouse(MouseEvent, Instant),
     /// The terminal changed size.
     Resize,
     /// Terminal input ended (the terminal went away).
@@ -71,6 +74,9 @@ pub fn spawn_input(tx: Sender<Event>) -> Result<()> {
             loop {
                 let event = match ct::read() {
                     Ok(ct::Event::Key(k)) => Event::Key(k),
+                    Ok(ct::Event::Mouse(m)) if m.kind != ct::MouseEventKind::Moved => {
+                        Event::Mouse(m, Instant::now())
+                    }
                     Ok(ct::Event::Resize(..)) => Event::Resize,
                     Ok(_) => continue,
                     Err(_) => Event::InputClosed,

@@ -8,9 +8,10 @@
 
 mod complete;
 mod disks;
-mod run;
+pub(super) mod run;
 mod series;
 mod slide;
+pub(super) mod sliders;
 
 use std::path::PathBuf;
 
@@ -73,6 +74,7 @@ enum Pick {
     Last,
     Start,
     Mark,
+    Mouse,
     Help,
     Log,
     Quit,
@@ -100,6 +102,10 @@ const PICKER: &[Binding<Pick, Picker>] = &[
         "mark / unmark a row, to run several targets at once",
     )
     .hint("mark"),
+    Binding::always(
+        &[(Key::Char('M'), Pick::Mouse)],
+        "mouse on/off (while on, Shift-drag selects text)",
+    ),
     Binding::always(
         &[(Key::Char('L'), Pick::Log)],
         "the message log: every message whole",
@@ -313,6 +319,7 @@ fn picker_key(p: &mut Picker, key: KeyEvent, help: &mut bool) -> Action {
         Some(Pick::Log) => return Action::ShowLog,
         Some(Pick::Quit) => return Action::Quit,
         Some(Pick::Mark) => p.toggle_mark(),
+        Some(Pick::Mouse) => return Action::ToggleMouse,
         Some(Pick::Start) if !p.marked.is_empty() => {
             let mut targets = p.marked_targets();
             return match targets.len() {

@@ -7,7 +7,9 @@
 //! target and never waits for a worker (settings changes go through `Engine::apply`, which
 //! only talks to the sampler). It also wakes every 250 ms to notice SIGTERM/SIGHUP/SIGINT.
 //!
-//! The rooms: `event` (the channel's events, the input thread), `session` (the controller,
+//! The rooms: `event` (the channel's events, the input thread), `mouse` (a press or the
+//! wheel → the same commands as keys, via `hits`, what the last frame drew where),
+//! `session` (the controller,
 //! carrying out `action`s), `state` (one file per screen; `series` the state machine a sweep
 //! and a suite share), `keys` (each screen's key table → action; `keymap` the tables' kind,
 //! which the `?` overlay reads too), `ui` (drawing per screen, a pure function of the state),
@@ -18,9 +20,11 @@
 pub mod action;
 pub(crate) mod event;
 pub(crate) mod fleet;
+pub mod hits;
 mod kernel;
 pub(crate) mod keymap;
 pub(crate) mod keys;
+pub mod mouse;
 pub(crate) mod session;
 pub mod state;
 pub(crate) mod terminal;
@@ -64,7 +68,10 @@ pub fn run(config: Config, notice: Option<String>) -> Result<ExitStatus> {
     let (mut term, guard) = terminal::init()?;
     spawn_input(tx.clone())?;
     let mut session = Session::new(config.clone(), tx);
+    session.mouse_switch = Some(terminal::set_mouse);
     let mut app = session.first_screen(color);
+    app.mouse.on = !config.no_mouse;
+    terminal::set_mouse(app.mouse.on);
     app.baseline = baseline.as_ref().map(|b| b.baseline.clone());
     app.ascii = !crate::locale::utf8();
     session.show_notice(&mut app, notice);
@@ -247,7 +254,9 @@ where
         terminal.draw(|f| {
             // Kept for the keys that scroll an overlay: how far it can go at this size.
             app.viewport = f.area().as_size();
-            f.render_widget(&*app, f.area());
+            // Kept for the mouse: what this frame drew where.
+            let ((), drawn) = hits::collect(|| f.render_widget(&*app, f.area()));
+            app.hits = drawn;
         })?;
         Ok::<(), B::Error>(())
     })();

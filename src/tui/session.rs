@@ -82,6 +82,8 @@ pub struct Session {
     /// Whether an event since the last frame changed what is drawn: every event but a
     /// snapshot of a target the disks screen draws only once a second.
     redraw: bool,
+    /// Tells the terminal to capture the mouse or not (`None` with no real terminal).
+    pub mouse_switch: Option<fn(bool)>,
 }
 
 impl Session {
@@ -106,6 +108,7 @@ impl Session {
             outcome: None,
             disks: None,
             redraw: true,
+            mouse_switch: None,
         }
     }
 
@@ -120,6 +123,24 @@ impl Session {
         match &mut app.screen {
             Screen::Picker(p) => p.notice = notice,
             _ => self.notice = notice,
+        }
+    }
+
+    /// `M`: the mouse captured or given back, and the screen says what that means.
+    fn toggle_mouse(&mut self, app: &mut App) {
+        app.mouse.on = !app.mouse.on;
+        if let Some(switch) = self.mouse_switch {
+            switch(app.mouse.on);
+        }
+        let said = if app.mouse.on {
+            "mouse on: click or drag a slider, wheel scrolls · Shift-drag selects text · M: off"
+        } else {
+            "mouse off: the terminal selects text · M: on"
+        };
+        match &mut app.screen {
+            Screen::Picker(p) => p.notice = Some(said.into()),
+            Screen::Run(r) => r.notice = Some(said.into()),
+            _ => {}
         }
     }
 
@@ -158,6 +179,7 @@ impl Session {
             Action::Export => self.export(app),
             Action::ConfirmWrite(typed) => self.confirm_write(app, typed),
             Action::ReadOnly => self.read_only(app),
+            Action::ToggleMouse => self.toggle_mouse(app),
         }
     }
 
@@ -262,6 +284,10 @@ impl Session {
                 }
                 action => self.act(app, action),
             },
+            Event::Mouse(m, at) => {
+                let action = app.on_mouse(m, at);
+                self.act(app, action);
+            }
             Event::Resize => {}
             Event::InputClosed => self.terminal_gone(app, crate::output::Lost::InputClosed),
             Event::Snapshot(s) => self.on_snapshot(app, *s),

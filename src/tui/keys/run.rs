@@ -24,6 +24,8 @@ enum Cmd {
     ScrollDown,
     Members,
     Heatmap,
+    Zoom,
+    Mouse,
     Sweep(Dimension),
     CancelSweep,
     CancelSuite,
@@ -146,7 +148,15 @@ const LIVE: &[Binding<Cmd, Run>] = &[
     ),
     Binding::always(
         &[(Key::Char('d'), Cmd::Heatmap)],
-        "latency distribution / heatmap (░ ≤5% ▒ ≤25% ▓ ≤60% █ of a second's I/Os)",
+        "latency distribution / heatmap (░ ≤5% ▒ ≤25% ▓ ≤60% █ of a column's I/Os)",
+    ),
+    Binding::always(
+        &[(Key::Char('z'), Cmd::Zoom)],
+        "graphs' time per column: 0.1 s, 1 s, 10 s, whole run",
+    ),
+    Binding::always(
+        &[(Key::Char('M'), Cmd::Mouse)],
+        "mouse on/off (while on, Shift-drag selects text)",
     ),
     Binding::always(
         &[
@@ -360,6 +370,8 @@ fn apply(run: &mut Run, cmd: Cmd, help: &mut bool, fio: &mut Option<FioOverlay>)
             k.show_members = !k.show_members && !k.members.is_empty();
         }
         Cmd::Heatmap => run.show_heatmap = !run.show_heatmap,
+        Cmd::Zoom => run.zoom = run.zoom.next(),
+        Cmd::Mouse => return Action::ToggleMouse,
         Cmd::Sweep(d) => return series::start_sweep(run, d),
         Cmd::CancelSweep => return run.cancel_sweep("cancelled", "Esc"),
         Cmd::CancelSuite => return run.cancel_suite(),

@@ -29,16 +29,9 @@ pub(super) fn rate_unlimited(run: &Run) -> Settings {
     }
 }
 
-/// Applies `next` unless it is what is in force already.
+/// Applies `next` unless it is what is in force already (`sliders::propose`, as a click).
 pub(super) fn apply_settings(run: &mut Run, next: Settings) -> Action {
-    if next == run.settings {
-        return Action::None;
-    }
-    run.message = None;
-    if let Some(sweep) = &mut run.sweep {
-        sweep.superseded = true;
-    }
-    Action::Apply(next)
+    super::sliders::propose(run, Ok(next))
 }
 
 pub(super) fn step(run: &mut Run, step: Step) -> Action {
@@ -67,11 +60,5 @@ pub(super) fn step(run: &mut Run, step: Step) -> Action {
         }),
         _ => stepped(run.settings, run.focus, step, run.info.target.write_allowed),
     };
-    match next {
-        Ok(n) => apply_settings(run, n),
-        Err(msg) => {
-            run.message = Some(msg);
-            Action::None
-        }
-    }
+    super::sliders::propose(run, next)
 }

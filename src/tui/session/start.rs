@@ -241,6 +241,13 @@ impl Session {
         run.meta = crate::model::Meta::now();
         // Quitting after a minute asks once, where a person watches the screen.
         run.ask_before_quit = std::io::IsTerminal::is_terminal(&std::io::stdout());
+        // The test seam: an hour of graph history without an hour's wait (bench-load).
+        if let Some(secs) = std::env::var(crate::tui::state::run::HISTORY_ENV)
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+        {
+            run.pretend_history(secs.min(7 * 24 * 3600));
+        }
         // `--sweep` in a terminal: the sweep starts at once (its steps are checked against
         // the target first, as headless does).
         let sweep = self.config.sweep.take();

@@ -1,45 +1,66 @@
-//! Where the sparklines mark a period's start: the sample at which the settings changed, a
-//! pause began or the run resumed, with the new value in a few letters ("T8", "QD32", "8k").
-//! Positions count the samples pushed into the sparklines' histories, so a mark moves left
-//! with them and falls off with the sample it stands on.
+//! Where the graphs mark a period's start: the moment on the run's clock at which the
+//! settings changed, a pause began or the run resumed, with the new value in a few letters
+//! ("T8", "QD32", "8k"). A mark lands in the column whose stretch of the clock holds it, at
+//! whatever time scale the graphs show; several in one column collapse into one, labelled
+//! with the last and how many more ("T8+2").
 
 use std::collections::VecDeque;
+use std::time::Duration;
 
 use crate::settings::Settings;
+use crate::stats::timeline::Bucket;
 use crate::units::{format_block_size, format_count_rate};
 
-/// The marks over the sparklines' history.
+/// Marks kept: a change every second for over an hour; older ones go first.
+pub const MARKS: usize = 4096;
+
+/// The marks over the graphs' history.
 #[derive(Debug, Clone, Default)]
 pub struct Marks {
-    /// Samples pushed so far (the next one's position).
-    pub pushed: u64,
-    /// (position, label), oldest first.
-    pub marks: VecDeque<(u64, String)>,
+    /// (moment on the run's clock, label), oldest first.
+    pub marks: VecDeque<(Duration, String)>,
 }
 
 impl Marks {
-    /// Counts one sample pushed into histories that keep `len`; marks that fell off go.
-    pub fn sample(&mut self, len: usize) {
-        self.pushed += 1;
-        let first = self.pushed.saturating_sub(len as u64);
-        while self.marks.front().is_some_and(|(at, _)| *at < first) {
+    /// Marks the moment `at` with `label`.
+    pub fn mark(&mut self, at: Duration, label: String) {
+        if self.marks.len() == MARKS {
             self.marks.pop_front();
         }
+        self.marks.push_back((at, label));
     }
 
-    /// Marks the next sample with `label`.
-    pub fn mark(&mut self, label: String) {
-        self.marks.push_back((self.pushed, label));
-    }
-
-    /// The marks among the last `shown` of `len` samples kept: (column from the left of
-    /// those `shown`, label).
-    pub fn visible(&self, len: usize, shown: usize) -> Vec<(usize, &str)> {
-        let first = self.pushed - len.min(shown) as u64;
-        self.marks
-            .iter()
-            .filter(|(at, _)| *at >= first && *at < self.pushed)
-            .map(|(at, l)| ((at - first) as usize, l.as_str()))
+    /// The marks over `columns` (oldest first): (column, label), one per column, a column
+    /// holding several labelled with its last and "+N" for the others.
+    pub fn visible(&self, columns: &[Bucket]) -> Vec<(usize, String)> {
+        let mut out: Vec<(usize, String, usize)> = Vec::new();
+        let Some(first) = columns.iter().find(|b| b.intervals > 0) else {
+            return Vec::new();
+        };
+        let from = self.marks.partition_point(|(at, _)| *at < first.start);
+        for (at, label) in self.marks.range(from..) {
+            let Some(col) = columns
+                .iter()
+                .position(|b| b.intervals > 0 && b.start <= *at && *at < b.end)
+            else {
+                continue;
+            };
+            match out.last_mut() {
+                Some((c, l, n)) if *c == col => {
+                    *l = label.clone();
+                    *n += 1;
+                }
+                _ => out.push((col, label.clone(), 0)),
+            }
+        }
+        out.into_iter()
+            .map(|(c, l, n)| {
+                if n == 0 {
+                    (c, l)
+                } else {
+                    (c, format!("{l}+{n}"))
+                }
+            })
             .collect()
     }
 
@@ -105,23 +126,30 @@ mod tests {
     }
 
     #[test]
-    fn marks_move_with_the_history_and_fall_off_it() {
+    fn a_mark_lands_in_the_column_holding_its_moment_and_several_collapse() {
+        let col = |a: u64, b: u64| Bucket {
+            start: Duration::from_secs(a),
+            end: Duration::from_secs(b),
+            intervals: 1,
+            ..Bucket::default()
+        };
+        let columns = [col(10, 20), col(20, 30), col(30, 40)];
         let mut m = Marks::default();
-        for _ in 0..10 {
-            m.sample(5);
+        m.mark(Duration::from_secs(5), "gone".into());
+        m.mark(Duration::from_millis(21_500), "T2".into());
+        m.mark(Duration::from_secs(31), "T4".into());
+        m.mark(Duration::from_secs(32), "T8".into());
+        m.mark(Duration::from_secs(39), "QD2".into());
+        let v = m.visible(&columns);
+        assert_eq!(v, vec![(1, "T2".to_string()), (2, "QD2+2".to_string())]);
+        // Zoomed in to one column a second, each has its own.
+        let fine: Vec<Bucket> = (30..40).map(|s| col(s, s + 1)).collect();
+        let v = m.visible(&fine);
+        assert_eq!(v.len(), 3, "{v:?}");
+        assert_eq!(v[0], (1, "T4".to_string()));
+        for _ in 0..MARKS {
+            m.mark(Duration::from_secs(50), "x".into());
         }
-        m.mark("T2".into());
-        for _ in 0..3 {
-            m.sample(5);
-        }
-        // Of the 5 kept (positions 8..13), the mark at 10 is the third; of the last 3 shown,
-        // the first.
-        assert_eq!(m.visible(5, 5), vec![(2, "T2")]);
-        assert_eq!(m.visible(5, 3), vec![(0, "T2")]);
-        assert_eq!(m.visible(5, 2), vec![]);
-        for _ in 0..3 {
-            m.sample(5);
-        }
-        assert!(m.marks.is_empty());
+        assert_eq!(m.marks.len(), MARKS);
     }
 }

@@ -69,6 +69,10 @@ pub struct App {
     pub log: MessageLog,
     /// The message log is shown over the screen.
     pub log_shown: bool,
+    /// Whether the mouse is captured, the last press and the slider being dragged.
+    pub mouse: crate::tui::mouse::MouseState,
+    /// What the last frame drew where, for the mouse (`hits`).
+    pub hits: crate::tui::hits::HitMap,
 }
 
 impl App {
@@ -85,6 +89,8 @@ impl App {
             ascii: false,
             log: MessageLog::default(),
             log_shown: false,
+            mouse: crate::tui::mouse::MouseState::default(),
+            hits: crate::tui::hits::HitMap::default(),
         }
     }
 

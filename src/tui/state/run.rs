@@ -1,5 +1,6 @@
-//! The run screen's state: the settings in force, bounded history of the engine's snapshots
-//! for the sparklines with a mark where each period begins, the recent-latency histogram,
+//! The run screen's state: the settings in force, the graphs' history at every time scale
+//! (`stats::timeline`, bounded however long the run) with a mark where each period begins
+//! and the scale shown (`z`), the recent-latency histogram,
 //! the kernel's counters beside the app's rates, the run's periods (`stats::PeriodTracker`,
 //! the one headless feeds too), and the one-second rows kept for `e` and `--json FILE`
 //! (`rows`: cut where a period ends).
@@ -15,15 +16,15 @@ use crate::diskstats::KernelRates;
 use crate::diskstats::members::Member;
 use crate::model::{ConfigReport, Meta, RunReport};
 use crate::settings::{Knob, Settings};
-use crate::stats::heat::Heat;
 use crate::stats::seconds::Seconds;
+use crate::stats::timeline::{Sample, Timeline, Zoom};
 use crate::stats::{Began, Boundary, IoErrorRecord, Log2Histogram, PeriodTracker, Snapshot};
 use crate::sweep::DEFAULT_STEP_TIME;
 
-/// Snapshots kept for the sparklines: 60 s at the default 10 Hz.
-pub const HISTORY_LEN: usize = 600;
 /// Snapshots merged into the latency histogram: about 2 s at 10 Hz.
 pub const RECENT_LATENCY_LEN: usize = 20;
+/// The test seam's variable: seconds of made-up graph history (`Run::pretend_history`).
+pub const HISTORY_ENV: &str = "DISKSCOPE_TEST_HISTORY";
 /// Rows kept for export (`rows::KEPT`): the last hour.
 pub const KEPT_INTERVALS: usize = super::rows::KEPT;
 
@@ -68,19 +69,20 @@ pub struct Run {
     pub paused: bool,
     /// The latest snapshot.
     pub last: Option<Snapshot>,
-    /// Per-snapshot interval IOPS, bytes/s, p50 and p99 (ns), oldest first.
-    pub iops: VecDeque<u64>,
-    pub bw: VecDeque<u64>,
-    pub p50: VecDeque<u64>,
-    pub p99: VecDeque<u64>,
+    /// The graphs' history: IOPS, bandwidth, latency lines and the heatmap's histograms,
+    /// at every time scale.
+    pub timeline: Timeline,
+    /// The time scale the graphs show (`z`), kept for the whole run.
+    pub zoom: Zoom,
+    /// Added to the engine's clock on the graphs: the length of the made-up history of the
+    /// test seam (`pretend_history`), else zero.
+    pub clock_shift: Duration,
     /// One-second windows of running time: "now", peak, average and the thread rows.
     pub seconds: Seconds,
     /// Log2 histograms of the most recent snapshots.
     recent: VecDeque<Log2Histogram>,
     /// `recent` merged: what the histogram pane shows.
     pub latency: Log2Histogram,
-    /// A log2 histogram per second: what the heatmap shows.
-    pub heat: Heat,
     /// The latency pane shows the heatmap instead of the distribution (`d`).
     pub show_heatmap: bool,
     pub kernel: KernelView,
@@ -142,14 +144,12 @@ impl Run {
             focus: Knob::Threads,
             paused: false,
             last: None,
-            iops: VecDeque::with_capacity(HISTORY_LEN),
-            bw: VecDeque::with_capacity(HISTORY_LEN),
-            p50: VecDeque::with_capacity(HISTORY_LEN),
-            p99: VecDeque::with_capacity(HISTORY_LEN),
+            timeline: Timeline::default(),
+            zoom: Zoom::default(),
+            clock_shift: Duration::ZERO,
             seconds: Seconds::default(),
             recent: VecDeque::with_capacity(RECENT_LATENCY_LEN),
             latency: Log2Histogram::default(),
-            heat: Heat::default(),
             show_heatmap: false,
             kernel: KernelView {
                 device: kernel_device,
@@ -205,18 +205,17 @@ impl Run {
         // An interval the process was stopped in is not a rate (the engine leaves it out).
         if s.stopped.is_none() {
             let lat = s.interval_latency.summary();
-            push_bounded(
-                &mut self.iops,
-                s.interval_iops().round() as u64,
-                HISTORY_LEN,
-            );
-            push_bounded(&mut self.bw, s.interval_bw().round() as u64, HISTORY_LEN);
-            push_bounded(&mut self.p50, lat.p50, HISTORY_LEN);
-            push_bounded(&mut self.p99, lat.p99, HISTORY_LEN);
             let buckets = Log2Histogram::of(&s.interval_latency);
-            self.heat.push(&s, &buckets);
+            self.timeline.push(&Sample {
+                at: s.at + self.clock_shift,
+                elapsed: s.interval_elapsed,
+                ops: s.interval.ops,
+                bytes: s.interval.bytes,
+                p50_ns: lat.p50,
+                p99_ns: lat.p99,
+                latency: buckets.clone(),
+            });
             push_bounded(&mut self.recent, buckets, RECENT_LATENCY_LEN);
-            self.marks.sample(HISTORY_LEN);
         }
         let mut merged = Log2Histogram::default();
         for h in &self.recent {
@@ -241,9 +240,11 @@ impl Run {
     fn follow_periods(&mut self, s: &Snapshot) -> Boundary {
         let before = self.periods.current_settings();
         let boundary = self.periods.push(s);
+        // Where the interval lies on the graphs' clock (as `Sample::middle` files it).
+        let at = (s.at + self.clock_shift).saturating_sub(s.interval_elapsed / 2);
         match boundary {
             Boundary::Within => {}
-            Boundary::Pauses => self.marks.mark("pause".into()),
+            Boundary::Pauses => self.marks.mark(at, "pause".into()),
             Boundary::Begins(began) => {
                 self.seconds.restart();
                 match began {
@@ -251,7 +252,7 @@ impl Run {
                     // Those rows' figures went with the engine's totals.
                     Began::Reset => self.rows.clear(),
                     Began::Change | Began::Resume => {
-                        self.marks.mark(change_label(before, s.settings));
+                        self.marks.mark(at, change_label(before, s.settings));
                     }
                 }
             }
@@ -273,6 +274,20 @@ impl Run {
             .with_periods(self.periods.report());
         report.why = self.why.report.clone();
         Some(report)
+    }
+
+    /// The fio equivalent of what the screen shows: the suite's whole plan on its card,
+    /// else the settings in force.
+    pub fn fio_overlay(&self) -> super::FioOverlay {
+        use crate::fio::job::FioJob;
+        let job = match (&self.view, &self.suite) {
+            (View::Suite, Some(suite)) => FioJob::suite(&self.suite_config(), suite.runner.plan()),
+            _ => FioJob::run(&self.current_config()),
+        };
+        super::FioOverlay {
+            command_line: job.command_line(),
+            job_file: job.job_file(),
+        }
     }
 
     /// The run's description with the settings now in force, for the fio overlay.
@@ -299,15 +314,40 @@ impl Run {
         });
     }
 
+    /// Test seam (`HISTORY_ENV`): gives the graphs `secs` of made-up history before the
+    /// engine's first snapshot — 100 ms intervals of a steady load whose threads double
+    /// every ten minutes, marked where they do — so the whole-run view of a long run can be
+    /// drawn, and timed, without waiting for one. The engine's own figures are untouched.
+    pub fn pretend_history(&mut self, secs: u64) {
+        let tick = Duration::from_millis(100);
+        for i in 0..secs * 10 {
+            let at = tick * (i as u32 + 1);
+            if i > 0 && i % 6000 == 0 {
+                self.marks
+                    .mark(at - tick / 2, format!("T{}", 1u64 << (i / 6000)));
+            }
+            let ops = 1000 + (i * 37) % 200;
+            let mut latency = Log2Histogram::default();
+            latency.counts[16] = ops * 4 / 5;
+            latency.counts[20] = ops / 5;
+            self.timeline.push(&Sample {
+                at,
+                elapsed: tick,
+                ops,
+                bytes: ops * 4096,
+                p50_ns: 70_000,
+                p99_ns: 1_500_000 + (i % 600) * 1000,
+                latency,
+            });
+        }
+        self.clock_shift = Duration::from_secs(secs);
+    }
+
     /// Forgets the history, as the engine's statistics were reset.
     pub fn clear_history(&mut self) {
-        self.iops.clear();
-        self.bw.clear();
-        self.p50.clear();
-        self.p99.clear();
+        self.timeline = Timeline::default();
         self.recent.clear();
         self.latency = Log2Histogram::default();
-        self.heat = Heat::default();
         self.seconds = Seconds::default();
         self.marks.clear();
         // The saved rows and the periods restart when the engine's totals do: the tracker

@@ -2,6 +2,10 @@
 //! engine or the target, or changes state — so the same `App` always draws the same screen,
 //! which is what the snapshot tests rely on.
 //!
+//! Besides the cells, a draw notes where it put what the mouse can reach (a slider's bar, a
+//! picker row, the thread table: `hits::record`); the loop keeps that map from the frame it
+//! drew, so a click is tested against what is on the screen.
+//!
 //! The run screen at 80x24 and up: a status line; the sliders beside the kernel's view; the
 //! IOPS, bandwidth and latency sparklines beside the latency histogram and the thread table;
 //! a message line. Smaller terminals drop panes (first the side panes, then the graphs) and a
@@ -17,6 +21,7 @@
 
 mod disks;
 mod fleet;
+mod graphs;
 pub(crate) mod hints;
 mod overlays;
 mod panes;

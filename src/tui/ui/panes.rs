@@ -3,17 +3,17 @@
 //! frame around a widget. The graphs' "peak" and "avg" are the current period's.
 
 use ratatui::buffer::Buffer;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Sparkline, Widget};
+use ratatui::widgets::{Block, Borders, Widget};
 
+use super::graphs::{self, Rate};
 use super::{framed, why};
 use crate::tui::state::Run;
 use crate::tui::widgets::Theme;
-use crate::tui::widgets::heatmap::Heatmap;
+use crate::tui::widgets::heatmap::{self, Heatmap};
 use crate::tui::widgets::histogram::LatencyHistogramView;
 use crate::tui::widgets::kernel::KernelPanel;
-use crate::tui::widgets::marks::PeriodMarks;
 use crate::tui::widgets::members::MembersPanel;
 use crate::tui::widgets::threads::ThreadTable;
 use crate::units::{format_bytes, format_count_rate, format_latency_ns};
@@ -65,26 +65,10 @@ fn first_row(area: Rect, line: Option<Line<'static>>, buf: &mut Buffer) -> Rect 
     }
 }
 
-/// The last `n` values of a history.
-pub(super) fn tail(q: &std::collections::VecDeque<u64>, n: usize) -> Vec<u64> {
-    q.iter().skip(q.len().saturating_sub(n)).copied().collect()
-}
-
 pub(super) fn graph_block(title: String, theme: Theme) -> Block<'static> {
     Block::new()
         .borders(Borders::TOP)
         .title(Span::styled(title, theme.accent()))
-}
-
-/// Marks where a period begins over a sparkline of `width` columns in `area` (its frame's
-/// line above it takes the labels where the title leaves room).
-fn draw_marks(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
-    let marks = run.marks.visible(run.iops.len(), area.width as usize);
-    PeriodMarks {
-        marks: &marks,
-        theme,
-    }
-    .render(area, buf);
 }
 
 /// A dimmed, right-aligned title naming the baseline's figure.
@@ -118,11 +102,7 @@ pub(super) fn draw_iops(
     }
     let inner = framed(block, area, buf);
     let inner = first_row(inner, Some(why::steady_line(run, theme)), buf);
-    Sparkline::default()
-        .data(tail(&run.iops, inner.width as usize))
-        .style(theme.graph())
-        .render(inner, buf);
-    draw_marks(run, theme, inner, buf);
+    graphs::draw_rate(run, Rate::Iops, theme, inner, buf);
 }
 
 pub(super) fn draw_bw(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
@@ -140,11 +120,7 @@ pub(super) fn draw_bw(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
     );
     let inner = framed(block, area, buf);
     let inner = first_row(inner, why::written_line(run, theme), buf);
-    Sparkline::default()
-        .data(tail(&run.bw, inner.width as usize))
-        .style(theme.graph())
-        .render(inner, buf);
-    draw_marks(run, theme, inner, buf);
+    graphs::draw_rate(run, Rate::Bandwidth, theme, inner, buf);
 }
 
 pub(super) fn draw_latency(
@@ -161,17 +137,19 @@ pub(super) fn draw_latency(
         ),
         _ => ("-".to_string(), "-".to_string()),
     };
-    let n = area.width as usize;
-    let p99s = tail(&run.p99, n);
-    let p50s = tail(&run.p50, n);
-    let max = p99s.iter().copied().max().unwrap_or(0).max(1);
     // With a rate, from each I/O's slot on the timetable (coordinated omission corrected).
     let what = if run.settings.rate_iops > 0 {
         "lat from due"
     } else {
         "latency"
     };
-    let title = format!(" {what} p99 {p99} ▲ p50 {p50} ▼ ");
+    // Coarser than an interval a column's latency is its intervals' peak (`graphs`): the
+    // title says so, as the gutter does where it has the room.
+    let peaks = match run.zoom {
+        crate::stats::timeline::Zoom::Interval => "",
+        _ => "(peaks) ",
+    };
+    let title = format!(" {what} p99 {p99} ▲ p50 {p50} ▼ {peaks}");
     let mut block = graph_block(title, theme);
     if let Some(t) = baseline_title(
         base.map(|b| format!("baseline p99 {}", format_latency_ns(b.p99_ns))),
@@ -180,35 +158,26 @@ pub(super) fn draw_latency(
         block = block.title_top(t);
     }
     let inner = framed(block, area, buf);
-    if inner.height == 0 {
-        return;
-    }
-    let upper = inner.height.div_ceil(2);
-    let [a, b] = Layout::vertical([Constraint::Length(upper), Constraint::Fill(1)]).areas(inner);
-    Sparkline::default()
-        .data(p99s)
-        .max(max)
-        .style(theme.tail())
-        .render(a, buf);
-    Sparkline::default()
-        .data(p50s)
-        .max(max)
-        .style(theme.graph())
-        .render(b, buf);
-    draw_marks(run, theme, inner, buf);
+    graphs::draw_latency(run, theme, inner, buf);
 }
 
 pub(super) fn draw_histogram(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
     if run.show_heatmap {
-        let title = if run.settings.rate_iops > 0 {
-            " heatmap of latency from due, 1 s/column (d) "
+        // The same columns as the graphs': as many as fit right of its labels.
+        let cols = run.timeline.columns(
+            run.zoom,
+            area.width.saturating_sub(2 + heatmap::LABEL) as usize,
+        );
+        let what = if run.settings.rate_iops > 0 {
+            "heatmap of latency from due"
         } else {
-            " latency heatmap, 1 s/column (d) "
+            "latency heatmap"
         };
+        let title = format!(" {what}, {} (d) ", graphs::per_column(run.zoom, &cols));
         let block = Block::bordered().title(Span::styled(title, theme.accent()));
         let inner = framed(block, area, buf);
         Heatmap {
-            columns: &run.heat.columns,
+            columns: &cols.buckets,
             theme,
         }
         .render(inner, buf);
@@ -238,6 +207,7 @@ pub(super) fn draw_threads(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer
         theme.accent(),
     ));
     let inner = framed(block, area, buf);
+    crate::tui::hits::record(inner, crate::tui::hits::Hit::Threads);
     ThreadTable {
         rows: run.seconds.now.as_ref().map(|n| n.threads.as_slice()),
         scroll: run.thread_scroll,

@@ -14,7 +14,7 @@ use super::{framed, why};
 use crate::render::baseline::{Baseline, Figures};
 use crate::render::text::describe_settings;
 use crate::settings::Knob;
-use crate::settings::{MAX_BS, MAX_IODEPTH, MAX_THREADS};
+use crate::tui::hits::{self, Hit};
 use crate::tui::state::{Run, Series};
 use crate::tui::widgets::Theme;
 use crate::tui::widgets::sides::SideLines;
@@ -294,31 +294,18 @@ fn draw_sides(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) -> Rect {
     rest
 }
 
-/// The rate slider's value and where it sits: paced, the share of what the disk did
-/// unpaced where that is known ("50% 7.2k"), else the rate on a log scale.
-fn rate_value(run: &Run) -> (String, f64) {
+/// The rate slider's value: paced, the share of what the disk did unpaced where that is
+/// known ("50% 7.2k"), else the rate. Where it sits on the bar is `settings::position`'s,
+/// the same scale a click is read on.
+fn rate_value(run: &Run) -> String {
     let rate = run.settings.rate_iops;
     match run.rate_base.filter(|b| *b > 0) {
         Some(base) => {
             let share = rate as f64 / base as f64;
-            let value = format!("{:.0}% {}", share * 100.0, format_count_rate(rate as f64));
-            (value, share.min(0.97))
+            format!("{:.0}% {}", share * 100.0, format_count_rate(rate as f64))
         }
-        None => (
-            format_count_rate(rate as f64),
-            log_position(rate, 100, 10_000_000).min(0.97),
-        ),
+        None => format_count_rate(rate as f64),
     }
-}
-
-/// Where a value sits on a log2 scale from `lo` to `hi`.
-pub(super) fn log_position(v: u64, lo: u64, hi: u64) -> f64 {
-    let (v, lo, hi) = (
-        (v.max(1) as f64).log2(),
-        (lo as f64).log2(),
-        (hi as f64).log2(),
-    );
-    if hi > lo { (v - lo) / (hi - lo) } else { 0.0 }
 }
 
 pub(super) fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) {
@@ -331,46 +318,38 @@ pub(super) fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffe
     let inner = framed(block, area, buf);
     let s = run.settings;
     for (row, knob) in Knob::ALL.iter().enumerate().take(inner.height as usize) {
-        let (value, position) = match knob {
-            Knob::Threads => (
-                s.threads.to_string(),
-                log_position(s.threads as u64, 1, MAX_THREADS as u64),
-            ),
-            Knob::QueueDepth => (
-                s.iodepth.to_string(),
-                log_position(s.iodepth as u64, 1, MAX_IODEPTH as u64),
-            ),
-            Knob::BlockSize => (
-                format_block_size(s.bs),
-                log_position(s.bs, crate::settings::MIN_BS, MAX_BS),
-            ),
-            Knob::ReadPct => {
-                let v = if run.info.target.write_allowed {
-                    format!("{}", s.read_pct)
-                } else {
-                    format!("{} ro", s.read_pct)
-                };
-                (v, f64::from(s.read_pct) / 100.0)
-            }
-            Knob::RandomPct => (s.random_pct.to_string(), f64::from(s.random_pct) / 100.0),
-            Knob::Rate if s.rate_iops == 0 => ("unlimited".into(), 1.0),
+        let value = match knob {
+            Knob::Threads => s.threads.to_string(),
+            Knob::QueueDepth => s.iodepth.to_string(),
+            Knob::BlockSize => format_block_size(s.bs),
+            Knob::ReadPct if run.info.target.write_allowed => format!("{}", s.read_pct),
+            Knob::ReadPct => format!("{} ro", s.read_pct),
+            Knob::RandomPct => s.random_pct.to_string(),
+            Knob::Rate if s.rate_iops == 0 => "unlimited".into(),
             Knob::Rate => rate_value(run),
         };
-        Slider {
+        let slider = Slider {
             label: knob.label(),
             value,
-            position,
+            position: crate::settings::position(&s, *knob),
             focused: run.focus == *knob,
             theme,
-        }
-        .render(
-            Rect {
-                y: inner.y + row as u16,
-                height: 1,
-                ..inner
+        };
+        let area = Rect {
+            y: inner.y + row as u16,
+            height: 1,
+            ..inner
+        };
+        let (bar_x, bar_width) = slider.bar(area).unwrap_or((area.x, 0));
+        hits::record(
+            area,
+            Hit::Slider {
+                knob: *knob,
+                bar_x,
+                bar_width,
             },
-            buf,
         );
+        slider.render(area, buf);
     }
     let rows = Knob::ALL.len() as u16;
     if inner.height > rows {

@@ -1,11 +1,10 @@
-//! The latency heatmap: time on x (one column a second, newest on the right), log2 latency on
+//! The latency heatmap: time on x (a column per stretch of the graphs' time scale, newest on
+//! the right), log2 latency on
 //! y (slowest at the top), and each cell shaded by the share of that second's I/Os in that
 //! latency band. Periodic stalls, garbage-collection pauses and bimodal disks show as
 //! patterns a mean or a p99 line hides. The shading is in the characters themselves
 //! (`░ ▒ ▓ █`), so it reads without colour (`NO_COLOR`, 16-colour terminals); any I/O at all
 //! in a band marks it, so one stalled request in a second stays visible.
-
-use std::collections::VecDeque;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -13,6 +12,7 @@ use ratatui::widgets::Widget;
 
 use super::Theme;
 use crate::stats::log2::{BUCKETS, Log2Histogram};
+use crate::stats::timeline::Bucket;
 use crate::units::format_latency_ns;
 
 /// The shade of a cell holding `share` (0..=1) of its column's I/Os: blank for none, `░` for
@@ -30,14 +30,14 @@ pub fn shade(count: u64, total: u64) -> char {
     }
 }
 
-/// The heatmap's content: the per-second histograms, oldest first.
+/// The heatmap's content: the graphs' columns, oldest first.
 pub struct Heatmap<'a> {
-    pub columns: &'a VecDeque<Log2Histogram>,
+    pub columns: &'a [Bucket],
     pub theme: Theme,
 }
 
 /// Width of the latency labels on the left: a band's lower bound ("≥1.05 ms" and a space).
-const LABEL: u16 = 9;
+pub const LABEL: u16 = 9;
 
 /// Which log2 buckets each of `rows` rows covers, bottom row first: the non-empty range of
 /// `columns`, cut into equal runs of whole buckets (so a row is a fixed factor of latency).
@@ -64,10 +64,10 @@ impl Widget for Heatmap<'_> {
         }
         let width = (area.width - LABEL) as usize;
         let skip = self.columns.len().saturating_sub(width);
-        let shown: Vec<&Log2Histogram> = self.columns.range(skip..).collect();
+        let shown: Vec<&Log2Histogram> = self.columns[skip..].iter().map(|b| &b.latency).collect();
         let bands = bands(&shown, area.height as usize);
         if bands.is_empty() {
-            let text = "no I/O yet: a column a second";
+            let text = "no I/O yet";
             buf.set_stringn(area.x, area.y, text, area.width as usize, self.theme.dim());
             return;
         }

@@ -2,9 +2,9 @@
 //! where the settings changed — in the empty cells above the bars, and through the bars as
 //! the same bar in the mark's colour (dim without colour), so no bar's height is hidden — and
 //! the new value written beside it ("T8") where there is room — on the frame's line above the
-//! graph (where the pane's title leaves it free), else in the graph's empty top row; right of
-//! the line, or left of it near the right edge. A label with no room is left out; its line
-//! is still drawn.
+//! graph (where the pane's title leaves it free), else in the highest of the graph's rows
+//! with empty cells for it; right of the line, or left of it near the right edge. A label
+//! with no room is left out; its line is still drawn.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -43,7 +43,14 @@ impl Widget for PeriodMarks<'_> {
                 }
             }
         }
-        let rows: Vec<u16> = area.y.checked_sub(1).into_iter().chain([area.y]).collect();
+        // The frame's line first, then the graph's rows from the top: a label goes where
+        // no bar is, as high as it can.
+        let rows: Vec<u16> = area
+            .y
+            .checked_sub(1)
+            .into_iter()
+            .chain(area.y..area.bottom())
+            .collect();
         // Where each row is taken by a label already (a label keeps a column free after it).
         let mut taken: Vec<Vec<bool>> = rows.iter().map(|_| vec![false; width + 1]).collect();
         for &(col, label) in &marks {

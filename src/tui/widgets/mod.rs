@@ -2,6 +2,7 @@
 //! the target picker, the kernel-versus-app panel, reads and writes apart and the sweep's chart. Each draws plain data handed to it into
 //! a `Buffer`; none reads a clock, the engine or a file, so each can be tested on its own.
 
+pub mod axis;
 pub mod curve;
 pub mod heatmap;
 pub mod histogram;

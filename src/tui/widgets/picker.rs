@@ -153,6 +153,12 @@ impl Widget for PickerTable<'_> {
             let line = format!("{}{mark}{text}", if selected { "▶" } else { " " });
             let padded = format!("{line:<w$}");
             buf.set_stringn(area.x, y, &padded, w, style);
+            let row_area = Rect {
+                y,
+                height: 1,
+                ..area
+            };
+            crate::tui::hits::record(row_area, crate::tui::hits::Hit::PickerRow(i));
         }
     }
 }
