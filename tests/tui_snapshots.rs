@@ -81,6 +81,7 @@ fn snapshot(i: u64, total: &mut Counts) -> Snapshot {
             interval_ops: ops / 4,
             interval_latency_mean_ns: 450_000.0 + id as f64 * 1000.0,
             latency_mean_ns: 452_000.0,
+            fell_back: false,
         })
         .collect();
     Snapshot {

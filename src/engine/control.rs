@@ -75,6 +75,9 @@ pub struct WorkerSlot {
     pub stop: AtomicBool,
     /// Set by the worker as it exits.
     pub finished: AtomicBool,
+    /// Set by the worker when its io_uring ring failed and it carries on with pread/pwrite,
+    /// one I/O at a time, whatever the depth asked.
+    pub fell_back: AtomicBool,
 }
 
 impl WorkerSlot {
@@ -94,6 +97,7 @@ impl WorkerSlot {
             acked_generation: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             finished: AtomicBool::new(false),
+            fell_back: AtomicBool::new(false),
         }
     }
 }

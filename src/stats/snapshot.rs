@@ -203,10 +203,16 @@ fn from_secs<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
 /// reads as "other".
 fn op_name<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
     let name = String::deserialize(d)?;
-    Ok(["read", "write", "fdatasync"]
-        .into_iter()
-        .find(|n| *n == name)
-        .unwrap_or("other"))
+    Ok([
+        "read",
+        "write",
+        "fdatasync",
+        "io_uring_setup",
+        "io_uring_enter",
+    ]
+    .into_iter()
+    .find(|n| *n == name)
+    .unwrap_or("other"))
 }
 
 /// An operation's name. An alias, not `&'static str` written out, because serde's derive
@@ -217,7 +223,8 @@ pub type OpName = &'static str;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IoErrorRecord {
     pub thread: usize,
-    /// "read", "write" or "fdatasync".
+    /// "read", "write" or "fdatasync"; "io_uring_setup" or "io_uring_enter" for a worker's
+    /// ring that failed (then offset 0, and the I/O in flight is settled apart).
     #[serde(deserialize_with = "op_name")]
     pub op: OpName,
     pub offset: u64,
@@ -244,6 +251,8 @@ pub struct ThreadSample {
     pub interval_latency_mean_ns: f64,
     /// Mean latency over `total`, in ns (0 when no ops).
     pub latency_mean_ns: f64,
+    /// Its io_uring ring failed and it went on with pread/pwrite, one I/O at a time.
+    pub fell_back: bool,
 }
 
 /// What the sampler emits every tick, and at every settings change (so an interval never spans

@@ -155,6 +155,7 @@ impl Sampler {
                 interval_ops: delta.ops,
                 interval_latency_mean_ns: mean(delta_latency, delta.ops),
                 latency_mean_ns: mean(latency_since_base, since_base.ops),
+                fell_back: w.slot.fell_back.load(Acquire),
             });
         }
         threads.sort_by_key(|t| (!t.active, t.id));
