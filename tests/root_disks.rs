@@ -239,7 +239,12 @@ fn one_refused_write_target_refuses_the_run_before_any_is_written() {
     let mut args = paths(&devs);
     args.extend([allow.as_str(), "--read", "0", "--no-tui", "-T", "1s"]);
     let out = diskscope(dir.path(), &args);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a bad argument: {}",
+        stderr(&out)
+    );
     let err = stderr(&out);
     assert!(
         err.starts_with(&format!("diskscope: {}: --allow-write names", devs[1].path)),

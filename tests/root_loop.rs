@@ -146,16 +146,32 @@ fn writes_go_only_to_a_device_named_in_allow_write() {
     let dev = LoopDev::on_new_file(dir.path(), 16 << 20, &[]);
     let before = dev.checksum();
 
-    // Not named, or another device named: refused, nothing written.
-    for allow in [
-        "--allow-write".to_string(),
-        "--allow-write=/dev/loop-not-this-one".to_string(),
+    // Not named, or another device named: refused as a bad argument (exit 2, as `--read 0`
+    // without `--allow-write` is), alone or beside another target; nothing written.
+    std::fs::write(dir.path().join("other.img"), vec![0u8; 1 << 20]).unwrap();
+    for (allow, also) in [
+        ("--allow-write".to_string(), None),
+        ("--allow-write=/dev/loop-not-this-one".to_string(), None),
+        ("--allow-write".to_string(), Some("other.img")),
     ] {
-        let out = diskscope(
-            dir.path(),
-            &[&dev.path, &allow, "--read", "0", "--no-tui", "-T", "1s"],
+        let mut args = vec![
+            dev.path.as_str(),
+            &allow,
+            "--read",
+            "0",
+            "--no-tui",
+            "-T",
+            "1s",
+        ];
+        args.extend(also);
+        let out = diskscope(dir.path(), &args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{allow} {also:?}: {}",
+            stderr(&out)
         );
-        assert_eq!(out.status.code(), Some(1), "{allow}");
+        assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
         assert!(
             stderr(&out).contains(&format!("--allow-write={}", dev.path)),
             "{}",
