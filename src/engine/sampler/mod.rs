@@ -35,6 +35,9 @@ const SWITCH_WAIT: Duration = Duration::from_millis(200);
 /// I/O; a throttled or slow one minutes to serve a deep queue, and what it already holds
 /// cannot be cancelled.)
 const STOP_GRACE: Duration = Duration::from_secs(1);
+/// How late the sampler must have woken for a SIGCONT that came with a termination signal to
+/// count as the end of a real stop.
+const STOP_EVIDENCE: Duration = Duration::from_millis(20);
 /// How long to wait for a pending SIGCONT's handler to run on whichever thread takes it.
 const SIGCONT_WAIT: Duration = Duration::from_millis(100);
 
@@ -160,7 +163,10 @@ impl Sampler {
             let received = commands.recv_timeout(wait);
             // Woken this late past the tick: at least that long stopped, if it was a stop.
             let late = Instant::now().saturating_duration_since(next_tick);
-            if self.was_stopped() {
+            // A SIGCONT beside a termination signal that cost no time is `timeout`'s, sent
+            // to a process that never stopped (`stops`, for the handler's own check).
+            let ending = crate::signals::received().is_some() && late < STOP_EVIDENCE;
+            if self.was_stopped() && !ending {
                 self.cut_stop(late);
                 next_tick = Instant::now() + tick;
                 if matches!(received, Err(RecvTimeoutError::Timeout)) {
