@@ -75,6 +75,8 @@ fn snapshot(i: u64, total: &mut Counts) -> Snapshot {
             active: true,
             total: Counts {
                 ops: total.ops / 4,
+                // In flight the whole of each I/O's mean latency (no rate: the same time).
+                busy_ns: total.ops / 4 * 452_000,
                 ..Counts::default()
             },
             active_time: Duration::from_millis(100 * (i + 1)),

@@ -64,6 +64,12 @@ pub struct Counts {
     /// interval of those settings was cut (it did not switch within the sampler's wait: a slow
     /// disk, a starved CPU). Counted apart, so no interval mixes two settings.
     pub after_switch: u64,
+    /// The time the settled I/Os spent in flight, from submission to completion reaped,
+    /// summed (ns): over a window, divided by its length, how many were in flight on average
+    /// (Little's law). With a rate the latencies run from the due time and include the wait
+    /// behind schedule; this does not. A live figure, not saved.
+    #[serde(skip)]
+    pub busy_ns: u64,
 }
 
 impl Counts {
@@ -89,6 +95,7 @@ impl Counts {
                 .worker_runq_wait_ns
                 .saturating_sub(earlier.worker_runq_wait_ns),
             after_switch: self.after_switch.saturating_sub(earlier.after_switch),
+            busy_ns: self.busy_ns.saturating_sub(earlier.busy_ns),
         }
     }
 
@@ -111,6 +118,7 @@ impl Counts {
         self.worker_cpu_ns += other.worker_cpu_ns;
         self.worker_runq_wait_ns += other.worker_runq_wait_ns;
         self.after_switch += other.after_switch;
+        self.busy_ns += other.busy_ns;
     }
 
     /// I/Os that were issued but are not ops: short, failed, spanning a stop, finished
