@@ -92,7 +92,12 @@ pub fn saved(v: &Value) -> String {
     } else {
         "each target"
     };
-    let _ = writeln!(out, "{what} (cumulative over its run):");
+    let reset = v["targets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find_map(|t| t["run"]["reset_at_s"].as_f64().or(t["reset_at_s"].as_f64()));
+    let _ = writeln!(out, "{}", super::disks::totals_title(what, reset));
     out.push_str(&table_lines(&targets));
     let a = &v["aggregate"];
     let _ = writeln!(
