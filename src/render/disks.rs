@@ -261,8 +261,7 @@ pub fn summary(r: &DisksReport) -> String {
         } else {
             "each target"
         };
-        let reset = r.targets.iter().find_map(|t| t.run.periods.reset_at_s);
-        let _ = writeln!(out, "{}", totals_title(what, reset));
+        out += &super::periods::totals_title(what, r.reset_at_s());
         let totals: Vec<Totals> = r.targets.iter().map(Totals::of).collect();
         out.push_str(&table_lines(&totals));
         let _ = writeln!(out, "{}", aggregate_line(r));
@@ -283,18 +282,6 @@ pub fn summary(r: &DisksReport) -> String {
         let _ = writeln!(out, "  {}", f.text);
     }
     out
-}
-
-/// "each target (cumulative over its run):", or after a reset the line that says when, and
-/// "… since the reset": every figure below, the kernel's count included, covers that time.
-pub fn totals_title(what: &str, reset_at_s: Option<f64>) -> String {
-    match reset_at_s {
-        None => format!("{what} (cumulative over its run):"),
-        Some(t) => format!(
-            "statistics reset at {t:.1}s: everything below covers the run since then\n{what} \
-             (cumulative since the reset):"
-        ),
-    }
 }
 
 /// "all 3: 312,000 IOPS, 1.2 GiB/s (each target's rate added), 3.1M ops; latency of every

@@ -102,6 +102,19 @@ pub fn period_table(r: &RunReport) -> Option<String> {
     Some(out)
 }
 
+/// "each target (cumulative over its run):", or after a reset the line that says when, and
+/// "… since the reset": every figure below, the kernel's count included, covers that time.
+/// Ends with a newline.
+pub fn totals_title(what: &str, reset_at_s: Option<f64>) -> String {
+    match reset_at_s {
+        None => format!("{what} (cumulative over its run):\n"),
+        Some(t) => format!(
+            "statistics reset at {t:.1}s: everything below covers the run since then\n{what} \
+             (cumulative since the reset):\n"
+        ),
+    }
+}
+
 /// "statistics reset at 12.3s: …" when they were.
 pub fn reset_line(r: &RunReport) -> Option<String> {
     r.periods
