@@ -72,22 +72,34 @@ pub fn period_table(r: &RunReport) -> Option<String> {
     );
     for (i, (p, name)) in list.iter().zip(&names).enumerate() {
         let lat = |ns: u64| {
-            if p.latency_ns.count > 0 {
+            if p.latency_ns.count > 0 && p.has_rate() {
                 format_latency_ns(ns as f64)
             } else {
                 "-".into()
             }
         };
+        let rate = |v: f64, digits: usize| match p.has_rate() {
+            true => format!("{v:.digits$}"),
+            false => "-".into(),
+        };
         let _ = writeln!(
             out,
-            "  {:>3}  {name:<wide$}  {:>7.1}s {:>7.1}s {:>9.0} {:>8.1} {:>9} {:>9}",
+            "  {:>3}  {name:<wide$}  {:>7.1}s {:>7.1}s {:>9} {:>8} {:>9} {:>9}",
             i + 1,
             p.start_s,
             p.elapsed_s,
-            p.iops,
-            p.bw_bytes_per_s / 1e6,
+            rate(p.iops, 0),
+            rate(p.bw_bytes_per_s / 1e6, 1),
             lat(p.latency_ns.p50),
             lat(p.latency_ns.p99),
+        );
+    }
+    let short = list.iter().filter(|p| !p.has_rate()).count();
+    if short > 0 {
+        let _ = writeln!(
+            out,
+            "  ({short} of them ran under {}s, settings passed through while keys were pressed: too short for a rate; their I/Os count in the totals)",
+            crate::stats::periods::RATE_MIN_S
         );
     }
     let merged = r.periods.merged_away();
@@ -199,6 +211,26 @@ mod tests {
             period_words(&mixed),
             "64k sequential 70% read QD8 T2 at 5000 IOPS"
         );
+    }
+
+    /// Settings passed through while a key was held: their periods keep their counts but
+    /// show no rate, where 0.004 s made 65,412 IOPS.
+    #[test]
+    fn a_period_of_milliseconds_shows_no_rate() {
+        let mut r = RunReport::example();
+        let mut blip = period(67, 10.0, 262, 90_000);
+        blip.elapsed_s = 0.004;
+        blip.iops = 65_412.0;
+        r.periods.list = vec![period(64, 0.0, 98_700, 210_000), blip];
+        let table = period_table(&r).unwrap();
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(
+            lines[3],
+            "    2  4k random read QD1 T67     10.0s     0.0s         -        -         -         -",
+            "{table}"
+        );
+        assert!(!table.contains("65412"), "{table}");
+        assert!(table.contains("1 of them ran under 0.5s"), "{table}");
     }
 
     #[test]
