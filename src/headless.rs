@@ -130,11 +130,12 @@ pub fn run(
     let durability = config.durability;
     let run_s = last.at.saturating_sub(stopped).as_secs_f64();
     let periods = rows.periods.report();
+    let why = rows.live.finish(run_s, &rows.intervals);
     let mut report = RunReport::new(config, &last, rows.intervals)
         .with_meta(meta)
         .with_periods(periods);
     report.cpu = Some(cpu);
-    report.why = rows.live.finish(run_s);
+    report.why = why;
     let written = report.total.counts.write_bytes + report.left_out.counts.write_bytes;
     if written > 0 {
         report.writeback = Some(writeback(engine, durability.end_fsync));
