@@ -241,14 +241,14 @@ pub fn run_sweep(
     let dimension = runner.spec().dimension;
     print_header(&mut out, &config, output, &csv::step_header());
     if output == Output::Text {
-        let _ = writeln!(
-            out,
-            "sweep of {} over {} steps, {:.1}s each after a {:.1}s ramp",
-            dimension.name(),
+        let intro = sweep_text::sweep_intro(
+            dimension,
             runner.steps().len(),
             config.duration_s.unwrap_or(0.0),
-            crate::sweep::RAMP.as_secs_f64()
+            crate::sweep::RAMP.as_secs_f64(),
+            runner.until().as_ref(),
         );
+        let _ = writeln!(out, "{intro}");
         let _ = writeln!(out, "{}", sweep_text::step_header(dimension));
     }
     let mut failure = None;
@@ -307,6 +307,7 @@ pub fn run_suite(
             &config,
             plan.timing.passes,
             plan.timing.pause.as_secs_f64(),
+            runner.until().as_ref(),
         );
         let _ = writeln!(out, "{header}");
         for line in why_text::disk_lines(&config) {
