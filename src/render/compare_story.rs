@@ -45,7 +45,7 @@ pub fn compare_periods(label: &str, then: &[SavedPeriod], r: &RunReport) -> Opti
         now.len()
     );
     for (i, (n, t)) in now.iter().zip(then).enumerate() {
-        if !n.has_rate() {
+        if !crate::render::periods::has_rate(n) {
             let w = words(n.settings);
             out.push_str(&format!(
                 "  {:>3}  {w}: ran {:.3}s, too short to compare\n",

@@ -37,6 +37,17 @@ pub fn period_words(s: &Settings) -> String {
     )
 }
 
+/// Running time a period needs for its rates to be printed: half a row, as a row's sliver
+/// joins the row before (`tui::state::rows`). Settings passed through while keys were pressed
+/// (nine periods of 0.0 s, one at 65,412 IOPS) keep their counts, in the totals and the JSON,
+/// but a rate over a few milliseconds says nothing.
+pub const RATE_MIN_S: f64 = 0.5;
+
+/// Whether `p` ran long enough (`RATE_MIN_S`) for its rates to mean anything.
+pub fn has_rate(p: &Period) -> bool {
+    p.elapsed_s >= RATE_MIN_S
+}
+
 /// What a period's row calls it: its settings, ", resumed" after a pause (a resume with
 /// the same settings is a period of its own), or for merged periods how many.
 pub fn period_name(p: &Period) -> String {
@@ -72,13 +83,13 @@ pub fn period_table(r: &RunReport) -> Option<String> {
     );
     for (i, (p, name)) in list.iter().zip(&names).enumerate() {
         let lat = |ns: u64| {
-            if p.latency_ns.count > 0 && p.has_rate() {
+            if p.latency_ns.count > 0 && has_rate(p) {
                 format_latency_ns(ns as f64)
             } else {
                 "-".into()
             }
         };
-        let rate = |v: f64, digits: usize| match p.has_rate() {
+        let rate = |v: f64, digits: usize| match has_rate(p) {
             true => format!("{v:.digits$}"),
             false => "-".into(),
         };
@@ -94,12 +105,12 @@ pub fn period_table(r: &RunReport) -> Option<String> {
             lat(p.latency_ns.p99),
         );
     }
-    let short = list.iter().filter(|p| !p.has_rate()).count();
+    let short = list.iter().filter(|p| !has_rate(p)).count();
     if short > 0 {
         let _ = writeln!(
             out,
             "  ({short} of them ran under {}s, settings passed through while keys were pressed: too short for a rate; their I/Os count in the totals)",
-            crate::stats::periods::RATE_MIN_S
+            RATE_MIN_S
         );
     }
     let merged = r.periods.merged_away();

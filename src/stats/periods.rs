@@ -42,12 +42,6 @@ use crate::settings::Settings;
 /// keeps every one; each closed period costs its compacted histograms (tens of KiB at most).
 pub const MAX_PERIODS: usize = 100;
 
-/// Running time a period needs for its rates and percentiles to be printed: half a row, as a
-/// row's sliver joins the row before (`tui::state::rows`). Settings that a run passed through
-/// while keys were pressed (nine periods of 0.0 s, one at 65,412 IOPS) keep their counts, in
-/// the totals and the JSON, but a rate over a few milliseconds says nothing.
-pub const RATE_MIN_S: f64 = 0.5;
-
 /// Why a period began.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -93,13 +87,6 @@ pub struct Period {
 
 fn one() -> usize {
     1
-}
-
-impl Period {
-    /// Whether it ran long enough (`RATE_MIN_S`) for its rates to mean anything.
-    pub fn has_rate(&self) -> bool {
-        self.elapsed_s >= RATE_MIN_S
-    }
 }
 
 /// A run report's story: its periods, the last reset, and the whole run's latency
