@@ -75,6 +75,9 @@ pub struct WorkerSlot {
     pub stop: AtomicBool,
     /// Set by the worker as it exits.
     pub finished: AtomicBool,
+    /// I/Os this worker has issued, stored as each is (its mailbox has them only as of the
+    /// last hand-over): at the end, what a worker not waited for any longer still had.
+    pub issued: AtomicU64,
     /// Set by the worker when its io_uring ring failed and it carries on with pread/pwrite,
     /// one I/O at a time, whatever the depth asked.
     pub fell_back: AtomicBool,
@@ -98,6 +101,7 @@ impl WorkerSlot {
             stop: AtomicBool::new(false),
             finished: AtomicBool::new(false),
             fell_back: AtomicBool::new(false),
+            issued: AtomicU64::new(0),
         }
     }
 }

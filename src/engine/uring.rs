@@ -144,7 +144,7 @@ fn drive(
         }
         let submitting = control.generation.load(Acquire) == w.seen_generation;
         if submitting {
-            fill(r, w, f, fd, control.fsync_every)?;
+            fill(r, w, slot, f, fd, control.fsync_every)?;
         } else if !f.cancelling && f.in_flight() > 0 && slot.stop.load(Acquire) {
             f.cancelling = true;
             f.unsent.push(CANCEL_TAG);
@@ -192,6 +192,7 @@ fn drive(
 fn fill(
     r: &mut Ring,
     w: &mut Worker,
+    slot: &WorkerSlot,
     f: &mut Flight,
     fd: RawFd,
     fsync_every: u32,
@@ -217,7 +218,7 @@ fn fill(
             write_counted: false,
             unsynced: false,
             start: Instant::now(),
-            due: w.issue(),
+            due: w.issue(slot),
             continued,
         };
         let sent = if linked {

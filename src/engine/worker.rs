@@ -86,7 +86,7 @@ fn run_psync(w: &mut Worker, slot: &WorkerSlot, control: &Control, io: &mut dyn 
             let Some((is_read, offset)) = w.next_io() else {
                 break;
             };
-            let due = w.issue();
+            let due = w.issue(slot);
             if !is_read {
                 scramble(w.bufs.get_mut(0), &mut w.rng);
             }
@@ -182,11 +182,14 @@ impl Worker {
         Some((is_read, offset))
     }
 
-    /// Counts an I/O as issued and, with a rate, takes the next slot of the timetable for
-    /// it; returns when it was due (`None` without a rate).
+    /// Counts an I/O as issued (and says so in `slot.issued` at once, so the run's end can
+    /// count what a worker it stopped waiting for still had, handed over or not) and, with a
+    /// rate, takes the next slot of the timetable for it; returns when it was due (`None`
+    /// without a rate).
     #[inline]
-    pub fn issue(&mut self) -> Option<Instant> {
+    pub fn issue(&mut self, slot: &WorkerSlot) -> Option<Instant> {
         self.local.issued += 1;
+        slot.issued.store(self.local.issued, Release);
         Some(self.pace.as_mut()?.take())
     }
 
