@@ -3,9 +3,11 @@
 //!
 //! The modules in layers, each importing only from those below it (README, "How it is
 //! built"): `run` (the front door: one function per mode) and `cli` on top; the consumers
-//! `tui`, `headless` and `show`; `render` (every output form); `sweep`, `suite`, `fleet`,
-//! `disks` and `fio`, which produce results; `model` (the results' plain data) and `target`; at the
-//! bottom `engine`, `stats`, `settings`, `units`, `diskstats` and the small helpers.
+//! `tui`, `headless` and `show`; `render` (every output form); `results` (saving results and
+//! reading them back, the state directory; the CSV and chart it saves are render's, handed in);
+//! `sweep`, `suite`, `fleet`, `disks` and `fio`, which produce results; `model` (the results'
+//! plain data) and `target`; at the bottom `engine`, `stats`, `settings`, `units`,
+//! `diskstats` and the small helpers.
 #![deny(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
@@ -22,7 +24,7 @@ pub mod locale;
 pub mod model;
 pub(crate) mod output;
 pub mod render;
-pub(crate) mod result_file;
+pub mod results;
 pub mod run;
 pub mod sensors;
 pub mod settings;

@@ -13,7 +13,7 @@ use anyhow::Result;
 use crate::cli::{Config, Output};
 use crate::exit::ExitStatus;
 use crate::output;
-use crate::render::state_dir;
+use crate::results::state_dir;
 use crate::suite::SuiteName;
 use crate::sweep::SweepSpec;
 use crate::target::discover::{Roots, discover, visible};

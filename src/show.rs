@@ -3,7 +3,7 @@
 //! output, local or client/server (per host, with the hosts' seconds differenced from fio's
 //! snapshots when it has them).
 //!
-//! Reading only: nothing runs. `render::saved_doc` reads the file and says what kind of
+//! Reading only: nothing runs. `results::saved_doc` reads the file and says what kind of
 //! result it holds, typed; this hands it to its rendering: a fleet as the model it was saved
 //! from (`render::fleet`), fio's output through `fio::json` (`render::fio`, or as a fleet),
 //! a run on several targets field by field (`render::disks_saved`), a run, sweep or card
@@ -20,9 +20,9 @@ use crate::fio::scan;
 use crate::fleet::{DEFAULT_OUTLIER_PCT, FleetReport, results};
 use crate::model::disks::DisksReport;
 use crate::model::{Meta, RunReport, SweepReport};
-use crate::render::saved_doc::{self, Located, Saved};
 use crate::render::{chart, disks_saved, fio, fleet, saved};
-use crate::result_file::{self, Kind};
+use crate::results::file::{self as result_file, Kind};
+use crate::results::saved_doc::{self, Located, Saved};
 use crate::suite::SuiteReport;
 use crate::target::shell::quote_path;
 

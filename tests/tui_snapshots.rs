@@ -581,7 +581,7 @@ fn picker_keys() {
 // ---- sweeps, exports, fio, write confirmation ----
 
 use diskscope::render::baseline::{Baseline, Figures};
-use diskscope::render::export::Export;
+use diskscope::results::export::Export;
 use diskscope::sweep::{Dimension, SweepSpec};
 use diskscope::tui::state::{Confirm, SweepState, View};
 

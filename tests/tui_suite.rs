@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use diskscope::model::ConfigReport;
-use diskscope::render::export::Export;
+use diskscope::results::export::Export;
 use diskscope::settings::{IoEngine, Settings};
 use diskscope::stats::{Counts, Latency, Snapshot};
 use diskscope::suite::Timing;

@@ -15,9 +15,9 @@ use super::fleet::check_fleet;
 pub use super::steady::SteadyConfig;
 use crate::fleet::hosts::Host;
 use crate::model::{ConfigReport, Durability};
-use crate::render::ResultFiles;
 use crate::render::baseline::BaselineFile;
-use crate::result_file::{self, Kind};
+use crate::results::ResultFiles;
+use crate::results::file::{self as result_file, Kind};
 use crate::settings::{IoEngine, Settings};
 use crate::suite::{SuiteName, Timing};
 use crate::sweep::SweepSpec;
@@ -216,7 +216,7 @@ fn check_buffers(settings: Settings, sweep: Option<&SweepSpec>) -> Result<(), St
 
 /// What goes to stdout, and the files to save: one of `--json` and `--csv` may print, the
 /// chart is an SVG (`plot::plot_path`), each file must be apart from every other file the run reads or writes (`check_apart`), and
-/// must be one that may receive a result (`result_file::check_output`).
+/// must be one that may receive a result (`results::file::check_output`).
 fn output(a: &Args) -> Result<(Output, ResultFiles), String> {
     let o = &a.output;
     let stdout = Path::new("-");

@@ -1,6 +1,6 @@
 //! `--plot FILE.svg` with the arguments: a name ending in .svg, for a mode that has a result
 //! to draw, and never the file `--show` reads. Whether it is apart from the other files the
-//! run uses (`config::check_apart`) and may receive a chart (`result_file::check_output`) is
+//! run uses (`config::check_apart`) and may receive a chart (`results::file::check_output`) is
 //! checked with the other result files. Nothing here draws.
 
 use std::path::PathBuf;
@@ -36,7 +36,7 @@ pub(super) fn plot_path(a: &Args) -> Result<Option<PathBuf>, String> {
         ));
     }
     if let Some(show) = a.output.show.as_deref()
-        && (show == path || crate::result_file::same_file(path, show))
+        && (show == path || crate::results::file::same_file(path, show))
     {
         return Err(format!(
             "--plot {shown}: that is the file of --show; give the chart its own file"

@@ -99,7 +99,7 @@ pub fn fleet_hosts() -> impl TypedValueParser<Value = HostList> {
         let Some(text) = arg.to_str() else {
             let path = Path::new(&arg);
             let shown = crate::target::shell::quote_path(path);
-            let text = crate::result_file::read_bounded("--fleet", path)
+            let text = crate::results::file::read_bounded("--fleet", path)
                 .map_err(|e| e.strip_prefix("--fleet ").map_or(e.clone(), str::to_string))?;
             return hosts::parse_file(&text)
                 .and_then(hosts::check)

@@ -3,7 +3,7 @@
 //! are lenient where fio's output or a hand-edited file may differ: a number may come as an
 //! integer, a float or a string, an option's value as anything; a value of another shape is
 //! skipped, never kept. Also `Lenient`, used the same way for diskscope's own saved results
-//! (`render::saved_doc`).
+//! (`results::saved_doc`).
 
 use std::fmt;
 

@@ -3,7 +3,7 @@
 //! status-interval run prints one whole document per interval. diskscope's own `--json` files
 //! are one document. This finds each top-level object's byte range without building it
 //! (serde's `IgnoredAny` walks a value and keeps nothing), so the readers (`json` here,
-//! `render::saved_doc`) parse only the ranges they want into typed structs that skip every
+//! `results::saved_doc`) parse only the ranges they want into typed structs that skip every
 //! field they do not read.
 //!
 //! Linear on any input: after a syntax error the scan goes on from where the error was found,

@@ -18,7 +18,7 @@ pub struct HostList(pub Vec<Host>);
 pub fn parse(arg: &str) -> Result<Vec<Host>, String> {
     let path = Path::new(arg);
     let hosts = if path.is_file() {
-        let text = crate::result_file::read_bounded("--fleet", path)?;
+        let text = crate::results::file::read_bounded("--fleet", path)?;
         parse_file(&text).map_err(|e| format!("--fleet {arg}: {e}"))?
     } else {
         parse_list(arg).map_err(|e| format!("--fleet '{arg}': {e}"))?

@@ -3,31 +3,26 @@
 //! card or a fleet) or fio's own JSON output (`--output-format=json` or `json+`): a local fio
 //! run of one group reads as a run (every job summed: a job is an entry), a client/server
 //! one as a fleet of its hosts. Only the figures needed for the comparison are read
-//! (`saved_doc`), with what the result measured (`conditions`), so a comparison of unlike
-//! runs can say so. The comparisons themselves, and which kind of baseline a mode takes
-//! (`fits`), are `compare`'s. `BaselineFile` adds what the file says beside the figures:
-//! what made it (`meta`) and, for a run, its periods, so a run can be compared period by
-//! period and `--baseline` can say when the two come from different versions or hosts.
+//! (`results::saved_doc`), with what the result measured (`conditions`), so a comparison of
+//! unlike runs can say so. The comparisons themselves, and which kind of baseline a mode
+//! takes (`fits`), are `compare`'s. `BaselineFile` adds what the file says beside the figures
+//! (read by `results::baseline_file`): what made it (`meta`) and, for a run, its periods, so
+//! a run can be compared period by period and `--baseline` can say when the two come from
+//! different versions or hosts.
 
 use std::path::Path;
 
 use super::conditions::Conditions;
-use super::saved_doc::{
+use crate::fleet::hosts::Host;
+use crate::model::Meta;
+use crate::results::baseline_file;
+pub use crate::results::baseline_file::{Figures, SavedPeriod};
+use crate::results::saved_doc::{
     self, Saved, SavedConfig, SavedDirection, SavedRun, SavedSuite, SavedSweep,
 };
-use crate::fleet::hosts::Host;
 use crate::suite::DirectionResult;
 use crate::sweep::Dimension;
 use crate::units::visible;
-
-/// The figures of one run or step.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Figures {
-    pub iops: f64,
-    pub bw_bytes_per_s: f64,
-    pub p50_ns: f64,
-    pub p99_ns: f64,
-}
 
 /// A loaded baseline: its figures, what it measured (`conditions`) and, in `label`, the
 /// file's name as shown.
@@ -285,9 +280,29 @@ impl Baseline {
     }
 }
 
-#[path = "baseline_file.rs"]
-mod file;
-pub use file::{BaselineFile, SavedPeriod};
+/// A baseline with what its file says beside the figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BaselineFile {
+    pub baseline: Baseline,
+    /// What made it; unknown (`Meta::default()`) for fio's output and older files.
+    pub meta: Meta,
+    /// A run's periods, in order; empty for other results and files from before periods.
+    pub periods: Vec<SavedPeriod>,
+}
+
+impl BaselineFile {
+    /// Reads a saved result once (`results::baseline_file`): the baseline, its provenance and
+    /// a run's periods. An error is one line naming the file.
+    pub fn load(path: &Path) -> Result<BaselineFile, String> {
+        let doc = baseline_file::read(path)?;
+        Ok(BaselineFile {
+            baseline: Baseline::from_saved(path, doc.saved)?,
+            meta: doc.meta,
+            periods: doc.periods,
+        })
+    }
+}
+
 #[path = "baseline_hosts.rs"]
 mod hosts;
 

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::model::suite::{Spread, SuiteName};
-use crate::result_file::CSV_HEADS;
+use crate::results::file::CSV_HEADS;
 use crate::settings::Settings;
 use crate::stats::{Counts, LatencySummary, LeftOut, Window};
 
@@ -67,7 +67,7 @@ fn headers_keep_their_columns_in_order() {
     assert_eq!(header(), format!("{RUN_COLUMNS},period"));
     assert_eq!(step_header(), format!("step,{RUN_COLUMNS}"));
     assert_eq!(suite_header(), SUITE_COLUMNS);
-    // What `result_file` recognises as a diskscope CSV.
+    // What `results::file` recognises as a diskscope CSV.
     for (h, head) in [header(), step_header(), suite_header()]
         .iter()
         .zip(CSV_HEADS)

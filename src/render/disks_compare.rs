@@ -8,8 +8,8 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use super::baseline::{Baseline, Figures, change, saved_conditions};
-use super::saved_doc::SavedConfig;
 use crate::model::disks::DisksReport;
+use crate::results::saved_doc::SavedConfig;
 use crate::stats::LatencySummary;
 use crate::units::format_latency_ns;
 

@@ -1,9 +1,10 @@
 use super::*;
 use crate::findings::Finding;
 use crate::model::RunReport;
-use crate::model::disks::{Aggregate, AloneRun, KernelCount};
+use crate::model::disks::{Aggregate, AloneRun, KernelCount, TargetRun};
 use crate::render::baseline::Baseline;
 use crate::render::disks_compare::compare;
+use crate::render::table::Tone;
 use crate::settings::{IoEngine, Settings};
 use crate::stats::{Counts, LatencySummary};
 

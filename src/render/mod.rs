@@ -6,8 +6,9 @@
 //! `disks_saved`), fio's own results (`fio`), a run's periods (`periods`) and written data
 //! (`writeback`), a saved result as `--show` prints it (`saved`), what is printed after the
 //! TUI (`final_text`), why the figures look as they do (`why`: the disk, the findings, the
-//! steady state), and the files results are saved in (`save`, `export`, and `state_dir`
-//! when the terminal went away). Nothing here runs I/O on the target or reads a clock.
+//! steady state), and the CSV and chart a saved result is written in (`files`, handed to
+//! `results`, which does the writing and reading back). Nothing here runs I/O on the target,
+//! reads a clock or writes a file.
 
 pub mod baseline;
 pub mod card;
@@ -18,21 +19,16 @@ pub mod csv;
 pub mod disks;
 pub mod disks_compare;
 pub mod disks_saved;
-pub mod export;
+pub mod files;
 pub mod final_text;
 pub mod fio;
 pub mod fleet;
 pub mod hosts;
 pub mod periods;
 pub mod rate;
-pub mod save;
 pub mod saved;
-pub mod saved_doc;
-pub mod state_dir;
 pub mod sweep;
 pub mod table;
 pub mod text;
 pub mod why;
 pub mod writeback;
-
-pub use save::ResultFiles;

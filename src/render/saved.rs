@@ -4,9 +4,9 @@
 
 use std::fmt::Write;
 
-use super::saved_doc::{SavedConfig, SavedLatency, SavedRun, SavedSuite, SavedSweep};
 use super::text::describe_settings;
 use crate::fio::raw::Lenient;
+use crate::results::saved_doc::{SavedConfig, SavedLatency, SavedRun, SavedSuite, SavedSweep};
 use crate::units::{format_bytes, format_latency_ns, visible};
 
 fn f(n: Lenient) -> f64 {

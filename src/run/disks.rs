@@ -19,7 +19,7 @@ use crate::model::disks::{DisksConfig, DisksReport};
 use crate::model::latency_basis;
 use crate::render::disks::{self as text, csv_header, csv_row};
 use crate::render::disks_compare::compare;
-use crate::render::export::Export;
+use crate::results::export::Export;
 use crate::target::parent::{chain_of, device_of_file, shared};
 use crate::target::prepare::{Prepared, TargetRequest};
 use crate::{output, signals};

@@ -10,7 +10,8 @@ use crate::exit::ExitStatus;
 use crate::fleet::live::Board;
 use crate::fleet::{FleetEvent, FleetReport, FleetSpec};
 use crate::render::compare::{compare_fleet, compare_meta};
-use crate::render::save::save_fleet;
+use crate::render::files;
+use crate::results::save::save_fleet;
 use crate::{output, signals};
 
 /// Runs the fleet `config` describes.
@@ -48,7 +49,7 @@ pub fn run(config: &Config, tui: bool) -> Result<ExitStatus> {
             output::print(&compare_meta(b.baseline.label(), &b.meta, &report.meta));
         }
     }
-    save_fleet(&config.files, &report)?;
+    save_fleet(&config.files, &report, &files::FLEET)?;
     Ok(status(&report))
 }
 

@@ -14,9 +14,10 @@ use crate::engine::{DEFAULT_TICK, Engine, Options};
 use crate::exit::ExitStatus;
 use crate::render::baseline::BaselineFile;
 use crate::render::compare::compare_meta;
-use crate::render::export::Export;
-use crate::render::save::save_export;
-use crate::render::state_dir;
+use crate::render::files;
+use crate::results::export::Export;
+use crate::results::save::save_export;
+use crate::results::state_dir;
 use crate::settings::Settings;
 use crate::sweep::{DEFAULT_STEP_TIME, SweepRunner, SweepSpec, UntilSteady};
 use crate::target::cache;
@@ -111,7 +112,7 @@ pub fn start_engine(config: &Config, prepared: &Prepared, settings: Settings) ->
 /// output reached no one (the terminal hung up, `on_terminal` being whether stdout was one)
 /// and no `--json FILE` holds it.
 pub(super) fn save_and_keep(config: &Config, on_terminal: bool, result: Export) -> Result<()> {
-    let saved = save_export(&config.files, &result);
+    let saved = save_export(&config.files, &result, &files::EXPORT);
     state_dir::keep_if_lost(on_terminal, saved.json, SystemTime::now(), || result);
     saved.into_result()
 }

@@ -41,10 +41,11 @@ use crate::cli::Config;
 use crate::exit::ExitStatus;
 use crate::model::disks::DisksReport;
 use crate::render::baseline::{Baseline, BaselineFile};
-use crate::render::export::Export;
+use crate::render::files;
 use crate::render::final_text::final_text;
-use crate::render::save::save_export;
-use crate::render::state_dir;
+use crate::results::export::Export;
+use crate::results::save::save_export;
+use crate::results::state_dir;
 use crate::{output, signals};
 use event::spawn_input;
 use state::App;
@@ -118,7 +119,7 @@ fn finish(
         (None, Some(sweep)) => Export::Sweep(sweep),
         (None, None) => Export::Run(report),
     };
-    let saved = save_export(&config.files, &result);
+    let saved = save_export(&config.files, &result, &files::EXPORT);
     state_dir::keep_if_lost(true, saved.json, SystemTime::now(), || result);
     if let Err(e) = saved.into_result() {
         output::say(&format!("{e:#}"));
@@ -141,7 +142,7 @@ fn finish_disks(
     output::print(&text);
     let status = ExitStatus::after_run(report.had_io_errors());
     let result = Export::Disks(report);
-    let saved = save_export(&config.files, &result);
+    let saved = save_export(&config.files, &result, &files::EXPORT);
     state_dir::keep_if_lost(true, saved.json, SystemTime::now(), || result);
     if let Err(e) = saved.into_result() {
         output::say(&format!("{e:#}"));

@@ -18,7 +18,8 @@ use crate::cli::Config;
 use crate::engine::Engine;
 use crate::exit::ExitStatus;
 use crate::model::{ConfigReport, RunReport, SweepReport};
-use crate::render::export::{Export, write_export, write_export_chart};
+use crate::render::files;
+use crate::results::export::{Export, write_export, write_export_chart};
 use crate::stats::Snapshot;
 use crate::suite::SuiteReport;
 use crate::target::prepare::Prepared;
@@ -179,7 +180,7 @@ impl Session {
                     Export::Disks(_) => "run on several targets",
                 };
                 let saved = format!("saved the {what} to {}", quote_path(&path));
-                match write_export_chart(&path, &export) {
+                match write_export_chart(&path, &export, &files::EXPORT) {
                     Ok(svg) => {
                         let svg = quote_path(&svg);
                         run.notice = Some(format!("{saved} and its chart to {svg}"));

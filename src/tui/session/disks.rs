@@ -21,7 +21,8 @@ use crate::diskstats::{self, DiskCounters, KernelRates};
 use crate::engine::{DEFAULT_TICK, Options};
 use crate::model::disks::{DisksConfig, DisksReport};
 use crate::model::latency_basis;
-use crate::render::export::{Export, write_export, write_export_chart};
+use crate::render::files;
+use crate::results::export::{Export, write_export, write_export_chart};
 use crate::signals;
 use crate::stats::Snapshot;
 use crate::target::prepare::{Prepared, TargetRequest};
@@ -372,7 +373,7 @@ fn export(ds: &DisksSession, d: &Disks) -> String {
         "saved every target's run so far to {}",
         crate::target::shell::quote_path(&path)
     );
-    match write_export_chart(&path, &export) {
+    match write_export_chart(&path, &export, &files::EXPORT) {
         Ok(svg) => format!(
             "{saved} and its chart to {}",
             crate::target::shell::quote_path(&svg)

@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::run::Run;
 use super::series::{Series, SweepState, action_of, series};
 use crate::model::{ConfigReport, SweepReport};
-use crate::render::export::Export;
+use crate::results::export::Export;
 use crate::settings::Settings;
 use crate::stats::{IntervalFigures, Snapshot};
 use crate::sweep::{Dimension, LatencyCurve, Next, Saturation, SweepRunner, SweepSpec, findings};

@@ -25,8 +25,8 @@ const SIDE_PX: i32 = 16;
 
 pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
-/// How the `<desc>` of every chart diskscope draws begins (`result_file` knows a chart by it).
-pub const DESC_PREFIX: &str = crate::result_file::SVG_DESC;
+/// How the `<desc>` of every chart diskscope draws begins (`results::file` knows a chart by it).
+pub const DESC_PREFIX: &str = crate::results::file::SVG_DESC;
 
 /// The SVG text of `chart`; an error only if plotters refuses to draw (a bug, said in one
 /// line).

@@ -1,7 +1,8 @@
 //! Results to the files named by `--json FILE`, `--csv FILE` and `--plot FILE.svg`, after a
 //! headless run or the TUI alike; each saved file is announced on stderr. It takes the
-//! files' paths (`ResultFiles`), nothing of the command line. The chart is `render::chart`'s
-//! `plot_*` of the same result. Each file is tried whatever became of the others, and the
+//! files' paths (`ResultFiles`), nothing of the command line, and the CSV and chart as the
+//! caller's `Renderings` (`render::files`: the chart is `render::chart`'s `plot_*` of the same
+//! result), so this only writes. Each file is tried whatever became of the others, and the
 //! caller learns whether the JSON holds the result (`Saved`): when it does, nothing else
 //! needs keeping if the terminal went away.
 
@@ -9,11 +10,11 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use super::Renderings;
+use super::export::Export;
+use super::file::{Kind, write_result};
 use crate::model::fleet::FleetReport;
 use crate::output::say;
-use crate::render::export::Export;
-use crate::render::{chart, csv};
-use crate::result_file::{Kind, write_result};
 use crate::target::shell::quote_path;
 
 /// Where a result is saved: `--json FILE`, `--csv FILE` and `--plot FILE.svg`, each
@@ -45,24 +46,22 @@ impl Saved {
 }
 
 /// Writes a run, a sweep, a suite's card or a run on several targets (what `e` saves too) to
-/// the JSON, CSV and SVG files, if any: the CSV of a run is its intervals, of a sweep its
-/// steps, of a card its rows, of several targets each target's seconds and the aggregate's;
-/// the chart is what `--plot` draws of it.
-pub fn save_export(files: &ResultFiles, result: &Export) -> Saved {
-    let mut saved = save(files, result, || match result {
-        Export::Run(r) => csv::intervals(&r.intervals),
-        Export::Sweep(s) => csv::steps(&s.steps),
-        Export::Suite(c) => csv::suite(c),
-        Export::Disks(r) => super::disks::csv(r),
-    });
-    save_plot(files, &mut saved, || result.plot());
+/// the JSON, CSV and SVG files, if any, drawn by `draw` (`render::files::EXPORT`).
+pub fn save_export(files: &ResultFiles, result: &Export, draw: &Renderings<Export>) -> Saved {
+    let mut saved = save(files, result, || (draw.csv)(result));
+    save_plot(files, &mut saved, || (draw.svg)(result));
     saved
 }
 
-/// Writes a fleet to the JSON and SVG files, if any (a fleet has no CSV).
-pub fn save_fleet(files: &ResultFiles, report: &FleetReport) -> Result<()> {
-    let mut saved = save(files, report, String::new);
-    save_plot(files, &mut saved, || chart::plot_fleet(report));
+/// Writes a fleet to the JSON and SVG files, if any, drawn by `draw`
+/// (`render::files::FLEET`; a fleet has no CSV).
+pub fn save_fleet(
+    files: &ResultFiles,
+    report: &FleetReport,
+    draw: &Renderings<FleetReport>,
+) -> Result<()> {
+    let mut saved = save(files, report, || (draw.csv)(report));
+    save_plot(files, &mut saved, || (draw.svg)(report));
     saved.into_result()
 }
 

@@ -7,7 +7,7 @@
 //! A small notice file says the next start in a terminal to tell the admin once, and
 //! `--show last` opens the newest.
 //!
-//! Every write goes through `result_file::place`: a new file beside the name, moved or linked
+//! Every write goes through `results::file::place`: a new file beside the name, moved or linked
 //! into place, so no symbolic link is followed. The directory itself must be a real
 //! directory this user owns and no one else may write, or nothing is written there. It knows
 //! nothing of the TUI or the front door; they decide when a result was lost.
@@ -16,8 +16,8 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::render::export::{Export, export_file_name};
-use crate::result_file::{Place, describe_type, place};
+use super::export::{Export, export_file_name};
+use super::file::{Place, describe_type, place};
 use crate::target::shell::quote_path;
 use crate::{output, signals};
 

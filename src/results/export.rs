@@ -1,7 +1,7 @@
 //! What the TUI's `e` saves: the run, or the sweep or suite when one ran last, or the run on
 //! several targets, as pretty JSON in a new file named for the time (UTC, computed here: no
 //! time zone database is read), never overwriting an earlier one, and its chart beside it
-//! under the same name with `.svg`.
+//! under the same name with `.svg` (drawn by the caller's `Renderings`: `render::files`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -10,6 +10,7 @@ use std::time::SystemTime;
 use anyhow::{Result, anyhow};
 use serde::Serialize;
 
+use super::Renderings;
 use crate::model::{RunReport, SweepReport};
 
 /// What `e` saves: the run, or the sweep or suite when one ran last, or a run on several
@@ -19,29 +20,19 @@ use crate::model::{RunReport, SweepReport};
 pub enum Export {
     Run(Box<RunReport>),
     Sweep(Box<SweepReport>),
-    Suite(Box<crate::suite::SuiteReport>),
+    Suite(Box<crate::model::suite::SuiteReport>),
     Disks(Box<crate::model::disks::DisksReport>),
 }
 
-impl Export {
-    /// The chart `--plot` would draw of it.
-    pub fn plot(&self) -> Result<String, String> {
-        match self {
-            Export::Run(r) => super::chart::plot_run(r),
-            Export::Sweep(r) => super::chart::plot_sweep(r),
-            Export::Suite(r) => super::chart::plot_suite(r),
-            Export::Disks(r) => super::chart::plot_disks(r),
-        }
-    }
-}
-
-/// Writes `export`'s chart beside the JSON saved at `json`: the same name with `.svg`, a new
-/// file (never one already there). Returns its path.
-pub fn write_export_chart(json: &Path, export: &Export) -> Result<PathBuf> {
+/// Writes `export`'s chart (drawn by `draw`) beside the JSON saved at `json`: the same name
+/// with `.svg`, a new file (never one already there). Returns its path.
+pub fn write_export_chart(
+    json: &Path,
+    export: &Export,
+    draw: &Renderings<Export>,
+) -> Result<PathBuf> {
     let path = json.with_extension("svg");
-    let svg = export
-        .plot()
-        .map_err(|e| anyhow!("{}: cannot draw it: {e}", path.display()))?;
+    let svg = (draw.svg)(export).map_err(|e| anyhow!("{}: cannot draw it: {e}", path.display()))?;
     let mut f = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -147,14 +138,14 @@ mod tests {
         assert_eq!(a.file_name().unwrap(), "diskscope-20231114-221320.json");
         assert_eq!(b.file_name().unwrap(), "diskscope-20231114-221320-2.json");
         // The chart goes beside each, and never over a file already there.
-        let svg = write_export_chart(&b, &export).expect("chart");
+        let draw = Renderings {
+            csv: |_| String::new(),
+            svg: |_| Ok("<svg>a chart</svg>".into()),
+        };
+        let svg = write_export_chart(&b, &export, &draw).expect("chart");
         assert_eq!(svg.file_name().unwrap(), "diskscope-20231114-221320-2.svg");
-        assert!(
-            std::fs::read_to_string(&svg)
-                .unwrap()
-                .contains("<desc>diskscope chart: ")
-        );
-        assert!(write_export_chart(&b, &export).is_err());
+        assert_eq!(std::fs::read_to_string(&svg).unwrap(), "<svg>a chart</svg>");
+        assert!(write_export_chart(&b, &export, &draw).is_err());
         let v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
         assert!(v["steps"].is_array());

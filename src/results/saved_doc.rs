@@ -13,12 +13,12 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use super::file as result_file;
 use crate::fio::json::{self as fio_json, FioOutput};
 use crate::fio::raw::{Lenient, Text};
 use crate::fio::scan::{self, Keys, Scan};
 use crate::model::Meta;
 use crate::model::fleet::FleetReport;
-use crate::result_file;
 use crate::settings::Settings;
 use crate::units::visible;
 
