@@ -1537,3 +1537,32 @@ fn run_screen_says_why_120x40_and_80x24() {
     }
     assert_snapshot("run_why_80x24", &narrow);
 }
+
+/// A thread whose io_uring ring failed runs pread/pwrite at depth 1: the status line says so
+/// whatever depth the sliders show, and the message line names the thread, as the summary
+/// does.
+#[test]
+fn a_thread_whose_ring_failed_is_said_on_the_status_and_message_lines() {
+    let s = Settings {
+        iodepth: 16,
+        ..settings()
+    };
+    let mut run = Run::new(info(false), s, Some("sdb".into()));
+    let mut total = Counts::default();
+    for i in 0..20 {
+        let mut snap = Snapshot {
+            settings: s,
+            ..snapshot(i, &mut total)
+        };
+        snap.threads[2].fell_back = true;
+        run.push(snap);
+    }
+    let text = screen_text(&draw(&App::new(Screen::Run(Box::new(run)), true), 120, 40));
+    assert!(text.contains("1 thread(s) QD1: ring failed"), "{text}");
+    assert!(
+        text.contains(
+            "io_uring failed in 1 of 4 threads (2): from then on it ran pread/pwrite, one I/O at a time, not QD16"
+        ),
+        "{text}"
+    );
+}
