@@ -10,6 +10,8 @@
 //! so a SIGSTOP or Ctrl-Z is left out of the figures rather than counted as run time.
 
 mod account;
+mod apply;
+pub use apply::Prepared;
 pub mod buffer;
 mod control;
 mod flight;
@@ -251,46 +253,6 @@ impl Engine {
     /// How the workers drive the disk.
     pub fn ioengine(&self) -> IoEngine {
         self.ioengine
-    }
-
-    /// Changes the settings live: threads added or stopped in place, the others reap what they
-    /// have in flight and take the new depth, block size and mix. On error nothing changed,
-    /// but a thread increase that failed part-way keeps the threads it started (`settings`).
-    pub fn apply(&mut self, settings: Settings) -> Result<(), String> {
-        self.geometry.validate(&settings)?;
-        check_depth(self.ioengine, &settings)?;
-        if settings == self.settings {
-            return Ok(());
-        }
-        let ios = open_many(
-            &*self.opener,
-            settings.threads.saturating_sub(self.settings.threads),
-        )?;
-        self.send_apply(settings, ios)
-    }
-
-    fn send_apply(&mut self, settings: Settings, ios: Vec<Box<dyn BlockIo>>) -> Result<(), String> {
-        let (reply_tx, reply) = mpsc::channel();
-        let wanted = ios.len();
-        self.commands
-            .send(Command::Apply(settings, ios, reply_tx))
-            .map_err(|_| "the engine has stopped".to_string())?;
-        match reply.recv() {
-            Ok(Ok(())) => {
-                self.settings = settings;
-                Ok(())
-            }
-            Ok(Err((started, msg))) => {
-                self.settings = Settings {
-                    threads: self.settings.threads + started,
-                    ..settings
-                };
-                Err(format!(
-                    "started only {started} of {wanted} new threads: {msg}"
-                ))
-            }
-            Err(_) => Err("the engine has stopped".into()),
-        }
     }
 
     /// Pauses or resumes all workers; paused time does not count in cumulative rates.
