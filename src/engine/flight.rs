@@ -45,6 +45,8 @@ pub(super) struct InFlight {
     /// A write whose sync was never handed to the kernel (the ring failed between them): it
     /// counts as cancelled when it completes, not as an op of `--fsync`.
     pub unsynced: bool,
+    /// The linked write completed whole; the slot waits for its sync.
+    pub write_done: bool,
     pub start: Instant,
     /// Its slot on the timetable, with a rate.
     pub due: Option<Instant>,
@@ -73,6 +75,7 @@ impl Flight {
             linked: false,
             write_counted: false,
             unsynced: false,
+            write_done: false,
             start: Instant::now(),
             due: None,
             continued: 0,
@@ -91,13 +94,15 @@ impl Flight {
         self.meta.len() - self.free.len()
     }
 
-    /// Slots whose request the kernel has: in flight, less those still queued.
+    /// Slots with a request in the kernel: in flight, less those whose request is still
+    /// queued, or whose write is done and whose sync is.
     fn in_kernel(&self) -> usize {
-        let queued = self
-            .unsent
-            .iter()
-            .filter(|&&t| t & SYNC_TAG == 0 && t != CANCEL_TAG);
-        self.in_flight() - queued.count()
+        let waiting = |t: u64| match t & SYNC_TAG {
+            _ if t == CANCEL_TAG => false,
+            0 => true,
+            _ => self.meta[(t & !SYNC_TAG) as usize].write_done,
+        };
+        self.in_flight() - self.unsent.iter().filter(|&&t| waiting(t)).count()
     }
 
     /// The kernel takes the queue in order: of `unsent`, the last `queued` are left.
@@ -224,12 +229,15 @@ fn take_back_unsent(w: &mut Worker, slot: &WorkerSlot, control: &Control, f: &mu
     let unsent = std::mem::take(&mut f.unsent);
     for &tag in unsent.iter().filter(|&&t| t != CANCEL_TAG) {
         let i = (tag & !SYNC_TAG) as usize;
-        if tag & SYNC_TAG != 0 {
-            if !unsent.contains(&(i as u64)) {
-                f.meta[i].linked = false;
-                f.meta[i].unsynced = true;
-            }
+        let sync_only = tag & SYNC_TAG != 0 && !unsent.contains(&(i as u64));
+        if sync_only && !f.meta[i].write_done {
+            // Its write is in the kernel: when it completes it frees the slot, as cancelled.
+            f.meta[i].linked = false;
+            f.meta[i].unsynced = true;
             continue;
+        }
+        if tag & SYNC_TAG != 0 && !sync_only {
+            continue; // the slot's request is taken back with its own tag
         }
         f.free.push(i);
         let m = f.meta[i];

@@ -217,6 +217,7 @@ fn fill(
             linked,
             write_counted: false,
             unsynced: false,
+            write_done: false,
             start: Instant::now(),
             due: w.issue(slot),
             continued,
@@ -282,6 +283,7 @@ pub(super) fn reap(
         };
         if m.linked && !is_sync {
             if matches!(outcome, Outcome::Full(_)) {
+                f.meta[i].write_done = true;
                 continue; // counted when its sync completes
             }
             f.meta[i].write_counted = true;
