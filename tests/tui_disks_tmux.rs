@@ -233,9 +233,12 @@ fn after_r_each_targets_kernel_count_covers_the_same_time_as_its_ops() {
         let ops = t["total"]["ops"].as_u64().unwrap();
         let k = &t["kernel"];
         let kernel = k["reads_completed"].as_u64().unwrap() + k["reads_merged"].as_u64().unwrap();
-        // At QD1 on one thread, the I/O in flight at the reset and at the end at most.
+        // The engines cut their totals where each worker switches and the kernel's count is
+        // read just after: the I/Os done in between (a few at QD1 on one thread; 9 of 220
+        // once, with the machine's two cores shared by ten other jobs), and the one in flight
+        // at the end. Before, the kernel's count ran from the start: more than twice the ops.
         assert!(
-            ops > 0 && kernel.abs_diff(ops) <= 2,
+            ops > 0 && kernel.abs_diff(ops) <= 5 + ops / 20,
             "{}: {ops} ops since the reset, kernel {kernel}:\n{screen}",
             dev.name()
         );

@@ -188,8 +188,7 @@ impl Sampler {
                     let _ = reply.send(());
                 }
                 Ok(Command::Reset) => {
-                    self.emit(None);
-                    self.reset();
+                    self.cut_reset();
                     next_tick = Instant::now() + tick;
                 }
                 Ok(cmd) => {
@@ -236,6 +235,24 @@ impl Sampler {
         let stopped = count != self.continued_seen;
         self.continued_seen = count;
         stopped
+    }
+
+    /// Cuts where each worker switches, as for a change of settings, then zeroes the totals:
+    /// what a worker completed before the reset is handed over at its boundary and goes with
+    /// the totals cleared, not into the next ones (taken as of the last hand-over, the I/Os of
+    /// up to 10 ms a worker still held counted after a reset the kernel's count had not: 24
+    /// more ops than the device did, on a loop device at 1,300 IOPS).
+    fn cut_reset(&mut self) {
+        self.control.update(|_| {});
+        let generation = self.control.generation.load(Acquire);
+        self.await_switch(generation);
+        self.emit(Some(Cut {
+            generation,
+            settings: self.settings,
+            paused: self.paused,
+            stopped: None,
+        }));
+        self.reset();
     }
 
     /// Ends the interval the stop fell in where every worker has finished the I/O it was in

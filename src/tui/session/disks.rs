@@ -207,7 +207,9 @@ impl Session {
             Action::ResetStats => {
                 group.reset_stats();
                 ds.shared.reset();
-                // The kernel's counts and the CPU's start again with the targets' own.
+                // The kernel's counts and the CPU's start again with the targets' own: once
+                // every engine has cut its totals there.
+                group.settle(Duration::from_millis(500));
                 ds.kernel_start = read_diskstats();
                 ds.cpu_start = CpuTimes::read(Path::new("/proc"));
             }
