@@ -349,8 +349,9 @@ fn a_dropped_terminal_keeps_the_result_and_the_next_start_says_so() {
         "{:?}; the last screen:\n{screen}",
         kept(d)
     );
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(d.join("run.json")).unwrap()).unwrap();
+    let saved = std::fs::read_to_string(d.join("run.json"))
+        .unwrap_or_else(|e| panic!("run.json: {e}; the last screen:\n{screen}"));
+    let v: serde_json::Value = serde_json::from_str(&saved).unwrap();
     assert!(v["total"].is_object());
     // The TUI whose terminal fails under it (no signal): ends as a hang-up, 129, kept.
     let (code, screen) = lose_terminal(d, ". --size 16M", "IOPS now");
