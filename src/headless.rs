@@ -17,12 +17,14 @@ use std::time::Duration;
 
 use crate::cli::Output;
 use crate::engine::Engine;
+use crate::model::health::DeviceHealth;
 use crate::model::{ConfigReport, CpuReport, Meta, RunReport, SweepReport, WritebackReport};
 use crate::render::baseline::Baseline;
 use crate::render::{card, csv, sweep as sweep_text, text, why as why_text};
 use crate::stats::{Snapshot, Window};
 use crate::suite::{SuiteReport, SuiteRunner};
 use crate::sweep::{Next, RAMP, SweepRunner, findings};
+use crate::why::health::RunHealth;
 use crate::why::{Live, WhyFacts, step_findings};
 use crate::{output, signals};
 
@@ -60,14 +62,23 @@ fn drive(
     }
 }
 
-/// What a run prints before its first result: the target and warnings (text), or the CSV
-/// header.
-fn print_header(out: &mut impl Write, config: &ConfigReport, output: Output, csv_header: &str) {
+/// What a run prints before its first result: the target, the drive's health at the start
+/// and warnings (text), or the CSV header.
+fn print_header(
+    out: &mut impl Write,
+    config: &ConfigReport,
+    output: Output,
+    csv_header: &str,
+    health: Option<DeviceHealth>,
+) {
     match output {
         Output::Text => {
             let _ = writeln!(out, "{}", text::header(config));
             for line in why_text::disk_lines(config) {
                 let _ = writeln!(out, "  {line}");
+            }
+            if let Some(h) = health {
+                let _ = writeln!(out, "  {}", crate::render::health::header_line(&h));
             }
             for w in &config.warnings {
                 let _ = writeln!(out, "  warning: {w}");
@@ -92,7 +103,13 @@ pub fn run(
     let meta = Meta::now();
     let cpu_start = cpu_seconds();
     let mut out = output::stdout();
-    print_header(&mut out, &config, output, &csv::header());
+    print_header(
+        &mut out,
+        &config,
+        output,
+        &csv::header(),
+        live.health_start(),
+    );
     let mut window = Window::default();
     let mut rows = Rows::new(output, live);
     let mut next_row = REPORT_EVERY;
@@ -239,7 +256,13 @@ pub fn run_sweep(
     let meta = Meta::now();
     let mut out = output::stdout();
     let dimension = runner.spec().dimension;
-    print_header(&mut out, &config, output, &csv::step_header());
+    print_header(
+        &mut out,
+        &config,
+        output,
+        &csv::step_header(),
+        live.health_start(),
+    );
     if output == Output::Text {
         let intro = sweep_text::sweep_intro(
             dimension,
@@ -271,6 +294,9 @@ pub fn run_sweep(
         step.temp_c = t;
     }
     let (saturation, latency_curve) = findings(dimension, &steps);
+    let mut step_said = step_findings(&WhyFacts::of(&config), &steps);
+    let run_s = last.as_ref().map_or(0.0, |s| s.at.as_secs_f64());
+    let health = live.finish_health(run_s, &mut step_said);
     Ok(SweepReport {
         meta,
         saturation,
@@ -280,8 +306,9 @@ pub fn run_sweep(
         step_time_s: config.duration_s.unwrap_or(0.0),
         errors: last.map(|s| s.first_errors).unwrap_or_default(),
         interrupted_by: signals::received().map(|s| s.as_str().to_string()),
-        findings: step_findings(&WhyFacts::of(&config), &steps),
+        findings: step_said,
         until_steady: runner.steadies().to_vec(),
+        health,
         config,
         steps,
     })
@@ -296,6 +323,7 @@ pub fn run_suite(
     config: ConfigReport,
     notes: Vec<String>,
     output: Output,
+    mut health: Option<RunHealth>,
 ) -> anyhow::Result<SuiteReport> {
     let meta = Meta::now();
     let mut out = output::stdout();
@@ -312,6 +340,9 @@ pub fn run_suite(
         let _ = writeln!(out, "{header}");
         for line in why_text::disk_lines(&config) {
             let _ = writeln!(out, "  {line}");
+        }
+        if let Some(h) = &health {
+            let _ = writeln!(out, "  {}", crate::render::health::header_line(&h.start()));
         }
         for w in config.warnings.iter().filter(|w| !notes.contains(w)) {
             let _ = writeln!(out, "  warning: {w}");
@@ -346,6 +377,9 @@ pub fn run_suite(
         None => "not run".to_string(),
     };
     let tests = runner.card(&pending);
+    let run_s = last.as_ref().map_or(0.0, |s| s.at.as_secs_f64());
+    let mut findings = crate::suite::card::findings(&config, &tests);
+    let health = health.as_mut().map(|h| h.finish_into(run_s, &mut findings));
     Ok(SuiteReport {
         meta,
         suite: plan.suite,
@@ -354,8 +388,9 @@ pub fn run_suite(
         ramp_s: RAMP.as_secs_f64(),
         pause_s: plan.timing.pause.as_secs_f64(),
         notes,
-        findings: crate::suite::card::findings(&config, &tests),
+        findings,
         until_steady: runner.steadies().to_vec(),
+        health,
         tests,
         errors: last.map(|s| s.first_errors).unwrap_or_default(),
         interrupted_by,

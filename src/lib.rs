@@ -20,6 +20,7 @@ pub mod findings;
 pub mod fio;
 pub mod fleet;
 pub(crate) mod headless;
+pub mod health;
 pub mod locale;
 pub mod model;
 pub(crate) mod output;

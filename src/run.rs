@@ -23,6 +23,7 @@ use crate::target::shell::quote_path;
 mod disks;
 mod fio;
 mod fleet;
+mod health;
 mod local;
 mod suite;
 
@@ -39,6 +40,8 @@ pub enum Mode {
     Man,
     /// `--list`: the block devices.
     List,
+    /// `--health`: the drives' own records and what they say, no I/O.
+    Health,
     /// `--fio`: the equivalent fio job.
     Fio,
     /// One timed run, printed as text, JSON or CSV.
@@ -72,6 +75,9 @@ impl Mode {
         }
         if config.list {
             return Ok(Mode::List);
+        }
+        if config.health {
+            return Ok(Mode::Health);
         }
         if config.fio {
             return Ok(Mode::Fio);
@@ -172,6 +178,7 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         Mode::Completions(shell) => print_and_exit(&crate::cli::docs::completions(shell)),
         Mode::Man => print_and_exit(&crate::cli::docs::man_page()),
         Mode::List => list_devices(&config),
+        Mode::Health => health::run(&config),
         Mode::Fio => fio::print_fio(&config),
         Mode::Tui => crate::tui::run(config, notice),
         Mode::Run | Mode::Sweep(_) | Mode::Suite(_) => local::run(&config, &mode),
@@ -196,6 +203,7 @@ fn prints_text(mode: &Mode, output: Output) -> bool {
         | Mode::Sweep(_)
         | Mode::Suite(_)
         | Mode::List
+        | Mode::Health
         | Mode::Fleet { .. }
         | Mode::Disks { .. } => text,
         Mode::Completions(_) | Mode::Man | Mode::Fio => false,
@@ -256,7 +264,8 @@ fn print_and_exit(text: &str) -> Result<ExitStatus> {
 
 /// `--list`: every block device as a table, or a JSON array with --json.
 fn list_devices(config: &Config) -> Result<ExitStatus> {
-    let devices = visible(discover(&Roots::system())?, config.all);
+    let mut devices = visible(discover(&Roots::system())?, config.all);
+    crate::health::read_listed(&mut devices);
     if config.output == Output::Json {
         output::print(&(serde_json::to_string_pretty(&devices)? + "\n"));
     } else {

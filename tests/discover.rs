@@ -104,6 +104,7 @@ fn nvme_disk_every_field() {
             ),
             ..SensorInfo::default()
         },
+        health: None,
     };
     assert_eq!(devs[0], expected);
 }

@@ -156,6 +156,7 @@ fn device(name: &str, size: u64, access: Access, mounts: &[&str]) -> DeviceInfo 
         link: LinkInfo::bare(LinkKind::Sata, "SATA 6 Gb/s", None),
         queue_limits: Default::default(),
         temperature_sensor: Default::default(),
+        health: None,
     }
 }
 

@@ -250,6 +250,11 @@ pub struct OtherArgs {
     #[arg(long)]
     pub list: bool,
 
+    /// Print the drive's own health record (NVMe log as root, else smartctl) and what it
+    /// says, for TARGET or every disk, and exit; no I/O is run
+    #[arg(long)]
+    pub health: bool,
+
     /// With --list: include empty devices (unattached loop, unconfigured zram)
     #[arg(long)]
     pub all: bool,

@@ -78,6 +78,8 @@ pub struct Config {
     pub fio: bool,
     pub drop_cache: bool,
     pub list: bool,
+    /// `--health`: the drives' own records, no I/O.
+    pub health: bool,
     pub all: bool,
     /// `--completions SHELL`: print the script and exit.
     pub completions: Option<clap_complete::Shell>,
@@ -154,6 +156,7 @@ impl Args {
             fio: self.output.fio,
             drop_cache: w.drop_cache,
             list: self.other.list,
+            health: self.other.health,
             all: self.other.all,
             completions: self.other.completions,
             man: self.other.man,

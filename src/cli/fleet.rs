@@ -63,6 +63,7 @@ pub(super) fn check_fleet(a: &Args) -> Result<(), String> {
     }
     let prints_and_exits = [
         ("--list", a.other.list),
+        ("--health", a.other.health),
         ("--all", a.other.all),
         ("--completions", a.other.completions.is_some()),
         ("--man", a.other.man),

@@ -19,6 +19,7 @@
 //! - `collect`: all of them over a finished run, in reading order.
 
 pub mod collect;
+pub mod health;
 pub mod link;
 pub mod outliers;
 pub mod queue;

@@ -140,6 +140,37 @@ pub const SHARED_LIMIT_FRACTION: f64 = 0.80;
 /// phase may be the limit.
 pub const CPU_LIMIT_BUSY_PCT: f64 = 90.0;
 
+// ---------------------------------------------------------------------------------------------
+// The drive's own health (issue 31). The standards: the NVM Express Base Specification's
+// SMART / Health log — Percentage Used "may exceed 100"; a value of 100 means the rated
+// endurance is used, "but may not indicate an NVM subsystem failure"; Available Spare below
+// Available Spare Threshold sets Critical Warning bit 0. smartmontools#537: a drive at 100%
+// used also sets Critical Warning bit 2 (reliability degraded) while it works. The counters:
+// Backblaze's drive statistics ("What SMART Stats Tell Us About Hard Drives", 2016) found a
+// non-zero raw value of SMART 5, 187, 197 or 198 in most failed drives and few working ones,
+// so any pending, uncorrectable or reported-uncorrect sector (and any NVMe media error, SAS
+// uncorrected error) reads as failing; reallocated sectors and grown defects, remapped and
+// no longer in use, read as worn. The rest are this issue's choices, each said why.
+// ---------------------------------------------------------------------------------------------
+
+/// Power-on hours from which the record shows real use (choice: drives leave the factory with
+/// a few hours of test time, rarely more than a day; two days is past any of that).
+pub const HEALTH_NOT_NEW_HOURS: u64 = 48;
+/// Bytes written from which the record shows real use (choice: factory tests write little;
+/// 100 GB is more than any burn-in writes and less than a week of a desktop's use).
+pub const HEALTH_NOT_NEW_WRITTEN_BYTES: u64 = 100_000_000_000;
+/// How far SMART's power-on hours may fall short of the FARM log's before they read as reset
+/// (choice: the two count on their own clocks and may differ by rounding; the drives sold as
+/// new in 2025 differed by thousands of hours).
+pub const HEALTH_FARM_SLACK_HOURS: u64 = 24;
+/// Share of rated endurance used from which a drive reads as near its rated writes (choice:
+/// the last tenth of its rated life; the specification's 100 is "used up").
+pub const HEALTH_WORN_USED_PCT: u32 = 90;
+/// Percentage Used at which the rated endurance is used (NVMe Base Specification).
+pub const HEALTH_ENDURANCE_USED_PCT: u32 = 100;
+/// Hours in a year, for "2.7 years" (365.25 days).
+pub const HOURS_PER_YEAR: f64 = 8766.0;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,6 +19,24 @@ pub fn clock(t_s: f64) -> String {
     }
 }
 
+/// A count with thousands grouped: 23456 → "23,456".
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Decimal bytes as drives are sold, three significant digits: "412 TB", "85.3 GB".
+pub fn decimal_bytes(value: f64) -> String {
+    bytes_per_s(value).trim_end_matches("/s").to_string()
+}
+
 /// A decimal byte rate with three significant digits: "850 B/s", "480 MB/s", "2.10 GB/s".
 pub fn bytes_per_s(value: f64) -> String {
     const UNITS: [&str; 5] = ["B/s", "kB/s", "MB/s", "GB/s", "TB/s"];
@@ -72,6 +90,17 @@ pub fn fraction(share: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_grouped_and_bytes_decimal() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1204), "1,204");
+        assert_eq!(grouped(23_456), "23,456");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+        assert_eq!(decimal_bytes(412.16e12), "412 TB");
+        assert_eq!(decimal_bytes(85.3e9), "85.3 GB");
+    }
 
     #[test]
     fn the_clock_reads_like_a_stopwatch() {

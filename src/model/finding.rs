@@ -72,6 +72,20 @@ pub mod kind {
     pub const VOLATILE_WRITE_CACHE: &str = "volatile_write_cache";
     /// A device flagged rotational whose timing no spinning disk can show.
     pub const ROTATIONAL_FLAG: &str = "rotational_flag";
+    /// The drive's record shows real use: hours, power cycles, bytes written.
+    pub const HEALTH_NOT_NEW: &str = "health_not_new";
+    /// SMART's power-on hours fall short of the FARM log's: they were reset.
+    pub const HEALTH_HOURS_RESET: &str = "health_hours_reset";
+    /// The drive reports what reads as failing: bad sectors, media errors, a failed verdict.
+    pub const HEALTH_FAILING: &str = "health_failing";
+    /// The drive reports wear: remapped sectors, endurance near or past its rating.
+    pub const HEALTH_WORN: &str = "health_worn";
+    /// Interface CRC errors: the cable or backplane, not the drive.
+    pub const HEALTH_CABLE: &str = "health_cable";
+    /// An NVMe critical warning bit is set.
+    pub const HEALTH_WARNING: &str = "health_warning";
+    /// A counter of the drive's record moved during the run.
+    pub const HEALTH_CHANGED: &str = "health_changed";
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub mod disk;
 pub mod disks;
 pub mod finding;
 pub mod fleet;
+pub mod health;
 pub mod meta;
 pub mod run;
 pub mod suite;

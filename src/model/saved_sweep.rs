@@ -37,6 +37,8 @@ pub(super) struct SavedSweep {
     findings: Vec<Finding>,
     #[serde(default)]
     until_steady: Vec<UntilSteadyReport>,
+    #[serde(default)]
+    health: Option<crate::model::health::HealthAround>,
 }
 
 /// A finding as `Saturation`'s `Serialize` wrote it.
@@ -84,6 +86,7 @@ impl TryFrom<SavedSweep> for SweepReport {
             interrupted_by: s.interrupted_by,
             findings: s.findings,
             until_steady: s.until_steady,
+            health: s.health,
         })
     }
 }

@@ -217,6 +217,9 @@ pub struct SuiteReport {
     /// `--until-steady`: how each measured pass ended, in the order run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub until_steady: Vec<UntilSteadyReport>,
+    /// The drive's own health record at the start and the end of the suite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<super::health::HealthAround>,
 }
 
 impl SuiteReport {

@@ -40,6 +40,9 @@ pub struct SweepReport {
     /// `--until-steady`: how each measured step ended, in step order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub until_steady: Vec<UntilSteadyReport>,
+    /// The drive's own health record at the start and the end of the sweep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<super::health::HealthAround>,
 }
 
 /// What a sweep varies.

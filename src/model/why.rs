@@ -98,4 +98,7 @@ pub struct WhyReport {
     /// Present only where the drive's log could be read (root, NVMe).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nvme_thermal_log: Option<ThermalLogs>,
+    /// The drive's own health record at the start and the end of the run (`health`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<super::health::HealthAround>,
 }

@@ -197,6 +197,9 @@ pub fn card(r: &SuiteReport) -> String {
     for n in &r.notes {
         let _ = writeln!(out, "note: {n}");
     }
+    if let Some(h) = &r.health {
+        let _ = writeln!(out, "{}", crate::render::health::around_line(h));
+    }
     for line in crate::render::why::series_lines(&r.config, &r.findings, &r.until_steady, "passes")
     {
         let _ = writeln!(out, "{line}");
@@ -281,6 +284,7 @@ mod tests {
             interrupted_by: Some("SIGINT".into()),
             findings: vec![],
             until_steady: vec![],
+            health: None,
         };
         let text = card(&r);
         assert_eq!(
@@ -326,6 +330,7 @@ mod tests {
             interrupted_by: Some("SIGTERM".into()),
             findings: vec![],
             until_steady: vec![],
+            health: None,
         };
         let line = summary_line(&r);
         let second = line.split(" · ").nth(1).expect("two tests");

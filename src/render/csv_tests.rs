@@ -142,6 +142,7 @@ fn a_suite_row_not_run_has_empty_figures_and_the_reason() {
         interrupted_by: None,
         findings: vec![],
         until_steady: vec![],
+        health: None,
     };
     let text = suite(&r);
     let lines: Vec<&str> = text.lines().collect();

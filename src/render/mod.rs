@@ -23,6 +23,7 @@ pub mod files;
 pub mod final_text;
 pub mod fio;
 pub mod fleet;
+pub mod health;
 pub mod hosts;
 pub mod periods;
 pub mod rate;

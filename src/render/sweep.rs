@@ -137,6 +137,9 @@ pub fn sweep_summary(r: &SweepReport) -> String {
     if stops.stops > 0 {
         let _ = writeln!(out, "{}", left_out_line(&stops));
     }
+    if let Some(h) = &r.health {
+        let _ = writeln!(out, "{}", super::health::around_line(h));
+    }
     for line in crate::render::why::series_lines(&r.config, &r.findings, &r.until_steady, "steps") {
         let _ = writeln!(out, "{line}");
     }
@@ -203,6 +206,7 @@ mod tests {
             interrupted_by: None,
             findings: vec![],
             until_steady: vec![],
+            health: None,
         };
         let text = sweep_summary(&r);
         assert!(text.contains("stopped 2× for 3.0s"), "{text}");

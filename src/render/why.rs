@@ -179,6 +179,7 @@ pub fn summary_lines(r: &RunReport) -> Vec<String> {
         (false, None) => format!("temperature: {} to {}", celsius(lo), celsius(hi)),
     });
     out.extend(log_line(&r.why));
+    out.extend(r.why.health.as_ref().map(super::health::around_line));
     match (&r.why.steady_text, &r.why.steady_state) {
         (Some(text), Some(s)) if s.reached => out.push(format!("steady state: {text}")),
         (Some(text), Some(s)) => out.push(format!(

@@ -132,6 +132,7 @@ mod tests {
             interrupted_by: None,
             findings: vec![],
             until_steady: vec![],
+            health: None,
         }));
         let a = write_export(dir.path(), &export, now).expect("first");
         let b = write_export(dir.path(), &export, now).expect("second");

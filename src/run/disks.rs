@@ -22,6 +22,7 @@ use crate::render::disks_compare::compare;
 use crate::results::export::Export;
 use crate::target::parent::{chain_of, device_of_file, shared};
 use crate::target::prepare::{Prepared, TargetRequest};
+use crate::why::health::RunHealth;
 use crate::{output, signals};
 
 /// Runs the targets `config` names, together.
@@ -131,12 +132,21 @@ struct Lines {
 }
 
 impl Lines {
-    fn start(config: &Config, disks: &DisksConfig, members: &[Member]) -> Lines {
+    fn start(
+        config: &Config,
+        disks: &DisksConfig,
+        members: &[Member],
+        health: &[RunHealth],
+    ) -> Lines {
         let names: Vec<String> = members.iter().map(|m| m.id.name.clone()).collect();
         let mut out = output::stdout();
         match config.output {
             Output::Text => {
                 let _ = writeln!(out, "{}", text::header(disks, &names));
+                for (m, h) in members.iter().zip(health) {
+                    let line = crate::render::health::header_line(&h.start());
+                    let _ = writeln!(out, "  {}: {line}", m.id.name);
+                }
                 for m in members {
                     for w in &m.id.config.warnings {
                         let _ = writeln!(out, "  warning: {}: {w}", m.id.name);
@@ -205,7 +215,8 @@ fn plan(config: &Config) -> Plan {
 /// lines `config.output` asks for as it goes.
 fn measure(config: &Config, members: &[Member]) -> Result<DisksReport> {
     let disks = disks_config(config, members);
-    let mut lines = Lines::start(config, &disks, members);
+    let mut health = read_health(members);
+    let mut lines = Lines::start(config, &disks, members, &health);
     let mut on = |p: Progress| lines.on(p);
     let plan = plan(config);
     let refs: Vec<&Member> = members.iter().collect();
@@ -240,9 +251,66 @@ fn measure(config: &Config, members: &[Member]) -> Result<DisksReport> {
         report.findings = [t.report.findings, std::mem::take(&mut report.findings)].concat();
         report.cpu = Some(t.cpu);
     }
+    health_around(&mut report, &mut health);
     report.interrupted_by = signals::received().map(|s| s.as_str().to_string());
     report.stamp(meta);
     Ok(report)
+}
+
+/// Each target's drive health, read side by side before the first I/O and each minute.
+fn read_health(members: &[Member]) -> Vec<RunHealth> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = members
+            .iter()
+            .map(|m| s.spawn(|| RunHealth::for_target(&m.target.path)))
+            .collect();
+        handles
+            .into_iter()
+            .zip(members)
+            .map(|(h, m)| {
+                h.join()
+                    .unwrap_or_else(|_| RunHealth::for_target(&m.target.path))
+            })
+            .collect()
+    })
+}
+
+/// Each target's health read again at the end, kept in its run (`health`, its findings);
+/// what reads as failing, worn or moved is said in the report's findings too, by the names
+/// of the targets on that drive (targets on one drive share one sentence).
+fn health_around(report: &mut DisksReport, health: &mut [RunHealth]) {
+    use crate::model::finding::kind;
+    // (drive, finding, names of the targets on it)
+    let mut named: Vec<(String, crate::model::finding::Finding, Vec<String>)> = Vec::new();
+    for (t, h) in report.targets.iter_mut().zip(health.iter_mut()) {
+        let run_s = t.run.total.elapsed_s;
+        let around = h.finish_into(run_s, &mut t.run.why.findings);
+        let drive = around
+            .start
+            .as_ref()
+            .map(|r| r.device.clone())
+            .unwrap_or_default();
+        t.run.why.health = Some(around);
+        let judged = t
+            .run
+            .why
+            .findings
+            .iter()
+            .filter(|f| f.kind.starts_with("health_") && f.kind != kind::HEALTH_NOT_NEW);
+        for f in judged {
+            match named
+                .iter_mut()
+                .find(|(d, g, _)| *d == drive && g.text == f.text)
+            {
+                Some((_, _, names)) => names.push(t.name.clone()),
+                None => named.push((drive.clone(), f.clone(), vec![t.name.clone()])),
+            }
+        }
+    }
+    for (_, mut f, names) in named {
+        f.text = format!("{}: {}", names.join(", "), f.text);
+        report.findings.push(f);
+    }
 }
 
 /// The aggregate of nothing: a run stopped before its together phase.

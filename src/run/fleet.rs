@@ -374,6 +374,13 @@ mod tests {
                 Refused(vec!["--list"], "--list prints something of this machine"),
             ),
             (
+                "health",
+                Refused(
+                    vec!["--health"],
+                    "--health prints something of this machine",
+                ),
+            ),
+            (
                 "all",
                 Refused(vec!["--all"], "--all prints something of this machine"),
             ),

@@ -16,6 +16,7 @@ use crate::render::{card, csv};
 use crate::results::export::Export;
 use crate::suite::{Plan, SuiteName, SuiteRunner, notes, write_refusal};
 use crate::target::prepare::Prepared;
+use crate::why::health::RunHealth;
 use crate::{headless, output};
 
 /// The plan of `name` on the target `c` describes, with the config's timing and engine.
@@ -50,8 +51,9 @@ pub fn run(
     let mut info = info.with_settings(runner.first());
     info.duration_s = Some(config.suite_timing.pass_time.as_secs_f64());
     let notes = notes(&info, ram_bytes());
+    let health = RunHealth::for_target(&prepared.target.path);
     let engine = start_engine(config, prepared, runner.first())?;
-    let report = headless::run_suite(engine, runner, info, notes, config.output)?;
+    let report = headless::run_suite(engine, runner, info, notes, config.output, Some(health))?;
     match config.output {
         Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
         Output::Csv => {

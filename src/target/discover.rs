@@ -71,6 +71,10 @@ pub struct DeviceInfo {
     pub queue_limits: QueueLimits,
     /// Whether the disk has a temperature sensor; listing never reads it.
     pub temperature_sensor: SensorInfo,
+    /// The drive's own health record, where `--list` read it (disks only; a partition shares
+    /// its disk's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<crate::model::health::DeviceHealth>,
 }
 
 /// Whole disk or partition; serialized as `"disk"` / `"partition"`.
@@ -238,6 +242,7 @@ fn read_device(
         link: shared.link,
         queue_limits: shared.queue_limits,
         temperature_sensor: shared.temperature_sensor,
+        health: None,
     })
 }
 

@@ -78,6 +78,9 @@ struct Row {
     blocks: String,
     sched: String,
     link: String,
+    health: String,
+    /// HEALTH without the hours, for a table that has no room for them.
+    health_short: String,
     model: String,
     mounted: String,
 }
@@ -111,6 +114,8 @@ fn row(dev: &DeviceInfo, last_partition: bool) -> Row {
         blocks: format!("{}/{}", dev.logical_block_size, dev.physical_block_size),
         sched: dev.scheduler.clone().unwrap_or_else(|| "-".to_string()),
         link,
+        health: dev.health.as_ref().map(|h| h.cell()).unwrap_or_default(),
+        health_short: (dev.health.as_ref().map(|h| h.short_cell())).unwrap_or_default(),
         model,
         mounted: mounted_cell(dev),
     }
@@ -147,12 +152,13 @@ fn footnotes(devs: &[DeviceInfo]) -> Vec<String> {
 }
 
 /// The `--list` table for `devs` (disks followed by their partitions, as `discover` orders
-/// them): DEVICE, SIZE, TYPE, LBS/PBS, SCHED, LINK, MODEL, MOUNTED, then a footnote per
-/// access problem. Partitions are drawn as a tree under their disk. To keep lines within 80
-/// columns, SCHED is left out when the rest would not fit, then MODEL and MOUNTED are cut
+/// them): DEVICE, SIZE, TYPE, LBS/PBS, SCHED, LINK, HEALTH (where read), MODEL, MOUNTED,
+/// then a footnote per access problem and per reason a drive's health could not be read.
+/// Partitions are drawn as a tree under their disk. To keep lines within 80 columns, SCHED is
+/// left out when the rest would not fit, then HEALTH's hours, then MODEL and MOUNTED are cut
 /// with `…`.
 pub fn format_table(devs: &[DeviceInfo]) -> String {
-    let rows: Vec<Row> = devs
+    let mut rows: Vec<Row> = devs
         .iter()
         .enumerate()
         .map(|(i, dev)| {
@@ -162,36 +168,28 @@ pub fn format_table(devs: &[DeviceInfo]) -> String {
             row(dev, last)
         })
         .collect();
-    let header = Row {
-        device: "DEVICE".into(),
-        size: "SIZE".into(),
-        kind: "TYPE".into(),
-        blocks: "LBS/PBS".into(),
-        sched: "SCHED".into(),
-        link: "LINK".into(),
-        model: "MODEL".into(),
-        mounted: "MOUNTED".into(),
-    };
-    let widest = |f: fn(&Row) -> &String| {
-        rows.iter()
-            .chain(std::iter::once(&header))
-            .map(|r| char_len(f(r)))
-            .max()
-            .unwrap_or(0)
-    };
+    let header = header_row();
+    let read = devs.iter().any(|d| d.health.is_some());
+    if read {
+        fit_health(&mut rows, &header);
+    }
+    let widest = |f: fn(&Row) -> &String| widest_in(&rows, &header, f);
     let w_device = widest(|r| &r.device);
     let w_size = widest(|r| &r.size);
     let w_kind = widest(|r| &r.kind);
     let w_blocks = widest(|r| &r.blocks);
     let w_link = widest(|r| &r.link);
+    let w_health = if read { widest(|r| &r.health) + 1 } else { 0 };
     let model_nat = widest(|r| &r.model);
     let mounted_nat = widest(|r| &r.mounted);
     // SCHED is the first column to go when the rest would not fit (it stays in --json).
-    let base = w_device + w_size + w_kind + w_blocks + w_link + 5;
+    let base = w_device + w_size + w_kind + w_blocks + w_link + w_health + 5;
     let w_sched = Some(widest(|r| &r.sched) + 1)
         .filter(|w| base + w + 1 + model_nat + mounted_nat <= WIDTH)
         .unwrap_or(0);
-    let avail = WIDTH.saturating_sub(base + w_sched + 1).max(12);
+    // MODEL and MOUNTED keep 12 columns, or 8 where HEALTH took its place beside them.
+    let floor = if read { 8 } else { 12 };
+    let avail = WIDTH.saturating_sub(base + w_sched + 1).max(floor);
     let (w_model, w_mounted) = if model_nat + mounted_nat <= avail {
         (model_nat, mounted_nat)
     } else {
@@ -211,19 +209,97 @@ pub fn format_table(devs: &[DeviceInfo]) -> String {
         if w_sched > 0 {
             cells.push(pad(&r.sched, w_sched - 1));
         }
+        cells.push(pad(&r.link, w_link));
+        if w_health > 0 {
+            cells.push(pad(&r.health, w_health - 1));
+        }
         cells.extend([
-            pad(&r.link, w_link),
             pad(&truncate(&r.model, w_model), w_model),
             truncate(&r.mounted, w_mounted),
         ]);
         out.push_str(cells.join(" ").trim_end());
         out.push('\n');
     }
-    for note in footnotes(devs) {
+    for note in footnotes(devs).into_iter().chain(health_notes(devs)) {
         out.push_str(&note);
         out.push('\n');
     }
     out
+}
+
+/// The column titles.
+fn header_row() -> Row {
+    Row {
+        device: "DEVICE".into(),
+        size: "SIZE".into(),
+        kind: "TYPE".into(),
+        blocks: "LBS/PBS".into(),
+        sched: "SCHED".into(),
+        link: "LINK".into(),
+        health: "HEALTH".into(),
+        health_short: "HEALTH".into(),
+        model: "MODEL".into(),
+        mounted: "MOUNTED".into(),
+    }
+}
+
+/// HEALTH, where the drives' health was read (`--list` reads it), loses its hours when MODEL
+/// and MOUNTED would have less than 12 columns left.
+fn fit_health(rows: &mut [Row], header: &Row) {
+    let cols: [fn(&Row) -> &String; 6] = [
+        |r| &r.device,
+        |r| &r.size,
+        |r| &r.kind,
+        |r| &r.blocks,
+        |r| &r.link,
+        |r| &r.health,
+    ];
+    let fixed: usize = cols.iter().map(|f| widest_in(rows, header, *f)).sum();
+    if fixed + 7 + 12 > WIDTH {
+        for r in rows {
+            r.health = std::mem::take(&mut r.health_short);
+        }
+    }
+}
+
+/// The widest of a column, its header included.
+fn widest_in(rows: &[Row], header: &Row, f: fn(&Row) -> &String) -> usize {
+    rows.iter()
+        .chain(std::iter::once(header))
+        .map(|r| char_len(f(r)))
+        .max()
+        .unwrap_or(0)
+}
+
+/// "HEALTH unknown (sda, sdb): <why>" once per distinct reason (smartctl absent, failing:
+/// the device's own path said as "the drive", so one reason for many disks is one note),
+/// wrapped to [`WIDTH`] at spaces.
+fn health_notes(devs: &[DeviceInfo]) -> Vec<String> {
+    let mut reasons: Vec<(String, Vec<&str>)> = Vec::new();
+    for d in devs {
+        let Some(why) = d.health.as_ref().and_then(|h| h.problem()) else {
+            continue;
+        };
+        let why = why.replace(&d.path, "the drive");
+        match reasons.iter_mut().find(|(r, _)| *r == why) {
+            Some((_, names)) => names.push(&d.name),
+            None => reasons.push((why, vec![&d.name])),
+        }
+    }
+    let mut lines = Vec::new();
+    for (why, names) in reasons {
+        let mut line = format!("HEALTH unknown ({}):", names.join(", "));
+        for word in why.split_whitespace() {
+            if char_len(&line) + 1 + char_len(word) > WIDTH {
+                lines.push(std::mem::replace(&mut line, format!("    {word}")));
+            } else {
+                line.push(' ');
+                line.push_str(word);
+            }
+        }
+        lines.push(line);
+    }
+    lines
 }
 
 #[cfg(test)]

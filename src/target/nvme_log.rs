@@ -47,13 +47,21 @@ pub fn parse_smart_log(buf: &[u8]) -> Option<ThermalLog> {
 /// Reads the log of NVMe controller `controller` (`"nvme0"`) through `<dev>/<controller>`;
 /// `None` without root, for a name that is not an NVMe controller, or on any error.
 pub fn read_thermal_log(dev: &Path, controller: &str) -> Option<ThermalLog> {
+    parse_smart_log(&read_smart_log(dev, controller)?)
+}
+
+/// The 512 bytes of the SMART / Health Information log of NVMe controller `controller`
+/// (`"nvme0"`), through `<dev>/<controller>` and the admin passthrough ioctl; `None` without
+/// root, for a name that is not an NVMe controller, or on any error. `health::nvme_log`
+/// parses the whole page, `parse_smart_log` its thermal fields.
+pub fn read_smart_log(dev: &Path, controller: &str) -> Option<[u8; SMART_LOG_BYTES]> {
     if !super::link::is_numbered(controller, "nvme") {
         return None;
     }
     let file = std::fs::File::open(dev.join(controller)).ok()?;
     let mut buf = [0u8; SMART_LOG_BYTES];
     crate::sys::nvme_get_log_page(&file, SMART_LOG_ID, ALL_NAMESPACES, &mut buf)?;
-    parse_smart_log(&buf)
+    Some(buf)
 }
 
 #[cfg(test)]

@@ -24,6 +24,16 @@ impl KernelSampler {
         KernelSampler { live, windows: 0 }
     }
 
+    /// The run ended `run_s` seconds in: the drive's health read once more, its findings put
+    /// into `findings` (`None` where it is not read).
+    pub fn finish_health(
+        &mut self,
+        run_s: f64,
+        findings: &mut Vec<crate::findings::Finding>,
+    ) -> Option<crate::model::health::HealthAround> {
+        self.live.finish_health(run_s, findings)
+    }
+
     /// Called after the run screen took in snapshot `s`: when that closed a window it reads
     /// the target's second and hands the kernel's rates, the members' and the why to the run
     /// screen.

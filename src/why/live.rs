@@ -15,10 +15,13 @@
 use std::collections::VecDeque;
 use std::path::Path;
 
+use super::health::RunHealth;
 use super::{News, Second, Tracker, WhyFacts};
+use crate::findings::Finding;
 use crate::findings::steady::{SteadyCheck, SteadyParams, UntilSteady, until_steady};
 use crate::model::ConfigReport;
 use crate::model::disk::ThermalLog;
+use crate::model::health::{DeviceHealth, HealthAround};
 use crate::model::why::{ThermalLogs, UntilSteadyReport, WhyReport};
 use crate::sensors::{DeviceSecond, Sensors};
 use crate::settings::Settings;
@@ -55,6 +58,8 @@ pub struct Live {
     until_steady_max_s: Option<f64>,
     read_log: Option<LogReader>,
     log_before: Option<ThermalLog>,
+    /// The drive's own health record, read at the start, each minute and at the end.
+    health: Option<RunHealth>,
 }
 
 impl Live {
@@ -76,7 +81,19 @@ impl Live {
             until_steady_max_s: None,
             read_log,
             log_before,
+            health: None,
         }
+    }
+
+    /// Reads the drive's health with `health` (started already: its first read is done).
+    pub fn with_health(mut self, health: RunHealth) -> Live {
+        self.health = Some(health);
+        self
+    }
+
+    /// The drive's health at the start, judged; `None` where it is not watched.
+    pub fn health_start(&self) -> Option<DeviceHealth> {
+        self.health.as_ref().map(RunHealth::start)
     }
 
     /// The why of a run on the target at `path` described by `config`: the machine's
@@ -88,7 +105,7 @@ impl Live {
             Box::new(move || crate::target::nvme_log::read_thermal_log(Path::new("/dev"), &c))
                 as LogReader
         });
-        Live::new(config, sensors, params, read_log)
+        Live::new(config, sensors, params, read_log).with_health(RunHealth::for_target(path))
     }
 
     /// Ends the run once steady, or at `max_s` seconds of it (`--until-steady=MAX`).
@@ -222,11 +239,12 @@ impl Live {
     }
 
     /// What the result says, `run_s` seconds in at the end: the findings, the steady state,
-    /// `--until-steady`'s verdict and the drive's thermal log read again now.
-    /// `rows` are the run's rows as kept (the JSON's): a verdict of "never settled" quotes the
-    /// range and slope of their last window, the final row with what came as the engine
-    /// stopped included, not of the rows as they were first judged.
-    pub fn finish(&self, run_s: f64, rows: &[IntervalFigures]) -> WhyReport {
+    /// `--until-steady`'s verdict, the drive's thermal log and its health record read again
+    /// now (its findings first: the drive's state, then what moved, by time). `rows` are the
+    /// run's rows as kept (the JSON's): a verdict of "never settled" quotes the range and
+    /// slope of their last window, the final row with what came as the engine stopped
+    /// included, not of the rows as they were first judged.
+    pub fn finish(&mut self, run_s: f64, rows: &[IntervalFigures]) -> WhyReport {
         let logs = match (&self.read_log, self.log_before) {
             (Some(read), Some(before)) => read().map(|after| ThermalLogs { before, after }),
             _ => None,
@@ -245,7 +263,18 @@ impl Live {
                 },
             }
         });
+        report.health = self.finish_health(run_s, &mut report.findings);
         report
+    }
+
+    /// Reads the drive's health once more at the end, `run_s` seconds in: the record around
+    /// the run, its findings put into `findings` (the drive's state first, what moved last).
+    pub fn finish_health(
+        &mut self,
+        run_s: f64,
+        findings: &mut Vec<Finding>,
+    ) -> Option<HealthAround> {
+        Some(self.health.as_mut()?.finish_into(run_s, findings))
     }
 }
 

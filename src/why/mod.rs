@@ -13,6 +13,7 @@
 //! begins at every settings change, resume and reset, so a steady window and a period have
 //! the same boundaries.
 
+pub mod health;
 pub mod live;
 mod report;
 pub mod steps;

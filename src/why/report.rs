@@ -46,6 +46,7 @@ impl Tracker {
             until_steady: None,
             steady_changes: self.steady_changes.clone(),
             nvme_thermal_log: None,
+            health: None,
         }
     }
 
@@ -84,6 +85,7 @@ impl Tracker {
             until_steady: None,
             steady_changes: self.steady_changes.clone(),
             nvme_thermal_log: logs,
+            health: None,
         }
     }
 }

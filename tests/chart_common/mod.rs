@@ -162,6 +162,7 @@ pub fn sweep(dimension: Dimension, steps: Vec<IntervalFigures>) -> SweepReport {
         interrupted_by: None,
         findings: vec![],
         until_steady: vec![],
+        health: None,
     }
 }
 
@@ -269,6 +270,7 @@ pub fn card() -> SuiteReport {
         interrupted_by: None,
         findings: vec![],
         until_steady: vec![],
+        health: None,
     }
 }
 

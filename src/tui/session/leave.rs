@@ -166,6 +166,10 @@ impl Session {
             RunReport::new(config, last, vec![]).with_meta(meta)
         });
         report.interrupted_by = signals::received().map(|s| s.as_str().to_string());
+        if let Some(k) = &mut self.kernel {
+            let run_s = last.at.as_secs_f64();
+            report.why.health = k.finish_health(run_s, &mut report.why.findings);
+        }
         let run = app.run();
         self.outcome = Some(Ok(Outcome::Finished {
             report: Box::new(report),

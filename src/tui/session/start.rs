@@ -53,7 +53,11 @@ impl Session {
             return app;
         }
         let (devices, message) = match discover(&Roots::system()) {
-            Ok(d) => (visible(d, self.config.all), None),
+            Ok(d) => {
+                let mut d = visible(d, self.config.all);
+                crate::health::read_listed(&mut d);
+                (d, None)
+            }
             Err(e) => (Vec::new(), Some(format!("cannot list devices: {e:#}"))),
         };
         let size = self.config.size.unwrap_or(DEFAULT_SCRATCH_SIZE);
@@ -202,6 +206,13 @@ impl Session {
             Err(e) => return self.fail(app, e),
         };
         let target = prepared.target.clone();
+        // The drive's health is read before the first I/O (as headless does).
+        let mut report = self.config.describe(&prepared);
+        if self.config.sweep.is_some() {
+            // -T is the step time here; the run itself goes on until quit.
+            report.duration_s = None;
+        }
+        let live = Live::for_target(&report, &target.path, self.config.steady.params(true));
         let engine = match Engine::start_with_sink(
             target.clone(),
             target.geometry(),
@@ -216,15 +227,11 @@ impl Session {
             Ok(e) => e,
             Err(e) => return self.fail(app, anyhow!("{}: {e}", target.path.display())),
         };
-        let mut report = self.config.describe(&prepared);
-        if self.config.sweep.is_some() {
-            // -T is the step time here; the run itself goes on until quit.
-            report.duration_s = None;
-        }
-        let live = Live::for_target(&report, &target.path, self.config.steady.params(true));
         let device = live.device().map(str::to_string);
+        let health = live.health_start();
         self.kernel = Some(KernelSampler::new(live));
         let mut run = Run::new(report.clone(), engine.settings(), device);
+        run.why.set_health(health.as_ref());
         run.step_time = self.config.duration.unwrap_or(DEFAULT_STEP_TIME);
         run.suite_timing = self.config.suite_timing;
         run.ram_bytes = crate::engine::memory::ram_bytes();

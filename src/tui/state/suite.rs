@@ -125,6 +125,7 @@ impl Run {
         Some(SuiteReport {
             findings: crate::suite::card::findings(&config, &tests),
             until_steady: Vec::new(),
+            health: None,
             meta: self.meta.clone(),
             suite: plan.suite,
             config,

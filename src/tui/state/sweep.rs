@@ -139,6 +139,7 @@ impl Run {
         Some(SweepReport {
             findings: crate::why::step_findings(&crate::why::WhyFacts::of(&config), &steps),
             until_steady: Vec::new(),
+            health: None,
             meta: self.meta.clone(),
             config,
             dimension: sweep.dimension(),

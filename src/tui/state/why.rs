@@ -1,6 +1,6 @@
 //! What the run screen shows of why: the steady state and its line, the findings said so far
 //! (the latest for the message line), the drive's temperature with a short history and its
-//! warning level, the link's ceiling and the bytes written. Plain data, copied in once a
+//! warning level, the link's ceiling, the bytes written and the drive's health at the start. Plain data, copied in once a
 //! second from the run's live `why` (`tui::kernel` does that); drawing reads it, nothing
 //! here reads a file or a clock.
 
@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 
 use crate::model::ConfigReport;
 use crate::model::finding::Finding;
+use crate::model::health::{DeviceHealth, GapKind};
 use crate::model::why::WhyReport;
 use crate::why::live::Live;
 
@@ -32,6 +33,9 @@ pub struct WhyView {
     pub link_label: String,
     /// Bytes written since the run began (stops and resets included: they were written).
     pub written_bytes: u64,
+    /// The drive's health at the start as the kernel pane's foot shows it ("health worn
+    /// 31002h"); `None` where it is not read or the device keeps no SMART record.
+    pub health: Option<String>,
 }
 
 impl WhyView {
@@ -51,6 +55,13 @@ impl WhyView {
             link_label: d.link.label.clone(),
             ..WhyView::default()
         }
+    }
+
+    /// Takes in the drive's health read at the start.
+    pub fn set_health(&mut self, h: Option<&DeviceHealth>) {
+        self.health = h
+            .filter(|h| h.gap.as_ref().is_none_or(|g| g.kind != GapKind::NoSmart))
+            .map(|h| format!("health {}", h.cell()));
     }
 
     /// Copies in the run's live why after a second was fed; `new` are the findings that

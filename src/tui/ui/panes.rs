@@ -40,7 +40,10 @@ pub(super) fn draw_kernel(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer)
     } else {
         format!(" kernel vs app, 1 s · m: {} members ", view.members.len())
     };
-    let block = Block::bordered().title(Span::styled(title, theme.dim()));
+    let mut block = Block::bordered().title(Span::styled(title, theme.dim()));
+    if let Some(h) = &run.why.health {
+        block = block.title_bottom(Span::styled(format!(" {h} "), theme.dim()));
+    }
     let inner = framed(block, area, buf);
     let temp = why::temp_row(&run.why, (inner.width as usize).saturating_sub(9));
     KernelPanel { view, theme, temp }.render(inner, buf);

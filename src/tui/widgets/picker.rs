@@ -1,6 +1,6 @@
 //! The target picker: the scratch file first, then every block device with its size, block
-//! sizes, link (bus, trained speed and the most it could do), whether it is mounted and its
-//! model, then a row to type a path. Devices the user cannot open are dimmed with the reason,
+//! sizes, link (bus, trained speed and the most it could do), its health (ok / worn / failing
+//! / unknown and the hours, where read), whether it is mounted and its model, then a row to type a path. Devices the user cannot open are dimmed with the reason,
 //! so the choice is made before anything fails. A row marked to run with others has a ✓. Columns are as wide as their widest cell.
 
 use ratatui::buffer::Buffer;
@@ -18,8 +18,8 @@ pub struct PickerTable<'a> {
     pub theme: Theme,
 }
 
-/// The cells of one device row: target, size, lbs/pbs, link, state, model.
-fn cells(d: &DeviceInfo) -> [String; 6] {
+/// The cells of one device row: target, size, lbs/pbs, link, health, state, model.
+fn cells(d: &DeviceInfo) -> [String; 7] {
     let state = match &d.access {
         Access::Denied(why) => format!("cannot open: {why}"),
         Access::Ok if !d.holders.is_empty() => format!("in use by {}", d.holders.join(",")),
@@ -35,41 +35,55 @@ fn cells(d: &DeviceInfo) -> [String; 6] {
         format_bytes(d.size_bytes),
         format!("{}/{}", d.logical_block_size, d.physical_block_size),
         d.link.label.clone(),
+        d.health.as_ref().map(|h| h.cell()).unwrap_or_default(),
         state,
         model.to_string(),
     ]
 }
 
-const HEADER: [&str; 6] = ["target", "size", "lbs/pbs", "link", "state", "model"];
+const HEADER: [&str; 7] = [
+    "target", "size", "lbs/pbs", "link", "health", "state", "model",
+];
 /// Size and block sizes are right-aligned.
-const RIGHT: [bool; 6] = [false, true, true, false, false, false];
+const RIGHT: [bool; 7] = [false, true, true, false, false, false, false];
+/// The health column, shown only where the drives' health was read.
+const HEALTH: usize = 4;
+/// The last column, never cut.
+const LAST: usize = 6;
 /// No column but the last is wider than this.
 const MAX_CELL: usize = 32;
 
-/// Column widths: the widest cell of each column (header included), capped at [`MAX_CELL`].
-fn widths(rows: &[[String; 6]]) -> [usize; 6] {
+/// Column widths: the widest cell of each column (header included), capped at [`MAX_CELL`];
+/// 0 for the health column when no row has health.
+fn widths(rows: &[[String; 7]]) -> [usize; 7] {
     let mut w = HEADER.map(|h| h.chars().count());
     for row in rows {
         for (i, cell) in row.iter().enumerate() {
             w[i] = w[i].max(cell.chars().count().min(MAX_CELL));
         }
     }
+    if rows.iter().all(|r| r[HEALTH].is_empty()) {
+        w[HEALTH] = 0;
+    }
     w
 }
 
 /// One line of the table: cells padded to their widths (cut with `…` when longer).
-fn line(cells: &[String; 6], w: &[usize; 6]) -> String {
-    let mut out = Vec::with_capacity(6);
+fn line(cells: &[String; 7], w: &[usize; 7]) -> String {
+    let mut out = Vec::with_capacity(7);
     for (i, cell) in cells.iter().enumerate() {
+        if i == HEALTH && w[i] == 0 {
+            continue;
+        }
         let n = cell.chars().count();
-        let text = if n > w[i] && i < 5 {
+        let text = if n > w[i] && i < LAST {
             let cut: String = cell.chars().take(w[i].saturating_sub(1)).collect();
             format!("{cut}…")
         } else {
             cell.clone()
         };
         out.push(match (i, RIGHT[i]) {
-            (5, _) => text,
+            (LAST, _) => text,
             (_, true) => format!("{text:>width$}", width = w[i]),
             (_, false) => format!("{text:<width$}", width = w[i]),
         });
@@ -84,7 +98,7 @@ impl Widget for PickerTable<'_> {
         }
         let p = self.picker;
         let w = area.width as usize;
-        let device_cells: Vec<[String; 6]> = p
+        let device_cells: Vec<[String; 7]> = p
             .rows
             .iter()
             .filter_map(|r| match r {

@@ -1,0 +1,368 @@
+//! What the drive's own record says, in words: whether "new" is new (hours, power cycles,
+//! bytes written; SMART's hours against Seagate's FARM log), whether it is failing or worn
+//! (bad sectors, media errors, its own verdict, NVMe critical warnings, endurance, spare),
+//! and what moved while the run went (`changes`). `verdict` sums a record up in the one word
+//! the HEALTH column shows. Every limit is in `thresholds`, with its source.
+
+use super::thresholds::{
+    HEALTH_ENDURANCE_USED_PCT, HEALTH_FARM_SLACK_HOURS, HEALTH_NOT_NEW_HOURS,
+    HEALTH_NOT_NEW_WRITTEN_BYTES, HEALTH_WORN_USED_PCT, HOURS_PER_YEAR,
+};
+use super::words::{clock, decimal_bytes, grouped};
+use super::{Finding, kind};
+use crate::model::health::{
+    DeviceHealth, HealthRead, HealthRecord, Verdict, counter, critical_warning as cw,
+};
+
+/// What a counter means, for its finding: key, words for one, words for many, the verdict it
+/// gives, and what it says about the drive.
+struct Meaning {
+    key: &'static str,
+    one: &'static str,
+    many: &'static str,
+    verdict: Verdict,
+    means: &'static str,
+}
+
+const MEANINGS: [Meaning; 9] = [
+    Meaning {
+        key: counter::PENDING,
+        one: "sector pending reallocation",
+        many: "sectors pending reallocation",
+        verdict: Verdict::Failing,
+        means: "the drive could not read what was stored there, which may be lost",
+    },
+    Meaning {
+        key: counter::OFFLINE_UNCORRECTABLE,
+        one: "uncorrectable sector",
+        many: "uncorrectable sectors",
+        verdict: Verdict::Failing,
+        means: "found by the drive's own scan; what was stored there is lost",
+    },
+    Meaning {
+        key: counter::REPORTED_UNCORRECT,
+        one: "uncorrectable error reported to the host",
+        many: "uncorrectable errors reported to the host",
+        verdict: Verdict::Failing,
+        means: "reads the drive could not correct",
+    },
+    Meaning {
+        key: counter::MEDIA_ERRORS,
+        one: "media error",
+        many: "media errors",
+        verdict: Verdict::Failing,
+        means: "data the drive could not recover",
+    },
+    Meaning {
+        key: counter::UNCORRECTED_READ,
+        one: "uncorrected read error",
+        many: "uncorrected read errors",
+        verdict: Verdict::Failing,
+        means: "reads the drive could not correct",
+    },
+    Meaning {
+        key: counter::UNCORRECTED_WRITE,
+        one: "uncorrected write error",
+        many: "uncorrected write errors",
+        verdict: Verdict::Failing,
+        means: "writes the drive could not complete",
+    },
+    Meaning {
+        key: counter::REALLOCATED,
+        one: "reallocated sector",
+        many: "reallocated sectors",
+        verdict: Verdict::Worn,
+        means: "replaced by spares; a count that grows means the surface is going",
+    },
+    Meaning {
+        key: counter::GROWN_DEFECTS,
+        one: "grown defect",
+        many: "grown defects",
+        verdict: Verdict::Worn,
+        means: "blocks remapped since it left the factory; a list that grows means the surface is going",
+    },
+    Meaning {
+        key: counter::UDMA_CRC,
+        one: "UDMA CRC error",
+        many: "UDMA CRC errors",
+        verdict: Verdict::Ok,
+        means: "the cable or backplane, not the drive",
+    },
+];
+
+/// Counters whose rise during a run is said, beyond those with a meaning above.
+const ALSO_WATCHED: [(&str, &str, &str); 3] = [
+    (counter::NON_MEDIUM, "non-medium error", "non-medium errors"),
+    (
+        counter::ERROR_LOG_ENTRIES,
+        "error log entry",
+        "error log entries",
+    ),
+    (
+        counter::UNSAFE_SHUTDOWNS,
+        "unsafe shutdown",
+        "unsafe shutdowns",
+    ),
+];
+
+fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", grouped(n), if n == 1 { one } else { many })
+}
+
+/// "has run 23,456 hours (2.7 years) over 1,204 power cycles and written 412 TB", when the
+/// record shows real use.
+fn not_new(r: &HealthRecord) -> Option<Finding> {
+    let used = r.power_on_hours.is_some_and(|h| h >= HEALTH_NOT_NEW_HOURS)
+        || r.written_bytes
+            .is_some_and(|b| b >= HEALTH_NOT_NEW_WRITTEN_BYTES);
+    if !used {
+        return None;
+    }
+    let mut text = String::from("has run");
+    match r.power_on_hours {
+        Some(h) => text.push_str(&format!(
+            " {} hours ({:.1} years)",
+            grouped(h),
+            h as f64 / HOURS_PER_YEAR
+        )),
+        None => text.push_str(" for an unknown time"),
+    }
+    if let Some(c) = r.power_cycles {
+        text.push_str(&format!(
+            " over {}",
+            count(c, "power cycle", "power cycles")
+        ));
+    }
+    if let Some(b) = r.written_bytes {
+        text.push_str(&format!(" and written {}", decimal_bytes(b as f64)));
+    }
+    Some(Finding::new(kind::HEALTH_NOT_NEW, text))
+}
+
+/// SMART's hours well short of the FARM log's: "SMART says 12 hours, the drive's FARM log
+/// says 23,456: the SMART hours were reset".
+fn hours_reset(r: &HealthRecord) -> Option<Finding> {
+    let (smart, farm) = (r.power_on_hours?, r.farm_power_on_hours?);
+    (farm > smart.saturating_add(HEALTH_FARM_SLACK_HOURS)).then(|| {
+        let text = format!(
+            "SMART says {} hours, the drive's FARM log says {}: the SMART hours were reset",
+            grouped(smart),
+            grouped(farm)
+        );
+        Finding::new(kind::HEALTH_HOURS_RESET, text)
+    })
+}
+
+fn counter_findings(r: &HealthRecord) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for m in &MEANINGS {
+        let Some(n) = r.counter(m.key).filter(|n| *n > 0) else {
+            continue;
+        };
+        let k = match m.verdict {
+            Verdict::Failing => kind::HEALTH_FAILING,
+            Verdict::Worn => kind::HEALTH_WORN,
+            _ => kind::HEALTH_CABLE,
+        };
+        let life = if m.key == counter::UDMA_CRC {
+            " over its life"
+        } else {
+            ""
+        };
+        let text = format!("{}{life}: {}", count(n, m.one, m.many), m.means);
+        out.push(Finding::new(k, text));
+    }
+    out
+}
+
+/// Endurance, spare and critical warnings (NVMe, or an ATA SSD's wear attribute).
+fn wear_findings(r: &HealthRecord) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let warn = r.critical_warning.unwrap_or(0);
+    let used = r.percentage_used.unwrap_or(0);
+    if used >= HEALTH_ENDURANCE_USED_PCT {
+        let bit = if warn & cw::RELIABILITY_DEGRADED != 0 {
+            "; its critical warning 0x04 (reliability degraded) says this, not that it failed \
+             (smartmontools#537)"
+        } else {
+            ""
+        };
+        let text = format!(
+            "has used {used}% of its rated endurance: past the writes its maker rates it for; \
+             it still works, but wear errors become likelier{bit}"
+        );
+        out.push(Finding::new(kind::HEALTH_WORN, text));
+    } else if used >= HEALTH_WORN_USED_PCT {
+        let text = format!("has used {used}% of its rated endurance: near its rated writes");
+        out.push(Finding::new(kind::HEALTH_WORN, text));
+    }
+    if let (Some(spare), Some(threshold)) = (r.available_spare_pct, r.available_spare_threshold_pct)
+        && spare < threshold
+    {
+        let text = format!(
+            "available spare {spare}% is below its threshold of {threshold}%: the drive is \
+             running out of blocks to replace worn ones"
+        );
+        out.push(Finding::new(kind::HEALTH_FAILING, text));
+    }
+    let endurance_only = used >= HEALTH_ENDURANCE_USED_PCT;
+    for (bit, what) in [
+        (cw::TEMPERATURE, "a temperature is outside its thresholds"),
+        (
+            cw::RELIABILITY_DEGRADED,
+            "reliability degraded (media or internal errors)",
+        ),
+        (cw::READ_ONLY, "the media is read-only"),
+        (
+            cw::VOLATILE_BACKUP_FAILED,
+            "the volatile memory backup failed",
+        ),
+        (
+            cw::PMR_READ_ONLY,
+            "the persistent memory region is read-only",
+        ),
+    ] {
+        if warn & bit == 0 || (bit == cw::RELIABILITY_DEGRADED && endurance_only) {
+            continue;
+        }
+        let text = format!("critical warning 0x{bit:02x}: {what}");
+        out.push(Finding::new(kind::HEALTH_WARNING, text));
+    }
+    out
+}
+
+/// The drive's own verdict is FAILING. For NVMe, smartctl derives that verdict from the
+/// critical warning bits, which are judged one by one instead (a drive at 100% used sets bit
+/// 0x04 while it works: smartmontools#537).
+fn self_failed(r: &HealthRecord) -> bool {
+    r.passed == Some(false) && r.critical_warning.is_none()
+}
+
+/// Everything a record says, in reading order: failing first, then worn, then its age.
+pub fn record_findings(r: &HealthRecord) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if self_failed(r) {
+        out.push(Finding::new(
+            kind::HEALTH_FAILING,
+            "the drive's own SMART self-assessment says FAILING: copy its data off now".into(),
+        ));
+    }
+    out.extend(counter_findings(r));
+    out.extend(wear_findings(r));
+    out.extend(hours_reset(r));
+    out.extend(not_new(r));
+    let rank = |f: &Finding| match f.kind.as_str() {
+        kind::HEALTH_FAILING | kind::HEALTH_WARNING => 0,
+        kind::HEALTH_HOURS_RESET => 1,
+        kind::HEALTH_WORN => 2,
+        _ => 3,
+    };
+    out.sort_by_key(rank);
+    out
+}
+
+/// The one word for a record: failing, worn or ok.
+pub fn verdict(r: &HealthRecord) -> Verdict {
+    let warn = r.critical_warning.unwrap_or(0);
+    let used = r.percentage_used.unwrap_or(0);
+    let failing_bits = cw::SPARE_BELOW_THRESHOLD
+        | cw::READ_ONLY
+        | cw::VOLATILE_BACKUP_FAILED
+        | if used >= HEALTH_ENDURANCE_USED_PCT {
+            0
+        } else {
+            cw::RELIABILITY_DEGRADED
+        };
+    let spare_low = matches!(
+        (r.available_spare_pct, r.available_spare_threshold_pct),
+        (Some(s), Some(t)) if s < t
+    );
+    let by_counter = |v: Verdict| {
+        MEANINGS
+            .iter()
+            .any(|m| m.verdict == v && r.counter(m.key).is_some_and(|n| n > 0))
+    };
+    if self_failed(r) || warn & failing_bits != 0 || spare_low || by_counter(Verdict::Failing) {
+        Verdict::Failing
+    } else if used >= HEALTH_WORN_USED_PCT || by_counter(Verdict::Worn) || hours_reset(r).is_some()
+    {
+        Verdict::Worn
+    } else {
+        Verdict::Ok
+    }
+}
+
+/// One read judged: the verdict, the hours, the record or the gap, and the findings.
+pub fn device_health(read: HealthRead) -> DeviceHealth {
+    match read {
+        Ok(record) => DeviceHealth {
+            status: verdict(&record),
+            power_on_hours: record.power_on_hours,
+            findings: record_findings(&record),
+            record: Some(record),
+            gap: None,
+        },
+        Err(gap) => DeviceHealth {
+            status: Verdict::Unknown,
+            power_on_hours: None,
+            record: None,
+            findings: Vec::new(),
+            gap: Some(gap),
+        },
+    }
+}
+
+/// What moved between two reads of the record, found by the later one `at_s` seconds into
+/// the run; `whole_run` when the two are the run's start and end (then the words say "during
+/// the run" rather than a time).
+pub fn changes(
+    before: &HealthRecord,
+    after: &HealthRecord,
+    at_s: f64,
+    whole_run: bool,
+) -> Vec<Finding> {
+    let when = if whole_run {
+        "during the run".to_string()
+    } else {
+        format!("at {}", clock(at_s))
+    };
+    let mut out = Vec::new();
+    let watched = MEANINGS
+        .iter()
+        .map(|m| (m.key, m.one, m.many, Some(m)))
+        .chain(ALSO_WATCHED.iter().map(|(k, o, m)| (*k, *o, *m, None)));
+    for (key, one, many, meaning) in watched {
+        let (Some(a), Some(b)) = (before.counter(key), after.counter(key)) else {
+            continue;
+        };
+        if b <= a {
+            continue;
+        }
+        let mut text = format!(
+            "{} new {}",
+            grouped(b - a),
+            if b - a == 1 { one } else { many }
+        );
+        text.push_str(&format!(" {when}"));
+        if key == counter::UDMA_CRC {
+            text.push_str(": the cable or backplane, not the drive");
+        } else if let Some(m) = meaning {
+            text.push_str(&format!(": {}", m.means));
+        }
+        out.push(Finding::new(kind::HEALTH_CHANGED, text).at(at_s));
+    }
+    let new_bits = after.critical_warning.unwrap_or(0) & !before.critical_warning.unwrap_or(0);
+    if new_bits != 0 {
+        let text = format!("critical warning 0x{new_bits:02x} set {when}");
+        out.push(Finding::new(kind::HEALTH_CHANGED, text).at(at_s));
+    }
+    if self_failed(after) && before.passed != Some(false) {
+        let text = format!("the drive's SMART self-assessment turned to FAILING {when}");
+        out.push(Finding::new(kind::HEALTH_CHANGED, text).at(at_s));
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "health_tests.rs"]
+mod tests;

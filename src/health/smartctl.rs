@@ -1,0 +1,144 @@
+//! Running smartmontools' `smartctl` for a drive's record: a real process with a real JSON
+//! contract, found on `PATH` (tests put a stand-in first there). It is asked
+//! `smartctl --json=c -n standby -a DEVICE`: `-a` reads the SMART/health figures and logs and
+//! starts nothing (no self-test), `-n standby` leaves a spun-down drive asleep (smartctl exits
+//! at once with bit 1 set instead of waking it). For a Seagate drive under smartctl 7.4 or
+//! later whose first answer has no FARM log, a second call asks for it alone
+//! (`-l farm`): its power-on hours are the drive's own, kept apart from SMART's.
+//!
+//! Every call is bounded (`DISKSCOPE_SMARTCTL_TIMEOUT` seconds, 10 by default): a hung
+//! smartctl is killed and said in one line. Absent, failing or printing garbage, it is one line
+//! too (`HealthGap`), never a panic. What the JSON means is `smartctl_json`'s.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::smartctl_json;
+use crate::model::health::{GapKind, HealthGap, HealthRead, HealthRecord};
+
+/// How long one call may take, by default.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What smartctl answered: its stdout and exit status (`None`: killed by a signal).
+struct Answer {
+    stdout: String,
+    status: Option<i32>,
+}
+
+/// The one line said when smartctl is not installed.
+pub fn absent_text() -> String {
+    "smartctl not found: `apt install smartmontools` (or your system's smartmontools \
+     package) to read SATA, SAS and USB drives' health"
+        .into()
+}
+
+fn timeout() -> Duration {
+    std::env::var("DISKSCOPE_SMARTCTL_TIMEOUT")
+        .ok()
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map_or(DEFAULT_TIMEOUT, Duration::from_secs_f64)
+}
+
+/// Runs `smartctl args…`, waiting at most the timeout.
+fn call(args: &[&str], device: &str) -> Result<Answer, HealthGap> {
+    let mut child = Command::new("smartctl")
+        .args(args)
+        .arg(device)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => HealthGap::new(GapKind::NoSmartctl, absent_text()),
+            _ => HealthGap::new(GapKind::Failed, format!("smartctl did not start: {e}")),
+        })?;
+    let mut stdout = child.stdout.take();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(out) = stdout.as_mut() {
+            let _ = out.take(16 << 20).read_to_string(&mut text);
+        }
+        text
+    });
+    let limit = timeout();
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if start.elapsed() < limit => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let _ = reader.join();
+                return Err(HealthGap::new(
+                    GapKind::Failed,
+                    format!(
+                        "smartctl did not answer for {device} within {}: stopped it",
+                        crate::units::format_seconds(limit.as_secs_f64())
+                    ),
+                ));
+            }
+        }
+    };
+    let stdout = reader.join().unwrap_or_default();
+    Ok(Answer {
+        stdout,
+        status: status.code(),
+    })
+}
+
+/// True for a version at least `major.minor` ("7.4" ≥ 7.4).
+fn at_least(version: Option<&str>, major: u64, minor: u64) -> bool {
+    let Some(v) = version else { return false };
+    let mut parts = v.split('.').map(|p| p.parse::<u64>().unwrap_or(0));
+    let (a, b) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    (a, b) >= (major, minor)
+}
+
+/// A drive Seagate made, by its model ("ST4000DM004…") or family.
+fn seagate(r: &HealthRecord) -> bool {
+    r.model
+        .as_deref()
+        .is_some_and(|m| m.starts_with("ST") || m.to_ascii_lowercase().contains("seagate"))
+}
+
+/// The record of `device` (`/dev/sda`) as smartctl reads it.
+pub fn read(device: &str) -> HealthRead {
+    let answer = call(&["--json=c", "-n", "standby", "-a"], device)?;
+    let mut record = smartctl_json::parse(device, &answer.stdout, answer.status)?;
+    if record.farm_power_on_hours.is_none()
+        && seagate(&record)
+        && at_least(record.source_version.as_deref(), 7, 4)
+        && let Ok(farm) = call(&["--json=c", "-n", "standby", "-l", "farm"], device)
+    {
+        record.farm_power_on_hours = smartctl_json::farm_hours(&farm.stdout);
+    }
+    Ok(record)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_compare_by_number() {
+        assert!(at_least(Some("7.4"), 7, 4));
+        assert!(at_least(Some("7.10"), 7, 4));
+        assert!(at_least(Some("8.0"), 7, 4));
+        assert!(!at_least(Some("7.3"), 7, 4));
+        assert!(!at_least(None, 7, 4));
+    }
+
+    #[test]
+    fn seagate_by_model() {
+        let with = |m: &str| HealthRecord {
+            model: Some(m.into()),
+            ..HealthRecord::default()
+        };
+        assert!(seagate(&with("ST4000DM004-2U9104")));
+        assert!(seagate(&with("Seagate IronWolf")));
+        assert!(!seagate(&with("WDC WD40EFRX")));
+    }
+}
