@@ -35,8 +35,7 @@ const SWITCH_WAIT: Duration = Duration::from_millis(200);
 /// I/O; a throttled or slow one minutes to serve a deep queue, and what it already holds
 /// cannot be cancelled.)
 const STOP_GRACE: Duration = Duration::from_secs(1);
-/// How late the sampler must have woken for a SIGCONT that came with a termination signal to
-/// count as the end of a real stop.
+/// How late a SIGCONT beside a termination signal must find the sampler to end a real stop.
 const STOP_EVIDENCE: Duration = Duration::from_millis(20);
 /// How long to wait for a pending SIGCONT's handler to run on whichever thread takes it.
 const SIGCONT_WAIT: Duration = Duration::from_millis(100);
@@ -167,7 +166,7 @@ impl Sampler {
             // to a process that never stopped (`stops`, for the handler's own check).
             let ending = crate::signals::received().is_some() && late < STOP_EVIDENCE;
             if self.was_stopped() && !ending {
-                self.cut_stop(late);
+                self.cut_at_switch(Some(late));
                 next_tick = Instant::now() + tick;
                 if matches!(received, Err(RecvTimeoutError::Timeout)) {
                     continue;
@@ -188,7 +187,8 @@ impl Sampler {
                     let _ = reply.send(());
                 }
                 Ok(Command::Reset) => {
-                    self.cut_reset();
+                    self.cut_at_switch(None);
+                    self.reset();
                     next_tick = Instant::now() + tick;
                 }
                 Ok(cmd) => {
@@ -237,12 +237,14 @@ impl Sampler {
         stopped
     }
 
-    /// Cuts where each worker switches, as for a change of settings, then zeroes the totals:
-    /// what a worker completed before the reset is handed over at its boundary and goes with
-    /// the totals cleared, not into the next ones (taken as of the last hand-over, the I/Os of
-    /// up to 10 ms a worker still held counted after a reset the kernel's count had not: 24
-    /// more ops than the device did, on a loop device at 1,300 IOPS).
-    fn cut_reset(&mut self) {
+    /// Cuts where each worker switches (`await_switch`), as for a change of settings: for a
+    /// stop of the process (`stopped`: how long at least), where every worker has finished the
+    /// I/O it was in when the process stopped (those carry the stop in their latency); before
+    /// a reset, so that what a worker completed before it is handed over at its boundary and
+    /// goes with the totals cleared (taken as of the last hand-over, the I/Os of up to 10 ms a
+    /// worker still held counted after a reset the kernel's count had not: 24 more ops than
+    /// the device did, on a loop device at 1,300 IOPS).
+    fn cut_at_switch(&mut self, stopped: Option<Duration>) {
         self.control.update(|_| {});
         let generation = self.control.generation.load(Acquire);
         self.await_switch(generation);
@@ -250,22 +252,7 @@ impl Sampler {
             generation,
             settings: self.settings,
             paused: self.paused,
-            stopped: None,
-        }));
-        self.reset();
-    }
-
-    /// Ends the interval the stop fell in where every worker has finished the I/O it was in
-    /// when the process stopped (those I/Os carry the stop in their latency), and marks it.
-    fn cut_stop(&mut self, at_least: Duration) {
-        self.control.update(|_| {});
-        let generation = self.control.generation.load(Acquire);
-        self.await_switch(generation);
-        self.emit(Some(Cut {
-            generation,
-            settings: self.settings,
-            paused: self.paused,
-            stopped: Some(at_least),
+            stopped,
         }));
     }
 
