@@ -57,6 +57,33 @@ impl ExitStatus {
     }
 }
 
+/// An error that is the command line's: what it asks cannot be done as asked (a write not
+/// confirmed, a confirmation naming another device), found only once the target was looked
+/// at. Carried inside the run's error, it ends the process as `BadArguments` (2), as clap's
+/// refusals do, not as a run that failed (1).
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+impl ExitStatus {
+    /// The status of a run that could not start: `BadArguments` when the error is the command
+    /// line's (`Refused` anywhere in its chain), else `Failure`.
+    pub fn of_error(e: &anyhow::Error) -> Self {
+        if e.chain().any(|c| c.is::<Refused>()) {
+            ExitStatus::BadArguments
+        } else {
+            ExitStatus::Failure
+        }
+    }
+}
+
 impl From<ExitStatus> for std::process::ExitCode {
     fn from(status: ExitStatus) -> Self {
         std::process::ExitCode::from(status.code())
@@ -76,5 +103,15 @@ mod tests {
         assert_eq!(ExitStatus::Signal(Signal::SIGINT).code(), 130);
         assert_eq!(ExitStatus::Signal(Signal::SIGPIPE).code(), 141);
         assert_eq!(ExitStatus::Signal(Signal::SIGTERM).code(), 143);
+    }
+
+    #[test]
+    fn a_refusal_is_bad_arguments_however_deep_in_the_chain() {
+        let e = anyhow::Error::new(Refused("x".into())).context("preparing /dev/loop0");
+        assert_eq!(ExitStatus::of_error(&e), ExitStatus::BadArguments);
+        assert_eq!(
+            ExitStatus::of_error(&anyhow::anyhow!("x")),
+            ExitStatus::Failure
+        );
     }
 }

@@ -147,11 +147,12 @@ pub fn run(
     let durability = config.durability;
     let run_s = last.at.saturating_sub(stopped).as_secs_f64();
     let periods = rows.periods.report();
+    let why = rows.live.finish(run_s, &rows.intervals);
     let mut report = RunReport::new(config, &last, rows.intervals)
         .with_meta(meta)
         .with_periods(periods);
     report.cpu = Some(cpu);
-    report.why = rows.live.finish(run_s);
+    report.why = why;
     let written = report.total.counts.write_bytes + report.left_out.counts.write_bytes;
     if written > 0 {
         report.writeback = Some(writeback(engine, durability.end_fsync));
@@ -263,14 +264,14 @@ pub fn run_sweep(
         live.health_start(),
     );
     if output == Output::Text {
-        let _ = writeln!(
-            out,
-            "sweep of {} over {} steps, {:.1}s each after a {:.1}s ramp",
-            dimension.name(),
+        let intro = sweep_text::sweep_intro(
+            dimension,
             runner.steps().len(),
             config.duration_s.unwrap_or(0.0),
-            crate::sweep::RAMP.as_secs_f64()
+            crate::sweep::RAMP.as_secs_f64(),
+            runner.until().as_ref(),
         );
+        let _ = writeln!(out, "{intro}");
         let _ = writeln!(out, "{}", sweep_text::step_header(dimension));
     }
     let mut failure = None;
@@ -334,6 +335,7 @@ pub fn run_suite(
             &config,
             plan.timing.passes,
             plan.timing.pause.as_secs_f64(),
+            runner.until().as_ref(),
         );
         let _ = writeln!(out, "{header}");
         for line in why_text::disk_lines(&config) {

@@ -35,7 +35,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // One line, whatever a path in it holds.
             say(&diskscope::units::one_line(&format!("{e:#}")));
-            ExitStatus::Failure.into()
+            ExitStatus::of_error(&e).into()
         }
     }
 }

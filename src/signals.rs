@@ -16,11 +16,12 @@ extern "C" fn on_signal(sig: nix::libc::c_int) {
 /// started (`nohup diskscope …`, a shell's `trap '' HUP`) stays ignored: whoever started it
 /// asked for the run to outlive the terminal.
 pub fn install() {
-    let action = SigAction::new(
-        SigHandler::Handler(on_signal),
-        SaFlags::SA_RESTART,
-        SigSet::empty(),
-    );
+    // SIGCONT is held back while the handler runs: `timeout` sends SIGTERM then SIGCONT, and
+    // with both pending the kernel would run SIGCONT's handler first (the frame set up last
+    // runs first), before this one records the SIGTERM that makes it not a stop (`stops`).
+    let mut held = SigSet::empty();
+    held.add(Signal::SIGCONT);
+    let action = SigAction::new(SigHandler::Handler(on_signal), SaFlags::SA_RESTART, held);
     for sig in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
         // SAFETY: the handler only performs an atomic store, which is async-signal-safe.
         let old = unsafe { sigaction(sig, &action) };

@@ -88,6 +88,11 @@ impl SweepRunner {
         self
     }
 
+    /// `--until-steady`'s rounds and MAX, when each step runs until steady.
+    pub fn until(&self) -> Option<UntilSteady> {
+        self.steps.until()
+    }
+
     /// How each measured step ended under `--until-steady` (empty without it).
     pub fn steadies(&self) -> &[crate::model::why::UntilSteadyReport] {
         self.steps.steadies()

@@ -40,7 +40,7 @@ fn allow_write_naming_something_else_writes_nothing() {
         let out = write(&["precious.db"], other);
         refused(
             &out,
-            1,
+            2,
             &[
                 "precious.db",
                 "--allow-write names",
@@ -54,7 +54,7 @@ fn allow_write_naming_something_else_writes_nothing() {
     let out = write(&[], "/dev/sdb");
     refused(
         &out,
-        1,
+        2,
         &["diskscope.scratch", "--allow-write names /dev/sdb"],
     );
     assert!(!dir.path().join("diskscope.scratch").exists());

@@ -334,3 +334,34 @@ fn each_then_all_runs_every_file_alone_then_all_together() {
     );
     assert_eq!(cached["findings"], serde_json::json!([]), "{cached:#}");
 }
+
+/// A change one target cannot take (its file went, so no descriptor opens for the new
+/// threads) leaves every target as it was: no target runs the new settings even for a
+/// moment. Before, the first target took them and went back, leaving a period of a few
+/// milliseconds at settings the run never had ("67 threads" in a run that stayed at 64).
+#[test]
+fn a_change_one_target_cannot_take_touches_no_target() {
+    let dir = workdir();
+    let paths = files(dir.path(), &[4 << 20; 2]);
+    let targets: Vec<Arc<Target>> = paths.iter().map(|p| open(p)).collect();
+    let before = Settings::default();
+    let (mut group, rx) = start(&targets, before);
+    drain_for(&rx, Duration::from_millis(200));
+    std::fs::rename(&paths[1], dir.path().join("gone")).unwrap();
+    let more = Settings {
+        threads: 3,
+        ..before
+    };
+    let err = group.apply(more).unwrap_err();
+    assert!(err.contains("t1"), "{err}");
+    let seen = drain_for(&rx, Duration::from_millis(300));
+    group.request_stop();
+    for (i, s) in &seen {
+        assert_eq!(
+            s.settings, before,
+            "target {i} ran other settings: {:?}",
+            s.settings
+        );
+    }
+    assert_eq!(group.settings(), before);
+}

@@ -492,3 +492,60 @@ fn an_io_finishing_after_the_switch_was_cut_is_counted_apart() {
         );
     }
 }
+
+/// Reads at once until the 5000th, which hangs for 3 s: longer than the run's end waits.
+struct Hangs(Arc<AtomicU64>);
+
+impl BlockIo for Hangs {
+    fn read_at(&mut self, buf: &mut [u8], _offset: u64) -> io::Result<usize> {
+        if self.0.fetch_add(1, Ordering::SeqCst) == 5000 {
+            std::thread::sleep(Duration::from_secs(3));
+        }
+        Ok(buf.len())
+    }
+    fn write_at(&mut self, buf: &[u8], _offset: u64) -> io::Result<usize> {
+        Ok(buf.len())
+    }
+}
+
+struct HangsOpener(Arc<AtomicU64>);
+
+impl IoOpener for HangsOpener {
+    fn open_io(&self) -> io::Result<Box<dyn BlockIo>> {
+        Ok(Box::new(Hangs(self.0.clone())))
+    }
+}
+
+/// A worker the end stops waiting for: what it issued after its last hand-over (the reads it
+/// did since, and the one it hangs in) is counted unfinished. Before, only what it had handed
+/// over was, and the rest was counted nowhere: on a loop device, 142 reads the kernel did and
+/// the run never mentioned.
+#[test]
+fn what_a_worker_issued_after_its_last_hand_over_is_unfinished_at_the_end() {
+    let calls = Arc::new(AtomicU64::new(0));
+    let geometry = Geometry {
+        span: 1 << 30,
+        logical_block_size: 512,
+        direct: false,
+        write_allowed: false,
+    };
+    let engine = Engine::start(
+        Arc::new(HangsOpener(calls.clone())),
+        geometry,
+        Settings::default(),
+        TICK,
+    )
+    .unwrap();
+    wait_for(&engine, "the hanging read", |_| {
+        calls.load(Ordering::SeqCst) > 5000
+    });
+    engine.request_stop();
+    let mut last = None;
+    while let Ok(s) = engine.snapshots().recv_timeout(Duration::from_secs(10)) {
+        last = Some(s);
+    }
+    let t = last.expect("a final snapshot").total;
+    assert_eq!(t.ops + t.unfinished, 5001, "every read started: {t:?}");
+    assert!(t.unfinished >= 1, "the hanging read: {t:?}");
+    assert_eq!(t.issued, t.settled() + t.unfinished, "{t:?}");
+}

@@ -67,9 +67,12 @@ fn every_targets_ops_are_its_devices_kernel_count() {
             dev.name()
         );
         assert!(ops > 1000, "too few ops to compare: {ops}");
+        // What a worker the run's end stopped waiting for still had (issued, handed over or
+        // not) is counted unfinished: the device may have done it, but it is no op.
+        let unfinished = t["total"]["unfinished"].as_u64().unwrap();
         assert!(
-            kernel.abs_diff(ops + 1) <= 1,
-            "{}: app {ops}, kernel {kernel}; the target's total: {}",
+            kernel >= ops && kernel <= ops + unfinished + 2,
+            "{}: app {ops} (+{unfinished} unfinished), kernel {kernel}; the target's total: {}",
             dev.name(),
             t["total"]
         );
@@ -78,8 +81,8 @@ fn every_targets_ops_are_its_devices_kernel_count() {
         let ios = reported["reads_completed"].as_u64().unwrap()
             + reported["reads_merged"].as_u64().unwrap();
         assert!(
-            ios.abs_diff(ops) <= 1,
-            "{}: reported kernel {ios}, ops {ops}",
+            ios + 1 >= ops && ios <= ops + unfinished + 1,
+            "{}: reported kernel {ios}, ops {ops} (+{unfinished} unfinished)",
             dev.name()
         );
         assert_eq!(t["device"], dev.name());
@@ -239,7 +242,12 @@ fn one_refused_write_target_refuses_the_run_before_any_is_written() {
     let mut args = paths(&devs);
     args.extend([allow.as_str(), "--read", "0", "--no-tui", "-T", "1s"]);
     let out = diskscope(dir.path(), &args);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a bad argument: {}",
+        stderr(&out)
+    );
     let err = stderr(&out);
     assert!(
         err.starts_with(&format!("diskscope: {}: --allow-write names", devs[1].path)),

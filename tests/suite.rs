@@ -505,3 +505,36 @@ fn on_a_device_writes_run_only_when_it_is_named() {
     );
     assert_ne!(dev.checksum(), sum, "the writes did not reach the device");
 }
+
+/// Under `--until-steady` the suite's header says what a pass lasts (until steady, at most
+/// MAX), not the `-T` it does not use ("3 passes of 5.0 s").
+#[test]
+fn the_header_of_a_suite_until_steady_says_how_long_a_pass_lasts() {
+    use std::io::BufRead;
+    let dir = workdir();
+    common::make_file(&dir.path().join("data"), 8 << 20);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_diskscope"))
+        .args(["data", "--buffered", "--no-tui", "--suite", "real"])
+        .args(["--until-steady=6s", "--steady-round", "1s"])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    let timing = lines
+        .map_while(Result::ok)
+        .inspect(|l| seen.push(l.clone()))
+        .find(|l| l.contains(" passes "));
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    );
+    let _ = child.wait();
+    let timing = timing.unwrap_or_else(|| panic!("no timing line: {seen:?}"));
+    assert!(
+        timing.starts_with("3 passes until steady (5 rounds of 1 s) or 6.0 s at most per test"),
+        "{timing}"
+    );
+}

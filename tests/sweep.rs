@@ -316,3 +316,39 @@ fn fio_prints_an_equivalent_job_without_running() {
         "--fio must not lay out anything"
     );
 }
+
+/// Under `--until-steady` the sweep's header says what a step lasts (until steady, at most
+/// MAX), not the step time it does not use ("3.0s each").
+#[test]
+fn the_header_of_a_sweep_until_steady_says_how_long_a_step_lasts() {
+    use std::io::BufRead;
+    let dir = workdir();
+    make_file(&dir.path().join("data"), 8 << 20);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_diskscope"))
+        .args(["data", "--buffered", "--no-tui", "--sweep", "threads=1,2"])
+        .args(["--until-steady=6s", "--steady-round", "1s"])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    let intro = lines
+        .map_while(Result::ok)
+        .inspect(|l| seen.push(l.clone()))
+        .find(|l| l.starts_with("sweep of"));
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    );
+    let _ = child.wait();
+    assert_eq!(
+        intro.as_deref(),
+        Some(
+            "sweep of threads over 2 steps, each until steady (5 rounds of 1 s) or 6.0s at most, \
+             after a 0.5s ramp"
+        ),
+        "{seen:?}"
+    );
+}

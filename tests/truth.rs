@@ -174,3 +174,38 @@ fn a_stopped_process_leaves_the_stop_out_of_rates_and_latency() {
     assert!(text.contains("stopped 1× for"), "{text}");
     assert!(text.contains("left out of rates and latency"), "{text}");
 }
+
+/// coreutils `timeout` sends SIGTERM and then SIGCONT to a process that was never stopped:
+/// the run ends as stopped early by SIGTERM, with no stop counted and no I/O set apart as
+/// spanning one (three runs: the SIGCONT's handler once ran before the SIGTERM's).
+#[test]
+fn the_sigcont_that_timeout_sends_after_sigterm_is_not_a_stop() {
+    let dir = workdir();
+    let file = dir.path().join("target");
+    make_file(&file, 16 << 20);
+    let json = dir.path().join("run.json");
+    let json_arg = format!("--json={}", json.display());
+    for _ in 0..3 {
+        let out = Command::new("timeout")
+            .args(["-s", "TERM", "1", env!("CARGO_BIN_EXE_diskscope")])
+            .args([
+                file.to_str().unwrap(),
+                "--buffered",
+                "--no-tui",
+                "-T",
+                "10s",
+            ])
+            .arg(&json_arg)
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(124), "{text}{}", stderr(&out));
+        let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        assert_eq!(v["left_out"]["stops"], 0, "{}\n{text}", v["left_out"]);
+        assert_eq!(v["total"]["spanning_stop"], 0, "{}", v["total"]);
+        assert!(text.contains("stopped early by SIGTERM"), "{text}");
+        assert!(!text.contains("resumed by SIGCONT"), "{text}");
+    }
+}

@@ -241,8 +241,9 @@ fn quitting_mid_sweep_prints_and_saves_the_steps_so_far() {
 }
 
 /// Starts `command` in an interactive shell (job control, as over ssh), waits for `ready`
-/// on the screen, kills the tmux server and waits for diskscope to end.
-fn drop_connection(dir: &Path, command: &str, ready: &str) {
+/// on the screen with a second of run, kills the tmux server and waits for diskscope to end;
+/// returns the last screen.
+fn drop_connection(dir: &Path, command: &str, ready: &str) -> String {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let name = format!(
         "front-drop-{}",
@@ -259,17 +260,40 @@ fn drop_connection(dir: &Path, command: &str, ready: &str) {
         ),
         "Enter",
     ]);
-    tmux.wait_for(ready, Duration::from_secs(60), |s| s.contains(ready));
-    std::thread::sleep(Duration::from_millis(500));
+    let screen = wait_running(&tmux, ready);
     let pid = tmux.process("diskscope").expect("the diskscope process");
     tmux.hang_up();
     wait_gone(pid, Duration::from_secs(20));
+    screen
+}
+
+/// Whether `screen` shows a second of run time or more: the TUI's elapsed ("│ 1.2s │") or a
+/// headless row ("    1.0s   84.8k IOPS").
+fn ran_a_second(screen: &str) -> bool {
+    screen
+        .split(|c: char| c.is_whitespace() || c == '│')
+        .any(|w| {
+            w.strip_suffix('s')
+                .filter(|n| n.contains('.'))
+                .and_then(|n| n.parse::<f64>().ok())
+                .is_some_and(|t| t >= 1.0)
+        })
+}
+
+/// Waits for `ready` and a second of run on the screen (the run's own output, not a timer:
+/// a hang-up while the scratch file was still laid out kept nothing); returns the screen.
+fn wait_running(tmux: &Tmux, ready: &str) -> String {
+    let what = format!("{ready:?} and a second of run");
+    tmux.wait_for(&what, Duration::from_secs(60), |s| {
+        s.contains(ready) && ran_a_second(s)
+    })
 }
 
 /// The same, with diskscope run by a shell that survives the hang-up and writes its exit
 /// status, and SIGHUP ignored (as `nohup` leaves it): diskscope gets no signal, only a
-/// terminal that fails every write (EIO) and whose input ends.
-fn lose_terminal(dir: &Path, command: &str, ready: &str) -> i32 {
+/// terminal that fails every write (EIO) and whose input ends. Returns its exit status and the
+/// last screen.
+fn lose_terminal(dir: &Path, command: &str, ready: &str) -> (i32, String) {
     let shell = format!(
         "bash -c \"trap '' HUP; cd '{d}' && XDG_STATE_HOME='{d}/state' '{b}' {command}; echo \\$? > '{d}/exit'\"",
         d = dir.display(),
@@ -278,19 +302,21 @@ fn lose_terminal(dir: &Path, command: &str, ready: &str) -> i32 {
     let _ = std::fs::remove_file(dir.join("exit"));
     let name = format!("front-lose-{}", command.len());
     let tmux = Tmux::start(&name, (120, 40), &shell);
-    tmux.wait_for(ready, Duration::from_secs(60), |s| s.contains(ready));
-    std::thread::sleep(Duration::from_millis(500));
+    let screen = wait_running(&tmux, ready);
     tmux.hang_up();
     let exit = dir.join("exit");
     for _ in 0..200 {
         if let Ok(text) = std::fs::read_to_string(&exit)
             && let Ok(code) = text.trim().parse()
         {
-            return code;
+            return (code, screen);
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    panic!("no exit status in {}", exit.display());
+    panic!(
+        "no exit status in {}; the last screen:\n{screen}",
+        exit.display()
+    );
 }
 
 #[test]
@@ -301,9 +327,9 @@ fn a_dropped_terminal_keeps_the_result_and_the_next_start_says_so() {
     let dir = common::workdir();
     let d = dir.path();
     // The TUI, sent SIGHUP by the interactive shell as the connection drops.
-    drop_connection(d, ". --size 16M", "IOPS now");
+    let screen = drop_connection(d, ". --size 16M", "IOPS now");
     let first = kept(d);
-    assert_eq!(first.len(), 1, "{first:?}");
+    assert_eq!(first.len(), 1, "{first:?}; the last screen:\n{screen}");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&first[0]).unwrap()).unwrap();
     assert!(v["total"]["ops"].as_u64().unwrap() > 0, "a run: {v}");
@@ -316,19 +342,42 @@ fn a_dropped_terminal_keeps_the_result_and_the_next_start_says_so() {
     assert!(!d.join("diskscope.scratch").exists());
     // With --json FILE the result is there, and nothing is kept besides. (This start in a
     // terminal says the notice of the first.)
-    drop_connection(d, ". --size 16M --json=run.json", "IOPS now");
-    assert_eq!(kept(d).len(), 1);
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(d.join("run.json")).unwrap()).unwrap();
+    let screen = drop_connection(d, ". --size 16M --json=run.json", "IOPS now");
+    assert_eq!(
+        kept(d).len(),
+        1,
+        "{:?}; the last screen:\n{screen}",
+        kept(d)
+    );
+    let saved = std::fs::read_to_string(d.join("run.json"))
+        .unwrap_or_else(|e| panic!("run.json: {e}; the last screen:\n{screen}"));
+    let v: serde_json::Value = serde_json::from_str(&saved).unwrap();
     assert!(v["total"].is_object());
     // The TUI whose terminal fails under it (no signal): ends as a hang-up, 129, kept.
-    assert_eq!(lose_terminal(d, ". --size 16M", "IOPS now"), 129);
-    assert_eq!(kept(d).len(), 2);
+    let (code, screen) = lose_terminal(d, ". --size 16M", "IOPS now");
+    assert_eq!(code, 129, "the last screen:\n{screen}");
+    assert_eq!(
+        kept(d).len(),
+        2,
+        "{:?}; the last screen:\n{screen}",
+        kept(d)
+    );
     // Headless, on a terminal: the same, SIGHUP or not.
-    drop_connection(d, ". --size 16M --no-tui -T 60s", "laying out");
-    assert_eq!(kept(d).len(), 3);
-    assert_eq!(lose_terminal(d, ". --size 16M --no-tui -T 3s", "IOPS"), 0);
-    assert_eq!(kept(d).len(), 4);
+    let screen = drop_connection(d, ". --size 16M --no-tui -T 60s", "IOPS");
+    assert_eq!(
+        kept(d).len(),
+        3,
+        "{:?}; the last screen:\n{screen}",
+        kept(d)
+    );
+    let (code, screen) = lose_terminal(d, ". --size 16M --no-tui -T 3s", "IOPS");
+    assert_eq!(code, 0, "the last screen:\n{screen}");
+    assert_eq!(
+        kept(d).len(),
+        4,
+        "{:?}; the last screen:\n{screen}",
+        kept(d)
+    );
 
     // The next start in a terminal says so, once; --show last opens the newest.
     let twice = format!(

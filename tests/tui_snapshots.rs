@@ -75,12 +75,15 @@ fn snapshot(i: u64, total: &mut Counts) -> Snapshot {
             active: true,
             total: Counts {
                 ops: total.ops / 4,
+                // In flight the whole of each I/O's mean latency (no rate: the same time).
+                busy_ns: total.ops / 4 * 452_000,
                 ..Counts::default()
             },
             active_time: Duration::from_millis(100 * (i + 1)),
             interval_ops: ops / 4,
             interval_latency_mean_ns: 450_000.0 + id as f64 * 1000.0,
             latency_mean_ns: 452_000.0,
+            fell_back: false,
         })
         .collect();
     Snapshot {
@@ -1828,4 +1831,33 @@ fn a_double_click_on_a_picker_row_starts_and_a_slow_one_only_selects() {
         Action::None
     );
     assert_eq!(selected(&app), 1);
+}
+
+/// A thread whose io_uring ring failed runs pread/pwrite at depth 1: the status line says so
+/// whatever depth the sliders show, and the message line names the thread, as the summary
+/// does.
+#[test]
+fn a_thread_whose_ring_failed_is_said_on_the_status_and_message_lines() {
+    let s = Settings {
+        iodepth: 16,
+        ..settings()
+    };
+    let mut run = Run::new(info(false), s, Some("sdb".into()));
+    let mut total = Counts::default();
+    for i in 0..20 {
+        let mut snap = Snapshot {
+            settings: s,
+            ..snapshot(i, &mut total)
+        };
+        snap.threads[2].fell_back = true;
+        run.push(snap);
+    }
+    let text = screen_text(&draw(&App::new(Screen::Run(Box::new(run)), true), 120, 40));
+    assert!(text.contains("1 thread(s) QD1: ring failed"), "{text}");
+    assert!(
+        text.contains(
+            "io_uring failed in 1 of 4 threads (2): from then on it ran pread/pwrite, one I/O at a time, not QD16"
+        ),
+        "{text}"
+    );
 }

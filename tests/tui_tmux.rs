@@ -88,6 +88,26 @@ impl Tmux {
     }
 }
 
+/// The run's elapsed time on the status line ("│ 12.3s │"), in seconds.
+fn elapsed(screen: &str) -> Option<f64> {
+    let first = screen.lines().next()?;
+    first.split('│').find_map(|part| {
+        let t = part.trim().strip_suffix('s')?;
+        t.contains('.').then(|| t.parse().ok()).flatten()
+    })
+}
+
+/// Lets the run go on for `secs` of its own elapsed time, read off the screen (not a timer:
+/// a loaded machine's run may lag the wall clock).
+fn run_for(tmux: &Tmux, secs: f64) {
+    let from = elapsed(&tmux.screen()).unwrap_or(0.0);
+    tmux.wait_for(
+        &format!("{secs} s more of run"),
+        Duration::from_secs(60),
+        |s| elapsed(s).is_some_and(|e| e >= from + secs),
+    );
+}
+
 /// A sweep's finding is on the screen: a saturation, or a curve still rising at its end.
 fn has_finding(screen: &str) -> bool {
     screen.contains("saturates at") || screen.contains("no saturation within this sweep")
@@ -352,7 +372,7 @@ fn tui_ctrl_z_pauses_the_run_and_fg_resumes_it_without_a_stop_in_the_figures() {
     tmux.wait_for("the run screen", Duration::from_secs(60), |s| {
         s.contains("IOPS now")
     });
-    std::thread::sleep(Duration::from_secs(2));
+    run_for(&tmux, 2.0);
     let pid = child_of_pane(&tmux).expect("the diskscope process");
     let wall = Instant::now();
     tmux.keys(&["C-z"]);
@@ -364,6 +384,7 @@ fn tui_ctrl_z_pauses_the_run_and_fg_resumes_it_without_a_stop_in_the_figures() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+    // How long it stays stopped is the test's stimulus: a stopped process prints nothing.
     std::thread::sleep(Duration::from_secs(3));
     tmux.keys(&["fg; echo fg-exit=$?", "Enter"]);
     tmux.wait_for(
@@ -371,10 +392,9 @@ fn tui_ctrl_z_pauses_the_run_and_fg_resumes_it_without_a_stop_in_the_figures() {
         Duration::from_secs(10),
         |s| s.contains("IOPS now") && !s.contains("PAUSED"),
     );
-    std::thread::sleep(Duration::from_secs(2));
+    run_for(&tmux, 2.0);
     tmux.keys(&["q"]);
-    // The line echoed, not the command typed (a summary that fits the pane leaves that on
-    // screen).
+    // The status line, not the typed command that holds "fg-exit=$?".
     let end = tmux.wait_for("the summary", Duration::from_secs(20), |s| {
         s.lines().any(|l| l.starts_with("fg-exit="))
     });
@@ -446,22 +466,22 @@ fn tui_changes_are_periods_in_the_summary_and_the_json() {
     tmux.wait_for("the run screen", Duration::from_secs(60), |s| {
         s.contains("IOPS now") && slider(s, "threads").as_deref() == Some("1")
     });
-    std::thread::sleep(Duration::from_secs(2));
+    run_for(&tmux, 2.0);
     tmux.keys(&["+"]);
     tmux.wait_for("2 threads, marked", Duration::from_secs(10), |s| {
         slider(s, "threads").as_deref() == Some("2") && s.contains("T2")
     });
-    std::thread::sleep(Duration::from_secs(2));
+    run_for(&tmux, 2.0);
     tmux.keys(&["Right"]);
     tmux.wait_for("4 threads, marked", Duration::from_secs(10), |s| {
         slider(s, "threads").as_deref() == Some("4") && s.contains("T4")
     });
-    std::thread::sleep(Duration::from_secs(2));
+    run_for(&tmux, 2.0);
     tmux.keys(&["Tab", "Tab", "Right"]);
     tmux.wait_for("8k blocks", Duration::from_secs(10), |s| {
         slider(s, "block size").as_deref() == Some("8k")
     });
-    std::thread::sleep(Duration::from_secs(2));
+    run_for(&tmux, 2.0);
     tmux.keys(&["q"]);
     let end = tmux.wait_for("the summary", Duration::from_secs(20), |s| {
         s.contains("diskscope-exit=")

@@ -665,3 +665,64 @@ fn buffered_writes_say_nothing_of_the_drive_cache_direct_ones_do() {
         "{kinds:?}"
     );
 }
+
+/// `--until-steady` that never settles quotes the range and slope of the rows the JSON holds,
+/// the final one (with what came as the engine stopped) included: the same figures the
+/// steady-state check gives over those rows.
+#[test]
+fn never_settled_quotes_the_rows_it_kept() {
+    use diskscope::findings::series::Interval;
+    use diskscope::findings::steady::{SteadyCheck, SteadyParams};
+    let dir = common::workdir();
+    common::make_file(&dir.path().join("data"), 16 << 20);
+    let saved = dir.path().join("run.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_diskscope"))
+        .args([
+            "data",
+            "--buffered",
+            "--no-tui",
+            "--until-steady=7s",
+            "--steady-round",
+            "1s",
+        ])
+        .args(["--steady-excursion", "0.01", "--steady-slope", "0.01"])
+        .arg(format!("--json={}", saved.display()))
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = read_json(&saved);
+    let until = &json["until_steady"];
+    assert_eq!(until["settled"], false, "{until}");
+    let rows = json["intervals"].as_array().unwrap();
+    let f = |r: &Value, k: &str| r[k].as_f64().unwrap();
+    let series: Vec<Interval> = rows
+        .iter()
+        .filter(|r| r["left_out"]["stops"].as_u64().unwrap_or(0) == 0)
+        .map(|r| Interval {
+            t_s: f(r, "t_s"),
+            elapsed_s: f(r, "elapsed_s"),
+            key: r["period"].as_u64().unwrap(),
+            ops: r["ops"].as_u64().unwrap(),
+            bytes: r["bytes"].as_u64().unwrap(),
+            ..Interval::default()
+        })
+        .collect();
+    let mut params = SteadyParams::with_round(1.0);
+    params.max_excursion_pct = 0.01;
+    params.max_slope_pct = 0.01;
+    let run_s = f(&json["total"], "elapsed_s");
+    let want = SteadyCheck::over(&series, params).never_settled_text(run_s);
+    let said = until["text"].as_str().unwrap();
+    let figures = |t: &str| t.split_once('(').map(|(_, rest)| rest.to_string());
+    assert_eq!(
+        figures(said),
+        figures(&want),
+        "said {said:?}, the rows give {want:?}"
+    );
+}

@@ -185,6 +185,13 @@ mod tests {
         );
         assert!(err(&["--until-steady=1m", "--tui"]).contains("and --tui asks for the screen"));
         assert!(err(&["--steady-round", "500ms"]).starts_with("--steady-round '500ms'"));
+        // A round is whole rows: 1.5 s would be one row or two as their lengths jitter.
+        let e = err(&["--steady-round", "1.5s"]);
+        assert!(
+            e.starts_with("--steady-round '1.5s'") && e.contains("whole"),
+            "{e}"
+        );
+        assert!(config(&["--steady-round", "2s"]).is_ok());
         assert!(err(&["--steady-slope", "0"]).starts_with("--steady-slope '0'"));
     }
 }

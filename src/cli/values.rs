@@ -168,12 +168,15 @@ pub fn pause(text: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
-/// `--steady-round`: one second (a round holds one-second samples) to an hour.
+/// `--steady-round`: whole seconds, one (a round holds one-second rows) to an hour. A round
+/// of 1.5 s would be one row or two as the rows' lengths jitter, so "5 × 1.5 s" could be 8 s:
+/// a round is a whole number of rows, as it says.
 pub fn steady_round(text: &str) -> Result<Duration, String> {
     let d = parse_duration(text)?;
-    if d < Duration::from_secs(1) || d > Duration::from_secs(3600) {
+    if d < Duration::from_secs(1) || d > Duration::from_secs(3600) || d.subsec_nanos() != 0 {
         return Err(format!(
-            "'{text}': a round is made of one-second samples; give 1s to 1h (e.g. 5s)"
+            "'{text}': a round is a whole number of one-second rows; give whole seconds from \
+             1s to 1h (e.g. 5s)"
         ));
     }
     Ok(d)

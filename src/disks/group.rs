@@ -93,17 +93,21 @@ impl Group {
         self.settings
     }
 
-    /// Changes every target's settings, live. Checked against every target first, so a
-    /// setting one target cannot take changes none; should an engine still fail (a thread
-    /// that cannot start), the targets already changed go back to the old settings.
+    /// Changes every target's settings, live. Every engine is prepared first (the settings
+    /// checked against its target, the descriptors its new threads need opened), so a setting
+    /// or a descriptor one target cannot take changes none; should an engine still fail (a
+    /// thread that cannot start), the targets already changed go back to the old settings.
     pub fn apply(&mut self, settings: Settings) -> Result<(), String> {
         check_together(self.len(), &settings)?;
         for (g, name) in self.geometries.iter().zip(&self.names) {
             g.validate(&settings).map_err(|e| format!("{name}: {e}"))?;
         }
+        let prepared = (self.engines.iter().zip(&self.names))
+            .map(|(e, name)| e.prepare(settings).map_err(|e| format!("{name}: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
         let old = self.settings;
-        for i in 0..self.engines.len() {
-            if let Err(e) = self.engines[i].apply(settings) {
+        for (i, p) in prepared.into_iter().enumerate() {
+            if let Err(e) = self.engines[i].apply_prepared(p) {
                 for engine in &mut self.engines[..=i] {
                     let _ = engine.apply(old);
                 }

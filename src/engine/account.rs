@@ -65,6 +65,7 @@ impl Worker {
         stopped: bool,
         timing: Timing,
     ) {
+        self.local.busy_ns += timing.service.as_nanos() as u64;
         match outcome {
             Outcome::Full(_) if stopped => self.local.spanning_stop += 1,
             Outcome::Full(n) => self.count_full(is_read, n, timing),

@@ -102,16 +102,31 @@ impl BufferSet {
         self.count == 0
     }
 
-    /// Bytes the set allocates: `count × stride`.
+    /// Bytes the set allocates: `count × stride` (counted, not read through a slice of the
+    /// whole set, which the kernel may be writing).
     pub fn allocated(&self) -> usize {
-        self.block.len()
+        self.stride * self.count.max(1)
     }
 
-    /// Buffer `i`.
+    /// Where buffer `i` starts, as a raw pointer: what a request handed to the kernel points
+    /// at. Built from the allocation's own pointer, never through a reference to the whole
+    /// set, so handing out slot `i` claims nothing of the slots the kernel is writing.
+    #[inline]
+    pub fn slot_ptr(&self, i: usize) -> *mut u8 {
+        assert!(i < self.count, "buffer {i} of {}", self.count);
+        // SAFETY: i < count, so i × stride + len ≤ count × stride, inside the allocation.
+        unsafe { self.block.ptr.as_ptr().add(i * self.stride) }
+    }
+
+    /// Buffer `i`, and only it: the slice covers `len` bytes from slot `i`'s start, so the
+    /// kernel may go on writing the other slots (requests in flight) while it is held. The
+    /// caller has no request in flight on slot `i` itself.
     #[inline]
     pub fn get_mut(&mut self, i: usize) -> &mut [u8] {
-        let at = i * self.stride;
-        &mut self.block[at..at + self.len]
+        // SAFETY: `slot_ptr` is in bounds for `len` bytes (stride ≥ len), the bytes are
+        // initialised (zeroed at allocation), and `&mut self` keeps this the only slice of
+        // slot `i` handed out from safe code while it lives.
+        unsafe { std::slice::from_raw_parts_mut(self.slot_ptr(i), self.len) }
     }
 
     /// Fills every buffer with bytes from `fill` (random data for writes).
@@ -152,6 +167,26 @@ mod tests {
                 assert!(set.get_mut(1).iter().all(|&b| b == 0));
             }
         }
+    }
+
+    /// What a request in flight on slot 0 may see: the slice of slot 1 reaches exactly its own
+    /// bytes and no further, and a write through the raw pointer of slot 0 (as the kernel's)
+    /// made while slot 1 is borrowed is seen afterwards (under Miri, a slice over the whole set
+    /// would be a Unique borrow that such a write invalidates).
+    #[test]
+    fn a_slot_is_borrowed_alone_while_another_is_written_through_its_pointer() {
+        let mut set = BufferSet::new(3, 512, 4096);
+        let kernel = set.slot_ptr(0);
+        let one = set.get_mut(1);
+        let range = one.as_ptr_range();
+        assert_eq!(range.end as usize - range.start as usize, 512);
+        assert!(range.start as usize >= kernel as usize + 4096);
+        // SAFETY: slot 0 is in bounds for 512 bytes and not borrowed by anything.
+        unsafe { kernel.write_bytes(9, 512) };
+        one.fill(3);
+        assert!(set.get_mut(0).iter().all(|&b| b == 9));
+        assert!(set.get_mut(1).iter().all(|&b| b == 3));
+        assert!(set.get_mut(2).iter().all(|&b| b == 0));
     }
 
     #[test]

@@ -75,6 +75,12 @@ pub struct WorkerSlot {
     pub stop: AtomicBool,
     /// Set by the worker as it exits.
     pub finished: AtomicBool,
+    /// I/Os this worker has issued, stored as each is (its mailbox has them only as of the
+    /// last hand-over): at the end, what a worker not waited for any longer still had.
+    pub issued: AtomicU64,
+    /// Set by the worker when its io_uring ring failed and it carries on with pread/pwrite,
+    /// one I/O at a time, whatever the depth asked.
+    pub fell_back: AtomicBool,
 }
 
 impl WorkerSlot {
@@ -94,6 +100,8 @@ impl WorkerSlot {
             acked_generation: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             finished: AtomicBool::new(false),
+            fell_back: AtomicBool::new(false),
+            issued: AtomicU64::new(0),
         }
     }
 }

@@ -2,18 +2,19 @@
 //! that turns their counters into `Snapshot`s. It can be reconfigured while it runs — thread
 //! count, queue depth, block size, read %, random % — without restarting the run or losing
 //! its history. Workers drive the disk with pread/pwrite (psync, one I/O in flight each) or
-//! with one io_uring each (`uring`, `iodepth` in flight); `ioengine` says which the kernel
-//! allows.
-//!
-//! The engine knows nothing of terminals, reports or the CLI: it takes an `IoOpener` (how to
-//! get a descriptor on the target), the target's `Geometry` and `Settings`, and hands out
-//! snapshots on a channel. Commands go to the sampler thread, which cuts an interval at every
+//! with one io_uring each (`uring`, `iodepth` in flight; `flight` its error paths); `ioengine`
+//! says which the kernel allows. The engine knows nothing of terminals, reports or the CLI: it
+//! takes an `IoOpener` (how to get a descriptor on the target), the target's `Geometry` and
+//! `Settings`, and hands out snapshots on a channel. Commands go to the sampler thread, which cuts an interval at every
 //! change so that no snapshot spans two settings, and at every stop of the process (`stops`),
 //! so a SIGSTOP or Ctrl-Z is left out of the figures rather than counted as run time.
 
 mod account;
+mod apply;
+pub use apply::Prepared;
 pub mod buffer;
 mod control;
+mod flight;
 mod handover;
 pub mod io;
 pub mod ioengine;
@@ -21,6 +22,7 @@ pub mod memory;
 mod pace;
 pub mod pattern;
 mod ring;
+pub mod ring_fault;
 mod sampler;
 pub mod stops;
 mod uring;
@@ -43,8 +45,8 @@ pub const DEFAULT_TICK: Duration = Duration::from_millis(100);
 pub struct Options {
     /// The sampling interval.
     pub tick: Duration,
-    /// fdatasync after every this many writes of each worker (`--fsync`); 0: never. The
-    /// sync's time counts in the latency of the write that triggered it.
+    /// fdatasync after every this many writes of each worker (`--fsync`; 0: never), its time
+    /// in the latency of the write that triggered it.
     pub fsync_every: u32,
     /// How the workers drive the disk; with psync the depth must stay 1. Resolve it with
     /// `ioengine::resolve` (which probes the kernel) before choosing io_uring.
@@ -251,46 +253,6 @@ impl Engine {
     /// How the workers drive the disk.
     pub fn ioengine(&self) -> IoEngine {
         self.ioengine
-    }
-
-    /// Changes the settings live. Threads are added or stopped in place; the others reap what
-    /// they have in flight and pick up the new depth, block size and mix. On error nothing changed, except that a
-    /// thread increase that failed part-way keeps the threads it could start (see `settings`).
-    pub fn apply(&mut self, settings: Settings) -> Result<(), String> {
-        self.geometry.validate(&settings)?;
-        check_depth(self.ioengine, &settings)?;
-        if settings == self.settings {
-            return Ok(());
-        }
-        let ios = open_many(
-            &*self.opener,
-            settings.threads.saturating_sub(self.settings.threads),
-        )?;
-        self.send_apply(settings, ios)
-    }
-
-    fn send_apply(&mut self, settings: Settings, ios: Vec<Box<dyn BlockIo>>) -> Result<(), String> {
-        let (reply_tx, reply) = mpsc::channel();
-        let wanted = ios.len();
-        self.commands
-            .send(Command::Apply(settings, ios, reply_tx))
-            .map_err(|_| "the engine has stopped".to_string())?;
-        match reply.recv() {
-            Ok(Ok(())) => {
-                self.settings = settings;
-                Ok(())
-            }
-            Ok(Err((started, msg))) => {
-                self.settings = Settings {
-                    threads: self.settings.threads + started,
-                    ..settings
-                };
-                Err(format!(
-                    "started only {started} of {wanted} new threads: {msg}"
-                ))
-            }
-            Err(_) => Err("the engine has stopped".into()),
-        }
     }
 
     /// Pauses or resumes all workers; paused time does not count in cumulative rates.

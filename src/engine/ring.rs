@@ -16,6 +16,7 @@ use std::os::fd::RawFd;
 
 use io_uring::{IoUring, opcode, squeue, types};
 
+use super::ring_fault::{Call, Faults};
 use super::worker::Worker;
 
 /// Registered buffers (ReadFixed/WriteFixed): the kernel maps the pages once instead of at
@@ -44,6 +45,7 @@ pub(super) fn cpus() -> usize {
 /// One worker's ring and what is registered on it.
 pub(super) struct Ring {
     pub ring: IoUring,
+    /// The most requests (slots) the rings' queues were sized for.
     pub entries: usize,
     fixed_file: bool,
     /// The `Worker::bufs_epoch` whose buffers are registered; None: plain reads and writes.
@@ -54,14 +56,35 @@ pub(super) struct Ring {
     /// wakes for the next slot even while I/Os are in flight; without it, it submits the next
     /// slot after the next completion.
     pub ext_arg: bool,
+    /// The test seam's faults (`ring_fault`); `None` in every real run.
+    faults: Option<Faults>,
 }
 
+/// How a hand-over to the kernel went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Sent {
+    /// Everything queued was taken.
+    All,
+    /// The kernel took less than was queued, or none (EAGAIN: it could not allocate a request;
+    /// EBUSY: its completion queue overflowed). What is left stays queued: reap, then submit
+    /// again.
+    Busy,
+}
+
+/// `IORING_ENTER_GETEVENTS` and `IORING_ENTER_EXT_ARG` of io_uring_enter(2).
+const ENTER_GETEVENTS: u32 = 1;
+const ENTER_EXT_ARG: u32 = 8;
+
 impl Ring {
-    pub fn new(depth: usize, fd: RawFd) -> io::Result<Ring> {
-        // Each request is submitted as it is queued, so the submission queue is empty between
-        // pushes and the cancellation at the end always finds room; the completion queue has
-        // twice the entries, room for every request and the cancellation's own completion.
-        let entries = depth.next_power_of_two() as u32;
+    /// A ring for up to `slots` requests in flight, each a request or a linked write and
+    /// sync. The submission queue holds one slot's pair left queued by a busy kernel plus the
+    /// cancellation; the completion queue holds two completions per slot (a write and its
+    /// sync, with `--fsync`) plus the cancellation's own, so it never overflows between reaps
+    /// (an overflow makes the next submission fail with EBUSY).
+    pub fn new(slots: usize, fd: RawFd) -> io::Result<Ring> {
+        let faults = Faults::from_env()?;
+        let sq = (slots + 2).next_power_of_two() as u32;
+        let cq = (2 * slots + 1).next_power_of_two().max(sq as usize) as u32;
         // Only this thread submits, and it reaps in its own loop: no IPI per completion
         // (coop taskrun, single issuer; kernels before 6.0 refuse them, then plain). Measured
         // at T1 QD32 O_DIRECT, 3 pairs: 88-98k IOPS against 84-91k plain; defer taskrun
@@ -69,19 +92,36 @@ impl Ring {
         let ring = IoUring::builder()
             .setup_coop_taskrun()
             .setup_single_issuer()
-            .build(entries)
-            .or_else(|_| IoUring::builder().build(entries))?;
+            .setup_cqsize(cq)
+            .build(sq)
+            .or_else(|_| IoUring::builder().setup_cqsize(cq).build(sq))?;
         let fixed_file = FIXED_FILE && ring.submitter().register_files(&[fd]).is_ok();
-        let entries = ring.params().sq_entries() as usize;
         let ext_arg = ring.params().is_feature_ext_arg();
         Ok(Ring {
             ext_arg,
             ring,
-            entries,
+            entries: slots,
             fixed_file,
             registered: None,
             iowq_for_threads: None,
+            faults,
         })
+    }
+
+    /// The error the test seam injects into this call, if any.
+    #[inline]
+    fn fault(&mut self, call: Call) -> Option<io::Error> {
+        self.faults.as_mut().and_then(|f| f.check(call))
+    }
+
+    /// Whether the test seam makes this round of reaping a failed ring find nothing.
+    pub fn held(&mut self) -> bool {
+        self.fault(Call::Hold).is_some()
+    }
+
+    /// Submission entries queued and not yet taken by the kernel.
+    pub fn queued(&mut self) -> usize {
+        self.ring.submission().len()
     }
 
     /// Caps the io-wq behind this ring for `threads` workers (once per thread count; a
@@ -106,12 +146,9 @@ impl Ring {
             let _ = sub.unregister_buffers();
         }
         let iovecs: Vec<nix::libc::iovec> = (0..w.bufs.count())
-            .map(|i| {
-                let b = w.bufs.get_mut(i);
-                nix::libc::iovec {
-                    iov_base: b.as_mut_ptr().cast(),
-                    iov_len: b.len(),
-                }
+            .map(|i| nix::libc::iovec {
+                iov_base: w.bufs.slot_ptr(i).cast(),
+                iov_len: w.bufs.len(),
             })
             .collect();
         // SAFETY: the buffers stay allocated until `Worker::refresh` replaces them, which
@@ -125,14 +162,14 @@ impl Ring {
     /// The submission entry for request `i`: read or write of buffer `i` at `offset`.
     pub fn entry(
         &self,
-        w: &mut Worker,
+        w: &Worker,
         fd: RawFd,
         i: usize,
         is_read: bool,
         offset: u64,
     ) -> squeue::Entry {
-        let buf = w.bufs.get_mut(i);
-        let (ptr, len) = (buf.as_mut_ptr(), buf.len() as u32);
+        // The slot's own pointer, not a slice of it: the kernel writes it once submitted.
+        let (ptr, len) = (w.bufs.slot_ptr(i), w.bufs.len() as u32);
         let fixed = self.registered.is_some();
         macro_rules! op {
             ($target:expr) => {
@@ -169,100 +206,168 @@ impl Ring {
             .user_data(user_data)
     }
 
-    /// Queues `entry` and hands it to the kernel. The caller keeps at most `entries`
-    /// requests in flight, so the queue has room.
+    /// Queues `entries` (a request, or a write with `IO_LINK` and its sync) and hands them to
+    /// the kernel in one call, so a link holds. The caller leaves nothing queued before (it
+    /// submits again after `Busy` before pushing more), and keeps at most `entries` slots in
+    /// flight, so the queue has room.
     ///
     /// # Safety
-    /// Whatever the entry points at (its buffer) must stay valid until its completion is
-    /// reaped.
-    pub unsafe fn push(&mut self, entry: &squeue::Entry) -> io::Result<()> {
-        // SAFETY: the caller's promise, and the queue is drained by every submit.
-        unsafe { self.ring.submission().push(entry) }
+    /// Whatever the entries point at (their buffer) must stay valid until their completions
+    /// are reaped.
+    pub unsafe fn push(&mut self, entries: &[squeue::Entry]) -> io::Result<Sent> {
+        // SAFETY: the caller's promise.
+        unsafe { self.ring.submission().push_multiple(entries) }
             .map_err(|_| io::Error::other("the submission queue is full"))?;
-        submit(&mut self.ring)
+        self.submit(Call::Submit)
     }
 
-    /// Queues a linked pair (the first entry carries `IO_LINK`) and hands both to the kernel
-    /// in one call, so the link holds.
-    ///
-    /// # Safety
-    /// As for `push`, for both entries.
-    pub unsafe fn push_pair(
-        &mut self,
-        first: &squeue::Entry,
-        second: &squeue::Entry,
-    ) -> io::Result<()> {
-        // SAFETY: the caller's promise; the queue is drained by every submit, and a ring holds
-        // at least two entries when pairs are sent.
-        unsafe {
-            self.ring
-                .submission()
-                .push_multiple(&[first.clone(), second.clone()])
+    /// Hands the kernel what is queued: `Busy` when it took less (EAGAIN, EBUSY, a partial
+    /// count), an error for anything else; a signal interrupting the call is retried.
+    pub fn submit(&mut self, call: Call) -> io::Result<Sent> {
+        let queued = self.queued();
+        let got = match self.fault(call) {
+            Some(e) => Err(e),
+            None => loop {
+                match self.ring.submit() {
+                    Err(e) if e.raw_os_error() == Some(nix::libc::EINTR) => continue,
+                    other => break other,
+                }
+            },
+        };
+        match got {
+            Ok(n) if n >= queued => Ok(Sent::All),
+            Ok(_) => Ok(Sent::Busy),
+            Err(e) if busy(&e) => Ok(Sent::Busy),
+            Err(e) => Err(e),
         }
-        .map_err(|_| io::Error::other("the submission queue is full"))?;
-        submit(&mut self.ring)
     }
 
     /// Asks the kernel to cancel every request in flight on this ring (Linux 5.19): those not
     /// yet started complete with ECANCELED (EINTR for one an io-wq worker was running); those
     /// already at the device complete as usual. An older kernel fails the cancellation itself
-    /// with EINVAL, and the requests complete as usual.
-    pub fn cancel_all(&mut self) -> io::Result<()> {
+    /// with EINVAL, and the requests complete as usual. Anything left queued is submitted with
+    /// it (and so cancelled too).
+    pub fn cancel_all(&mut self) -> io::Result<Sent> {
         let entry = opcode::AsyncCancel2::new(types::CancelBuilder::any())
             .build()
             .user_data(CANCEL_TAG);
-        // SAFETY: a cancellation points at no memory.
-        unsafe { self.push(&entry) }
+        // SAFETY: a cancellation points at no memory; the queue has room for it beside a
+        // pair left queued (`new`).
+        unsafe { self.ring.submission().push(&entry) }
+            .map_err(|_| io::Error::other("the submission queue is full"))?;
+        self.submit(Call::Cancel)
     }
-}
 
-/// Hands the kernel what was queued; a signal interrupting the call is retried.
-fn submit(ring: &mut IoUring) -> io::Result<()> {
-    loop {
-        match ring.submit() {
-            Err(e) if e.raw_os_error() == Some(nix::libc::EINTR) => continue,
-            other => return other.map(drop),
+    /// Waits for at least one completion, submitting nothing (what is left queued stays
+    /// queued); with the kernel's timeout, at most `limit`. A signal or the timeout ending
+    /// the wait is not an error; EAGAIN and EBUSY are returned (the caller retries).
+    pub fn wait_reaping(&mut self, limit: std::time::Duration) -> io::Result<()> {
+        if let Some(e) = self.fault(Call::Wait) {
+            return Err(e);
         }
-    }
-}
-
-/// Waits for at least one completion; a signal (SIGCONT after a stop) interrupting the wait
-/// is not an error.
-pub(super) fn wait(ring: &mut IoUring) -> io::Result<()> {
-    loop {
-        match ring.submit_and_wait(1) {
-            Ok(_) => return Ok(()),
-            Err(e) if e.raw_os_error() == Some(nix::libc::EINTR) => {
-                if !ring.completion().is_empty() {
-                    return Ok(());
-                }
+        let got = if self.ext_arg {
+            let ts = types::Timespec::from(limit);
+            let args = types::SubmitArgs::new().timespec(&ts);
+            // SAFETY: `args` lives across the call; nothing is submitted.
+            unsafe {
+                self.ring
+                    .submitter()
+                    .enter(0, 1, ENTER_GETEVENTS | ENTER_EXT_ARG, Some(&args))
             }
-            Err(e) => return Err(e),
+        } else {
+            // SAFETY: no argument pointer; nothing is submitted.
+            unsafe {
+                self.ring
+                    .submitter()
+                    .enter::<nix::libc::sigset_t>(0, 1, ENTER_GETEVENTS, None)
+            }
+        };
+        match got {
+            Err(e) if matches!(e.raw_os_error(), Some(nix::libc::EINTR | nix::libc::ETIME)) => {
+                Ok(())
+            }
+            other => other.map(drop),
+        }
+    }
+
+    /// Waits for at least one completion; a signal (SIGCONT after a stop) interrupting the
+    /// wait is not an error. Nothing is queued here (every push was taken or retried).
+    pub fn wait(&mut self) -> io::Result<()> {
+        if let Some(e) = self.fault(Call::Wait) {
+            return Err(e);
+        }
+        loop {
+            match self.ring.submit_and_wait(1) {
+                Ok(_) => return Ok(()),
+                Err(e) if e.raw_os_error() == Some(nix::libc::EINTR) => {
+                    if !self.ring.completion().is_empty() {
+                        return Ok(());
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Waits for a completion or until `due` (a rate's next slot), whichever comes first, but
+    /// never longer than 2 ms so a change of settings is noticed.
+    pub fn wait_until(&mut self, due: std::time::Instant) -> io::Result<()> {
+        let wait = due
+            .saturating_duration_since(std::time::Instant::now())
+            .min(std::time::Duration::from_millis(2));
+        if wait.is_zero() {
+            return Ok(());
+        }
+        if let Some(e) = self.fault(Call::Wait) {
+            return Err(e);
+        }
+        let ts = types::Timespec::from(wait);
+        let args = types::SubmitArgs::new().timespec(&ts);
+        match self.ring.submitter().submit_with_args(1, &args) {
+            Ok(_) => Ok(()),
+            Err(e) if matches!(e.raw_os_error(), Some(nix::libc::ETIME | nix::libc::EINTR)) => {
+                Ok(())
+            }
+            Err(e) => Err(e),
         }
     }
 }
 
-/// Waits for a completion or until `due` (a rate's next slot), whichever comes first, but
-/// never longer than 2 ms so a change of settings is noticed.
-pub(super) fn wait_until(ring: &mut IoUring, due: std::time::Instant) -> io::Result<()> {
-    let wait = due
-        .saturating_duration_since(std::time::Instant::now())
-        .min(std::time::Duration::from_millis(2));
-    if wait.is_zero() {
-        return Ok(());
-    }
-    let ts = types::Timespec::from(wait);
-    let args = types::SubmitArgs::new().timespec(&ts);
-    match ring.submitter().submit_with_args(1, &args) {
-        Ok(_) => Ok(()),
-        Err(e) if matches!(e.raw_os_error(), Some(nix::libc::ETIME | nix::libc::EINTR)) => Ok(()),
-        Err(e) => Err(e),
-    }
+/// Whether an error of io_uring_enter means "reap, then try again": EAGAIN (no memory for a
+/// request just now) or EBUSY (completions waiting to be reaped).
+pub(super) fn busy(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(nix::libc::EAGAIN | nix::libc::EBUSY))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::iowq_bounded_cap;
+    use super::{Ring, iowq_bounded_cap};
+
+    /// With `--fsync` a slot completes twice (the write, then its sync) and the end's
+    /// cancellation once more: the completion queue holds all of them between two reaps, at
+    /// every depth (at a power of two, twice the submission queue of old did not).
+    #[test]
+    fn the_completion_queue_holds_two_per_slot_and_the_cancellation() {
+        if super::super::ioengine::probe().is_err() {
+            return;
+        }
+        let file = std::fs::File::open("/proc/self/exe").unwrap();
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
+        for slots in [1, 2, 3, 4, 8, 31, 32, 256] {
+            let r = Ring::new(slots, fd).unwrap();
+            let p = r.ring.params();
+            assert!(
+                p.cq_entries() as usize > 2 * slots,
+                "{slots}: {}",
+                p.cq_entries()
+            );
+            assert!(
+                p.sq_entries() as usize >= slots + 2,
+                "{slots}: {}",
+                p.sq_entries()
+            );
+        }
+    }
 
     #[test]
     fn the_kernels_io_wq_default_is_shared_among_threads() {

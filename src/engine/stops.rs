@@ -11,6 +11,13 @@
 //! interval ran past its tick says, to within a tick, how long it was. The process CPU clock does not help (I/O-bound threads use none), and
 //! `/proc/self/stat` cannot be read by a process while it is stopped.
 //!
+//! A SIGCONT that follows a termination signal is not counted: coreutils `timeout`, systemd
+//! and many scripts send SIGTERM and then SIGCONT (so that a stopped process can act on the
+//! SIGTERM), to a process that was never stopped; counted, the summary said "stopped 1×" and
+//! the I/Os in flight then were set apart as spanning a stop. The handler sees the termination
+//! signal either as received (its handler ran) or as still pending (`sigpending`); a real stop
+//! in the last moments of a run being ended by a signal is the only one this can miss.
+//!
 //! The counter is process-wide and readable by anyone (a UI that wants to pause on Ctrl-Z can
 //! watch it too). The handler only increments an atomic, which is async-signal-safe, and is
 //! installed with SA_RESTART so no system call fails with EINTR because of it.
@@ -25,7 +32,23 @@ static CONTINUED: AtomicU64 = AtomicU64::new(0);
 static INSTALL: Once = Once::new();
 
 extern "C" fn on_sigcont(_: libc::c_int) {
-    CONTINUED.fetch_add(1, Relaxed);
+    if crate::signals::received().is_none() && !termination_pending() {
+        CONTINUED.fetch_add(1, Relaxed);
+    }
+}
+
+/// Whether SIGINT, SIGTERM or SIGHUP is pending for this thread or the process.
+/// Async-signal-safe: sigemptyset, sigpending and sigismember only touch the local set.
+fn termination_pending() -> bool {
+    // SAFETY: the calls only write the local set they are given.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigpending(&mut set) == 0
+            && [libc::SIGINT, libc::SIGTERM, libc::SIGHUP]
+                .iter()
+                .any(|&s| libc::sigismember(&set, s) == 1)
+    }
 }
 
 /// Installs the SIGCONT handler (once per process; later calls do nothing).

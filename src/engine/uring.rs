@@ -38,6 +38,15 @@
 //! `-t 1024 -Q 256` a quarter of a million requests waited in the kernel's queues and the run
 //! overran `-T 3s` by 1.5 s reaping them. Cancelled requests count as `cancelled`.
 //!
+//! Errors of the ring itself (`flight`): EAGAIN or EBUSY from `io_uring_enter` (no memory
+//! for a request just now, completions to reap first) are waited out, reaping between tries,
+//! for up to 2 s; any other error, or a kernel busy longer, ends the ring's use. Then what is
+//! in flight is cancelled and reaped before the worker goes on (with pread/pwrite, one I/O at
+//! a time; the thread is marked as fallen back, which the header and the summary say, and the
+//! error names the call and what it was doing); what cannot be reaped is counted `unfinished`
+//! and the ring and its buffers are kept, never freed, as the kernel may still write into them.
+//! `DISKSCOPE_URING_FAULT` (`ring_fault`) injects these errors for the tests.
+//!
 //! What makes it fast was measured with the release binary on a 1 GiB scratch file, 4k random
 //! reads, one thread at QD32, A/B runs of 3 s alternated (3-4 pairs, on a shared 2-core
 //! machine, so IOPS were noisy; CPU seconds per I/O from time(1) were steadier), medians:
@@ -55,92 +64,58 @@
 
 use std::io;
 use std::os::fd::RawFd;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::atomic::Ordering::Acquire;
 use std::time::Instant;
 
 use io_uring::squeue;
 
-use super::ring::{self, CANCEL_TAG, Ring};
+use super::flight::{self, Failure, Flight, InFlight, SYNC_TAG};
+use super::ring::{self, CANCEL_TAG, Ring, Sent};
+use super::ring_fault::Call;
 use super::stops;
 use super::worker::{Control, Outcome, Timing, Worker, WorkerSlot, scramble};
 
-/// Marks the `user_data` of a slot's linked sync (the slot's own number in the low bits).
-const SYNC_TAG: u64 = 1 << 62;
-
-/// What one slot's request is.
-#[derive(Clone, Copy)]
-struct InFlight {
-    offset: u64,
-    is_read: bool,
-    /// A write with its sync linked after it in this slot: the slot is free, and the write
-    /// counted, when the sync completes.
-    linked: bool,
-    /// The linked write did not complete whole and was counted already; its sync comes back
-    /// cancelled (the link broke) and counts nothing.
-    write_counted: bool,
-    start: Instant,
-    /// Its slot on the timetable, with a rate.
-    due: Option<Instant>,
-    /// The SIGCONT count at submission: a request the process was stopped during is not an op.
-    continued: u64,
-}
-
-/// The requests of one `drive`: what each slot holds and which slots are free.
-struct Flight {
-    meta: Vec<InFlight>,
-    free: Vec<usize>,
-    /// Whether the cancellation of everything in flight was sent.
-    cancelling: bool,
-}
-
-impl Flight {
-    fn new(depth: usize) -> Flight {
-        let idle = InFlight {
-            offset: 0,
-            is_read: true,
-            linked: false,
-            write_counted: false,
-            start: Instant::now(),
-            due: None,
-            continued: 0,
-        };
-        Flight {
-            meta: vec![idle; depth],
-            free: (0..depth).rev().collect(),
-            cancelling: false,
-        }
-    }
-
-    fn in_flight(&self) -> usize {
-        self.meta.len() - self.free.len()
-    }
-}
-
-/// Runs the worker on io_uring until its slot's stop flag is set. Fails only when a ring
-/// cannot be built (then nothing is in flight and the caller may carry on another way).
+/// Runs the worker on io_uring until its slot's stop flag is set. Fails when a ring cannot be
+/// built or fails under it; then nothing of this worker's is in flight on the ring, or what
+/// the kernel still holds was counted `unfinished` and the ring and the buffers it may write
+/// into are kept for the life of the process, and the caller may carry on with other buffers.
 pub(super) fn run(
     w: &mut Worker,
     slot: &WorkerSlot,
     control: &Control,
     fd: RawFd,
-) -> io::Result<()> {
+) -> Result<(), Failure> {
     let mut ring: Option<Ring> = None;
     while w.refresh(slot, control) {
         let depth = w.settings.iodepth.max(1);
-        // A linked pair is queued as two entries at once.
-        let entries = if control.fsync_every > 0 {
-            depth.max(2)
-        } else {
-            depth
-        };
-        if ring.as_ref().is_none_or(|r| r.entries < entries) {
+        if ring.as_ref().is_none_or(|r| r.entries < depth) {
             drop(ring.take()); // the old ring is empty: close it before building the next
-            ring = Some(Ring::new(entries, fd)?);
+            ring = Some(Ring::new(depth, fd).map_err(Failure::setup)?);
         }
         let r = ring.as_mut().expect("built above");
         r.cap_iowq(w.settings.threads);
         r.register(w);
-        drive(r, w, slot, control, fd, depth)?;
+        let mut f = Flight::new(depth);
+        let driven = catch_unwind(AssertUnwindSafe(|| drive(r, w, slot, control, fd, &mut f)));
+        let failure = match driven {
+            Ok(Ok(())) => continue,
+            Ok(Err(failure)) => failure,
+            Err(panic) => {
+                // A bug: what the ring holds is unknown, so it and the buffers are kept for
+                // good rather than freed under the kernel by the unwinding.
+                std::mem::forget(ring.take());
+                w.abandon_buffers(control.align);
+                resume_unwind(panic);
+            }
+        };
+        if flight::wind_down(r, w, slot, control, &mut f) > 0 {
+            // The kernel may still write into these buffers and post to this ring: neither is
+            // ever freed.
+            std::mem::forget(ring.take());
+            w.abandon_buffers(control.align);
+        }
+        return Err(failure);
     }
     // Everything is settled and handed over: say so before the ring is torn down. Unmapping
     // it waits for the process's memory-map lock, which a thousand exiting workers at nice 19
@@ -151,23 +126,34 @@ pub(super) fn run(
 }
 
 /// Keeps `depth` slots busy until the generation moves, then reaps the rest (or cancels them,
-/// when the worker must stop).
+/// when the worker must stop). Returns with nothing in flight, or with the failure that
+/// stopped it (then `flight::wind_down` settles what is in flight).
 fn drive(
     r: &mut Ring,
     w: &mut Worker,
     slot: &WorkerSlot,
     control: &Control,
     fd: RawFd,
-    depth: usize,
-) -> io::Result<()> {
-    let mut f = Flight::new(depth);
+    f: &mut Flight,
+) -> Result<(), Failure> {
     loop {
+        if !f.unsent.is_empty() {
+            // The kernel took less than was queued: reap, then hand it the rest.
+            flight::retry_busy(r, w, slot, control, f)?;
+            continue;
+        }
         let submitting = control.generation.load(Acquire) == w.seen_generation;
         if submitting {
-            fill(r, w, &mut f, fd, control.fsync_every)?;
+            fill(r, w, slot, f, fd, control.fsync_every)?;
         } else if !f.cancelling && f.in_flight() > 0 && slot.stop.load(Acquire) {
             f.cancelling = true;
-            r.cancel_all()?;
+            f.unsent.push(CANCEL_TAG);
+            let sent = r.cancel_all();
+            f.trim_unsent(r.queued());
+            sent.map_err(|e| Failure::enter(e, Call::Cancel))?;
+        }
+        if !f.unsent.is_empty() {
+            continue; // the kernel was busy: handled at the top
         }
         // The next slot, when a rate holds back a free slot.
         let next_due = match &w.pace {
@@ -189,23 +175,28 @@ fn drive(
             // stops waiting for (`STOP_GRACE`) leaves only what is really unfinished.
             w.flush(slot);
         }
-        match next_due.filter(|_| r.ext_arg) {
-            Some(due) => ring::wait_until(&mut r.ring, due)?,
-            None => ring::wait(&mut r.ring)?,
+        let waited = match next_due.filter(|_| r.ext_arg) {
+            Some(due) => r.wait_until(due),
+            None => r.wait(),
+        };
+        match waited {
+            Err(e) if !ring::busy(&e) => return Err(Failure::enter(e, Call::Wait)),
+            _ => reap(r, w, slot, control, f),
         }
-        reap(r, w, slot, control, &mut f);
     }
 }
 
 /// Fills the free slots with new requests, each submitted as it is queued (a write due a sync
-/// with its sync); with a rate, only what is due by now.
+/// with its sync); with a rate, only what is due by now. Stops at a busy kernel, leaving what
+/// it did not take in `f.unsent`.
 fn fill(
     r: &mut Ring,
     w: &mut Worker,
+    slot: &WorkerSlot,
     f: &mut Flight,
     fd: RawFd,
     fsync_every: u32,
-) -> io::Result<()> {
+) -> Result<(), Failure> {
     let continued = stops::continued();
     while let Some(&i) = f.free.last() {
         if w.pace.is_some_and(|p| p.peek() > Instant::now()) {
@@ -225,19 +216,35 @@ fn fill(
             is_read,
             linked,
             write_counted: false,
+            unsynced: false,
+            write_done: false,
             start: Instant::now(),
-            due: w.issue(),
+            due: w.issue(slot),
             continued,
         };
-        if linked {
+        let sent = if linked {
             let sync = r.sync_entry(fd, i as u64 | SYNC_TAG);
-            // SAFETY: buffer `i` stays allocated and untouched until its completion is reaped
-            // (buffers are replaced only in `refresh`, with nothing in flight); a sync points
-            // at no memory.
-            unsafe { r.push_pair(&entry.flags(squeue::Flags::IO_LINK), &sync) }?;
+            f.unsent.extend([i as u64, i as u64 | SYNC_TAG]);
+            // SAFETY: buffer `i` stays allocated and untouched until its completion is reaped:
+            // buffers are replaced only in `refresh` with nothing in flight, and after a
+            // failure only once `flight::wind_down` has reaped every request (else they are
+            // never freed); a sync points at no memory.
+            unsafe { r.push(&[entry.flags(squeue::Flags::IO_LINK), sync]) }
         } else {
+            f.unsent.push(i as u64);
             // SAFETY: as above, buffer `i` outlives the request until it is reaped.
-            unsafe { r.push(&entry) }?;
+            unsafe { r.push(&[entry]) }
+        };
+        match sent {
+            Ok(Sent::All) => f.unsent.clear(),
+            Ok(Sent::Busy) => {
+                f.trim_unsent(r.queued());
+                break;
+            }
+            Err(e) => {
+                f.trim_unsent(r.queued());
+                return Err(Failure::enter(e, Call::Submit));
+            }
         }
     }
     Ok(())
@@ -245,7 +252,13 @@ fn fill(
 
 /// Counts every completion waiting on the ring. A write linked to a sync is counted when its
 /// sync completes (or at once, if it failed and broke the link); its slot is free then.
-fn reap(r: &mut Ring, w: &mut Worker, slot: &WorkerSlot, control: &Control, f: &mut Flight) {
+pub(super) fn reap(
+    r: &mut Ring,
+    w: &mut Worker,
+    slot: &WorkerSlot,
+    control: &Control,
+    f: &mut Flight,
+) {
     let end = Instant::now();
     let stopped_now = stops::continued();
     let mut cq = r.ring.completion();
@@ -263,9 +276,14 @@ fn reap(r: &mut Ring, w: &mut Worker, slot: &WorkerSlot, control: &Control, f: &
         if is_sync && m.write_counted {
             continue;
         }
-        let outcome = outcome(w, cqe.result(), &m, is_sync, f.cancelling);
+        let outcome = if m.unsynced {
+            Outcome::Cancelled // its sync was never sent: not an op of `--fsync`
+        } else {
+            outcome(w, cqe.result(), &m, is_sync, f.cancelling)
+        };
         if m.linked && !is_sync {
             if matches!(outcome, Outcome::Full(_)) {
+                f.meta[i].write_done = true;
                 continue; // counted when its sync completes
             }
             f.meta[i].write_counted = true;
@@ -284,7 +302,6 @@ fn reap(r: &mut Ring, w: &mut Worker, slot: &WorkerSlot, control: &Control, f: &
     drop(cq);
     w.maybe_flush(slot, end);
 }
-
 /// How a completion ended: all of `bs` moved, fewer, an errno, or cancelled at the end; for a
 /// sync, done (counted) or its errno.
 #[inline]

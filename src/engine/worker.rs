@@ -41,21 +41,28 @@ pub fn run(slot: Arc<WorkerSlot>, control: Arc<Control>, mut io: Box<dyn BlockIo
         .filter(|_| control.ioengine == IoEngine::IoUring)
     {
         Some(fd) => {
-            if let Err(e) = uring::run(&mut w, &slot, &control, fd) {
-                w.local.errors += 1;
+            if let Err(failed) = uring::run(&mut w, &slot, &control, fd) {
+                // Not an I/O (the requests in flight were settled or counted unfinished), so
+                // not among `errors`; kept in the list, and the thread is marked as fallen back.
                 keep_error(
                     &control,
                     slot.id,
-                    "io_uring_setup",
+                    failed.call,
                     0,
-                    e.raw_os_error(),
+                    failed.error.raw_os_error(),
                     || {
                         format!(
-                            "this thread's ring: {}; it carries on with pread/pwrite",
-                            describe_io_error(&e)
+                            "{} failed {}: {}; this thread carries on with pread/pwrite, one I/O \
+                         at a time",
+                            failed.call,
+                            failed.doing,
+                            describe_io_error(&failed.error)
                         )
                     },
                 );
+                if !slot.stop.load(Acquire) {
+                    slot.fell_back.store(true, Release); // else it only stops
+                }
                 run_psync(&mut w, &slot, &control, &mut *io);
             }
         }
@@ -79,7 +86,7 @@ fn run_psync(w: &mut Worker, slot: &WorkerSlot, control: &Control, io: &mut dyn 
             let Some((is_read, offset)) = w.next_io() else {
                 break;
             };
-            let due = w.issue();
+            let due = w.issue(slot);
             if !is_read {
                 scramble(w.bufs.get_mut(0), &mut w.rng);
             }
@@ -126,6 +133,9 @@ pub(super) struct Worker {
     pub bufs: BufferSet,
     /// Bumped whenever `bufs` is reallocated (a ring re-registers them).
     pub bufs_epoch: u64,
+    /// Requests a failed ring may still hold on `bufs` (`flight::wind_down`): while it is not
+    /// 0 the buffers are never freed.
+    pub(super) kernel_holds: usize,
     pub(super) next_flush: Instant,
     /// This thread's scheduler statistics (CPU and run-queue wait), read every
     /// `SCHEDSTAT_EVERY` at a hand-over, and the reading when the worker started.
@@ -154,6 +164,7 @@ impl Worker {
             pattern: None,
             bufs: BufferSet::new(0, 0, align),
             bufs_epoch: 0,
+            kernel_holds: 0,
             next_flush: Instant::now() + FLUSH_EVERY,
             schedstat,
             next_schedstat: Instant::now(),
@@ -171,11 +182,14 @@ impl Worker {
         Some((is_read, offset))
     }
 
-    /// Counts an I/O as issued and, with a rate, takes the next slot of the timetable for
-    /// it; returns when it was due (`None` without a rate).
+    /// Counts an I/O as issued (and says so in `slot.issued` at once, so the run's end can
+    /// count what a worker it stopped waiting for still had, handed over or not) and, with a
+    /// rate, takes the next slot of the timetable for it; returns when it was due (`None`
+    /// without a rate).
     #[inline]
-    pub fn issue(&mut self) -> Option<Instant> {
+    pub fn issue(&mut self, slot: &WorkerSlot) -> Option<Instant> {
         self.local.issued += 1;
+        slot.issued.store(self.local.issued, Release);
         Some(self.pace.as_mut()?.take())
     }
 
@@ -263,10 +277,7 @@ impl Worker {
         if self.pattern.is_none() || s != self.settings {
             let depth = s.iodepth.max(1);
             if s.bs as usize != self.bufs.len() || depth != self.bufs.count() {
-                self.bufs = BufferSet::new(depth, s.bs as usize, control.align);
-                let rng = &mut self.rng;
-                self.bufs.fill_with(|b| rng.fill_bytes(b));
-                self.bufs_epoch += 1;
+                self.new_buffers(depth, s.bs as usize, control.align);
             }
             self.pattern = Some(OffsetGen::new(
                 control.span,
@@ -285,6 +296,37 @@ impl Worker {
             pace::tighten_timer_slack();
         }
         true
+    }
+}
+
+impl Worker {
+    /// Replaces the buffers with `count` fresh ones of `len` bytes. The old ones are freed only
+    /// when no request holds them (`kernel_holds`): else they are kept, never to be reused.
+    fn new_buffers(&mut self, count: usize, len: usize, align: usize) {
+        let old = std::mem::replace(&mut self.bufs, BufferSet::new(count, len, align));
+        if self.kernel_holds > 0 {
+            debug_assert_eq!(
+                self.kernel_holds, 0,
+                "buffers replaced with requests in flight"
+            );
+            std::mem::forget(old);
+            self.kernel_holds = 0;
+        }
+        let rng = &mut self.rng;
+        self.bufs.fill_with(|b| rng.fill_bytes(b));
+        self.bufs_epoch += 1;
+    }
+
+    /// After a failed ring that may still write into the buffers: keeps them for the life of
+    /// the process and goes on with fresh ones of the same shape.
+    pub(super) fn abandon_buffers(&mut self, align: usize) {
+        std::mem::forget(std::mem::replace(
+            &mut self.bufs,
+            BufferSet::new(0, 0, align),
+        ));
+        self.kernel_holds = 0;
+        let (count, len) = (self.settings.iodepth.max(1), self.settings.bs as usize);
+        self.new_buffers(count, len, align);
     }
 }
 

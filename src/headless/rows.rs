@@ -209,11 +209,12 @@ mod tests {
         ) -> (crate::model::RunReport, std::path::PathBuf) {
             let last = self.engine.tick(Settings::default(), 0, true);
             let intervals = std::mem::take(&mut self.rows.intervals);
+            let why = self.rows.live.finish(last.at.as_secs_f64(), &intervals);
             let mut report =
                 crate::model::RunReport::new(ConfigReport::example(), &last, intervals)
                     .with_meta(crate::model::Meta::now())
                     .with_periods(self.rows.periods.report());
-            report.why = self.rows.live.finish(last.at.as_secs_f64());
+            report.why = why;
             let f = crate::model::finding::Finding::new("slowdown", "IOPS fell 60%".into());
             report.why.findings.push(f.at(3.0));
             let path = dir.join("run.json");

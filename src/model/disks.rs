@@ -148,6 +148,11 @@ impl DisksReport {
         self.meta = meta;
     }
 
+    /// When the targets' statistics were reset (`r`), if they were: they are reset together.
+    pub fn reset_at_s(&self) -> Option<f64> {
+        self.targets.iter().find_map(|t| t.run.periods.reset_at_s)
+    }
+
     /// True when any I/O of any target failed or came back short.
     pub fn had_io_errors(&self) -> bool {
         self.targets.iter().any(|t| t.run.had_io_errors())

@@ -48,6 +48,9 @@ pub struct ThreadReport {
     /// Mean latency of this worker's I/Os (per-thread percentiles are not kept: the run's
     /// histogram merges all threads).
     pub latency_mean_ns: f64,
+    /// Its io_uring ring failed and it went on with pread/pwrite at depth 1.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fell_back: bool,
 }
 
 impl ThreadReport {
@@ -59,6 +62,7 @@ impl ThreadReport {
             iops: per_second(t.total.ops, t.active_time),
             bw_bytes_per_s: per_second(t.total.bytes, t.active_time),
             latency_mean_ns: t.latency_mean_ns,
+            fell_back: t.fell_back,
         }
     }
 }

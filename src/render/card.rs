@@ -35,12 +35,27 @@ fn mode(c: &ConfigReport) -> String {
     )
 }
 
-/// What is said before the first pass: target, timing, units.
-pub fn header(name: &str, c: &ConfigReport, passes: usize, pause_s: f64) -> String {
-    let pass_s = c.duration_s.unwrap_or(0.0);
+/// What is said before the first pass: target, timing (under `--until-steady`, what a pass
+/// really lasts: until steady, at most MAX), units.
+pub fn header(
+    name: &str,
+    c: &ConfigReport,
+    passes: usize,
+    pause_s: f64,
+    until: Option<&crate::sweep::UntilSteady>,
+) -> String {
+    let each = match until {
+        None => format!("of {:.1} s", c.duration_s.unwrap_or(0.0)),
+        Some(u) => format!(
+            "until steady ({} rounds of {:.0} s) or {:.1} s at most",
+            u.params.rounds,
+            u.params.round_s,
+            u.max.as_secs_f64()
+        ),
+    };
     format!(
-        "diskscope suite {name} on {}: span {}, {}\n{passes} passes of {pass_s:.1} s per test \
-         and direction, each after a {:.1} s ramp that is not counted, {pause_s:.1} s paused \
+        "diskscope suite {name} on {}: span {}, {}\n{passes} passes {each} per test and \
+         direction, each after a {:.1} s ramp that is not counted, {pause_s:.1} s paused \
          between passes",
         crate::units::visible(&c.target.path),
         format_bytes(c.target.span_bytes),

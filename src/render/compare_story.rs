@@ -45,6 +45,15 @@ pub fn compare_periods(label: &str, then: &[SavedPeriod], r: &RunReport) -> Opti
         now.len()
     );
     for (i, (n, t)) in now.iter().zip(then).enumerate() {
+        if !crate::render::periods::has_rate(n) {
+            let w = words(n.settings);
+            out.push_str(&format!(
+                "  {:>3}  {w}: ran {:.3}s, too short to compare\n",
+                i + 1,
+                n.elapsed_s
+            ));
+            continue;
+        }
         let p99 = n.latency_ns.p99 as f64;
         out.push_str(&format!(
             "  {:>3}  {}: IOPS {:.0} vs {:.0} ({}), p99 {} vs {} ({})\n",

@@ -108,7 +108,7 @@ pub fn summary(r: &DisksReport) -> String {
         } else {
             "each target"
         };
-        let _ = writeln!(out, "{what} (cumulative over its run):");
+        out += &super::periods::totals_title(what, r.reset_at_s());
         let totals: Vec<Totals> = r.targets.iter().map(Totals::of).collect();
         out.push_str(&table_lines(&totals));
         let _ = writeln!(out, "{}", aggregate_line(r));

@@ -23,6 +23,12 @@ fn text_at(v: &Value, key: &str) -> Option<String> {
 }
 
 /// One target of a saved run.
+/// When the targets' statistics were reset, if they were (`r` in the TUI).
+fn reset_at(v: &Value) -> Option<f64> {
+    let mut targets = v["targets"].as_array().into_iter().flatten();
+    targets.find_map(|t| t["reset_at_s"].as_f64())
+}
+
 fn totals(t: &Value) -> Totals {
     let name = text_at(t, "name").unwrap_or_else(|| "?".into());
     let k = &t["kernel"];
@@ -106,7 +112,7 @@ pub fn saved(v: &Value) -> String {
     } else {
         "each target"
     };
-    let _ = writeln!(out, "{what} (cumulative over its run):");
+    out.push_str(&super::periods::totals_title(what, reset_at(v)));
     out.push_str(&table_lines(&targets));
     let a = &v["aggregate"];
     let _ = writeln!(out, "{}", aggregate_line(a, targets.len()));

@@ -350,3 +350,25 @@ fn a_target_with_a_space_is_one_shell_word_in_the_header() {
     let line = header(&r.disks, &names);
     assert!(line.starts_with("2 targets: '/data/a b' loop2; "), "{line}");
 }
+
+/// After `r`, every target's figures (its ops and the kernel's count alike) cover the run
+/// since the reset, and the summary and `--show` say so, as one target's summary does.
+#[test]
+fn after_a_reset_the_summary_and_show_say_when_and_since() {
+    let mut r = example();
+    for t in &mut r.targets {
+        t.run.periods.reset_at_s = Some(12.25);
+    }
+    let printed = summary(&r);
+    let saved = crate::render::disks_saved::saved(&serde_json::to_value(&r).unwrap());
+    for text in [&printed, &saved] {
+        assert!(
+            text.contains(
+                "statistics reset at 12.2s: everything below covers the run since then\n\
+                 each target (cumulative since the reset):"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("over its run"), "{text}");
+    }
+}

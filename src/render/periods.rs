@@ -37,6 +37,17 @@ pub fn period_words(s: &Settings) -> String {
     )
 }
 
+/// Running time a period needs for its rates to be printed: half a row, as a row's sliver
+/// joins the row before (`tui::state::rows`). Settings passed through while keys were pressed
+/// (nine periods of 0.0 s, one at 65,412 IOPS) keep their counts, in the totals and the JSON,
+/// but a rate over a few milliseconds says nothing.
+pub const RATE_MIN_S: f64 = 0.5;
+
+/// Whether `p` ran long enough (`RATE_MIN_S`) for its rates to mean anything.
+pub fn has_rate(p: &Period) -> bool {
+    p.elapsed_s >= RATE_MIN_S
+}
+
 /// What a period's row calls it: its settings, ", resumed" after a pause (a resume with
 /// the same settings is a period of its own), or for merged periods how many.
 pub fn period_name(p: &Period) -> String {
@@ -78,17 +89,21 @@ pub fn period_table(r: &RunReport, width: usize) -> Option<String> {
     }
     for (i, (p, name)) in list.iter().zip(&names).enumerate() {
         let lat = |ns: u64| {
-            if p.latency_ns.count > 0 {
+            if p.latency_ns.count > 0 && has_rate(p) {
                 format_latency_ns(ns as f64)
             } else {
                 "-".into()
             }
         };
+        let rate = |v: f64, digits: usize| match has_rate(p) {
+            true => format!("{v:.digits$}"),
+            false => "-".into(),
+        };
         let row = figures(
             &format!("{:.1}s", p.start_s),
             &format!("{:.1}s", p.elapsed_s),
-            &format!("{:.0}", p.iops),
-            &format!("{:.1}", p.bw_bytes_per_s / 1e6),
+            &rate(p.iops, 0),
+            &rate(p.bw_bytes_per_s / 1e6, 1),
             &lat(p.latency_ns.p50),
             &lat(p.latency_ns.p99),
         );
@@ -99,6 +114,14 @@ pub fn period_table(r: &RunReport, width: usize) -> Option<String> {
             let _ = writeln!(out, "  {:>2}  {name:<wide$}{row}", i + 1);
         }
         side_rows(&mut out, p, wide, apart);
+    }
+    let short = list.iter().filter(|p| !has_rate(p)).count();
+    if short > 0 {
+        let _ = writeln!(
+            out,
+            "  ({short} of them ran under {}s, settings passed through while keys were pressed: too short for a rate; their I/Os count in the totals)",
+            RATE_MIN_S
+        );
     }
     let merged = r.periods.merged_away();
     if merged > 0 {
@@ -139,6 +162,19 @@ const FIGURES_WIDTH: usize = 52;
 /// A row's figures, each right-aligned in its column (`FIGURES_WIDTH` wide).
 fn figures(from: &str, dur: &str, iops: &str, mb: &str, p50: &str, p99: &str) -> String {
     format!(" {from:>7} {dur:>7} {iops:>7} {mb:>7} {p50:>9} {p99:>9}")
+}
+
+/// "each target (cumulative over its run):", or after a reset the line that says when, and
+/// "… since the reset": every figure below, the kernel's count included, covers that time.
+/// Ends with a newline.
+pub fn totals_title(what: &str, reset_at_s: Option<f64>) -> String {
+    match reset_at_s {
+        None => format!("{what} (cumulative over its run):\n"),
+        Some(t) => format!(
+            "statistics reset at {t:.1}s: everything below covers the run since then\n{what} \
+             (cumulative since the reset):\n"
+        ),
+    }
 }
 
 /// "statistics reset at 12.3s: …" when they were.
@@ -226,6 +262,28 @@ mod tests {
             period_words(&mixed),
             "64k sequential 70% read QD8 T2 at 5000 IOPS"
         );
+    }
+
+    /// Settings passed through while a key was held: their periods keep their counts but
+    /// show no rate, where 0.004 s made 65,412 IOPS.
+    #[test]
+    fn a_period_of_milliseconds_shows_no_rate() {
+        let mut r = RunReport::example();
+        let mut blip = period(67, 10.0, 262, 90_000);
+        blip.elapsed_s = 0.004;
+        blip.iops = 65_412.0;
+        r.periods.list = vec![period(64, 0.0, 98_700, 210_000), blip];
+        let table = period_table(&r, 80).unwrap();
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(
+            lines[3].split_whitespace().collect::<Vec<_>>(),
+            [
+                "2", "4k", "random", "read", "QD1", "T67", "10.0s", "0.0s", "-", "-", "-", "-"
+            ],
+            "{table}"
+        );
+        assert!(!table.contains("65412"), "{table}");
+        assert!(table.contains("1 of them ran under 0.5s"), "{table}");
     }
 
     #[test]

@@ -14,6 +14,31 @@ use crate::units::{format_block_size, format_bytes, format_count_rate, format_la
 pub const NOT_ON_THE_CACHE: &str = "no saturation point named: buffered I/O measures the page \
      cache, not the disk (sweep with O_DIRECT, without --buffered, to find the disk's)";
 
+/// "sweep of threads over 4 steps, 3.0s each after a 0.5s ramp", or under `--until-steady`
+/// "…, each until steady (5 rounds of 1 s) or 60.0s at most, after a 0.5s ramp": what a step
+/// lasts, as the run will really do it.
+pub fn sweep_intro(
+    d: Dimension,
+    steps: usize,
+    step_s: f64,
+    ramp_s: f64,
+    until: Option<&crate::sweep::UntilSteady>,
+) -> String {
+    let each = match until {
+        None => format!("{step_s:.1}s each"),
+        Some(u) => format!(
+            "each until steady ({} rounds of {:.0} s) or {:.1}s at most,",
+            u.params.rounds,
+            u.params.round_s,
+            u.max.as_secs_f64()
+        ),
+    };
+    format!(
+        "sweep of {} over {steps} steps, {each} after a {ramp_s:.1}s ramp",
+        d.name()
+    )
+}
+
 /// The sweep table's header, like iops(1)'s ladder; a rate sweep's shows the asked and the
 /// achieved rate with the latency (from the due time) and the service time's p99.
 pub fn step_header(d: Dimension) -> String {

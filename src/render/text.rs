@@ -185,6 +185,33 @@ pub(super) fn not_ops(c: &Counts, elapsed_s: f64) -> String {
     format!("  + {} (not in IOPS)", parts.join(", "))
 }
 
+/// "io_uring failed in 2 of 4 threads (1, 3): they ran pread/pwrite, one I/O at a time, not
+/// QD16" — said in the header and the summary when a worker's ring failed under it (the
+/// kept errors say why). `None` when none did.
+pub fn fallback_line(
+    fell: impl Iterator<Item = usize>,
+    threads: usize,
+    depth: usize,
+) -> Option<String> {
+    let ids: Vec<String> = fell.map(|id| id.to_string()).collect();
+    if ids.is_empty() {
+        return None;
+    }
+    let depth = if depth > 1 {
+        format!(", not QD{depth}")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "io_uring failed in {} of {threads} thread{} ({}): from then on {} pread/pwrite, one \
+         I/O at a time{depth}",
+        ids.len(),
+        if threads == 1 { "" } else { "s" },
+        ids.join(", "),
+        if ids.len() == 1 { "it ran" } else { "they ran" },
+    ))
+}
+
 /// "stopped 1× for 8.0s (SIGSTOP or Ctrl-Z, resumed by SIGCONT); …" — the stops of a run.
 pub fn left_out_line(l: &LeftOut) -> String {
     format!(
@@ -218,6 +245,10 @@ pub fn summary_at(r: &RunReport, with_header: bool, width: usize) -> String {
     }
     for w in &r.config.warnings {
         let _ = writeln!(out, "  warning: {w}");
+    }
+    let fell = r.threads.iter().filter(|t| t.fell_back).map(|t| t.id);
+    if let Some(line) = fallback_line(fell, r.threads.len(), r.final_settings.iodepth) {
+        let _ = writeln!(out, "  warning: {line}");
     }
     super::periods::story_lines(&mut out, r, width);
     total_lines(&mut out, r);

@@ -208,16 +208,19 @@ pub fn take_notice() -> Option<String> {
     take_notice_in(&dir().ok()?)
 }
 
-/// `take_notice` for `dir`.
+/// `take_notice` for `dir`. The notice is first claimed by renaming it to a name of this
+/// process's own: of two starts at the same moment only one rename succeeds, and a notice
+/// that cannot be moved (a directory that refuses it) is not said at all rather than at every
+/// start.
 pub fn take_notice_in(dir: &Path) -> Option<String> {
     let path = dir.join(NOTICE);
-    let meta = std::fs::symlink_metadata(&path).ok()?;
+    let claimed = dir.join(format!(".{NOTICE}.{}", std::process::id()));
+    std::fs::rename(&path, &claimed).ok()?;
+    let meta = std::fs::symlink_metadata(&claimed).ok();
     let text = meta
-        .file_type()
-        .is_file()
-        .then(|| std::fs::read_to_string(&path).ok())
-        .flatten();
-    let _ = std::fs::remove_file(&path);
+        .filter(|m| m.file_type().is_file())
+        .and_then(|_| std::fs::read_to_string(&claimed).ok());
+    let _ = std::fs::remove_file(&claimed);
     let text = text?;
     let mut lines = text.lines();
     let (file, why) = (
@@ -284,6 +287,36 @@ mod tests {
         );
         assert_eq!(order("diskscope-2023111-221320.json"), None);
         assert_eq!(order("notes.json"), None);
+    }
+
+    /// Starts at the same moment: each notice is said by exactly one of them.
+    #[test]
+    fn of_two_starts_at_once_one_says_the_notice() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("d");
+        keep_in(&dir, &run(), "SIGHUP", at(0)).unwrap();
+        let notice = std::fs::read_to_string(dir.join(NOTICE)).unwrap();
+        for round in 0..300 {
+            std::fs::write(dir.join(NOTICE), &notice).unwrap();
+            let go = std::sync::Barrier::new(2);
+            let said = std::thread::scope(|s| {
+                let two = [(); 2].map(|_| {
+                    s.spawn(|| {
+                        go.wait();
+                        take_notice_in(&dir).is_some()
+                    })
+                });
+                two.map(|t| t.join().unwrap())
+            });
+            assert_eq!(
+                said.iter().filter(|&&s| s).count(),
+                1,
+                "round {round}: {said:?}"
+            );
+        }
+        assert!(!dir.join(NOTICE).exists());
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert_eq!(left.len(), 1, "only the result: {left:?}");
     }
 
     #[test]

@@ -29,9 +29,14 @@ pub struct ThreadRow {
     /// Mean latency of the thread's I/Os in the window; None when it did none.
     pub latency_mean_ns: Option<f64>,
     /// Average number of the thread's I/Os in flight over the window: the time its I/Os
-    /// spent in flight divided by the window's length (Little's law), so at depth 32 it says
-    /// how many of the 32 were really out. An I/O's time counts in the window it completed in.
+    /// spent in flight (from submission, never from a rate's due time) divided by the
+    /// window's length (Little's law), so at depth 32 it says how many of the 32 were really
+    /// out. An I/O's time counts in the window it completed in, so after a stall the figure
+    /// is held at the depth, the most there can be.
     pub in_flight: f64,
+    /// With a rate, the thread's I/Os due and not yet issued at the window's end: behind
+    /// schedule, waiting for a free slot, not in flight. 0 without a rate.
+    pub behind: u64,
     /// Operations since the start or reset.
     pub total_ops: u64,
 }
@@ -60,8 +65,8 @@ pub struct Now {
 #[derive(Debug, Clone, Default)]
 pub struct Seconds {
     current: Window,
-    /// Each thread's (ops, latency sum in ns) when the current window began.
-    base: HashMap<usize, (u64, f64)>,
+    /// Each thread's (ops, latency sum, time in flight, in ns) when the current window began.
+    base: HashMap<usize, (u64, f64, u64)>,
     pub now: Option<Now>,
     /// Complete windows so far: a change tells a consumer that `now` moved on.
     pub windows: u64,
@@ -97,17 +102,20 @@ impl Seconds {
             .iter()
             .map(|t| {
                 let sum = t.latency_mean_ns * t.total.ops as f64;
-                let (ops0, sum0) = self
+                let (ops0, sum0, busy0) = self
                     .base
-                    .insert(t.id, (t.total.ops, sum))
+                    .insert(t.id, (t.total.ops, sum, t.total.busy_ns))
                     .unwrap_or_default();
                 let ops = t.total.ops.saturating_sub(ops0);
+                let busy = t.total.busy_ns.saturating_sub(busy0);
                 ThreadRow {
                     id: t.id,
                     active: t.active,
                     ops_per_s: per_second(ops, w.elapsed),
                     latency_mean_ns: (ops > 0).then(|| (sum - sum0) / ops as f64),
-                    in_flight: (sum - sum0).max(0.0) / w.elapsed.as_nanos().max(1) as f64,
+                    in_flight: (busy as f64 / w.elapsed.as_nanos().max(1) as f64)
+                        .min(s.settings.iodepth.max(1) as f64),
+                    behind: t.total.due.saturating_sub(t.total.issued),
                     total_ops: t.total.ops,
                 }
             })

@@ -65,6 +65,12 @@ pub struct Counts {
     /// interval of those settings was cut (it did not switch within the sampler's wait: a slow
     /// disk, a starved CPU). Counted apart, so no interval mixes two settings.
     pub after_switch: u64,
+    /// The time the settled I/Os spent in flight, from submission to completion reaped,
+    /// summed (ns): over a window, divided by its length, how many were in flight on average
+    /// (Little's law). With a rate the latencies run from the due time and include the wait
+    /// behind schedule; this does not. A live figure, not saved.
+    #[serde(skip)]
+    pub busy_ns: u64,
 }
 
 impl Counts {
@@ -90,6 +96,7 @@ impl Counts {
                 .worker_runq_wait_ns
                 .saturating_sub(earlier.worker_runq_wait_ns),
             after_switch: self.after_switch.saturating_sub(earlier.after_switch),
+            busy_ns: self.busy_ns.saturating_sub(earlier.busy_ns),
         }
     }
 
@@ -112,6 +119,7 @@ impl Counts {
         self.worker_cpu_ns += other.worker_cpu_ns;
         self.worker_runq_wait_ns += other.worker_runq_wait_ns;
         self.after_switch += other.after_switch;
+        self.busy_ns += other.busy_ns;
     }
 
     /// I/Os that were issued but are not ops: short, failed, spanning a stop, finished
@@ -204,10 +212,16 @@ fn from_secs<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
 /// reads as "other".
 fn op_name<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
     let name = String::deserialize(d)?;
-    Ok(["read", "write", "fdatasync"]
-        .into_iter()
-        .find(|n| *n == name)
-        .unwrap_or("other"))
+    Ok([
+        "read",
+        "write",
+        "fdatasync",
+        "io_uring_setup",
+        "io_uring_enter",
+    ]
+    .into_iter()
+    .find(|n| *n == name)
+    .unwrap_or("other"))
 }
 
 /// An operation's name. An alias, not `&'static str` written out, because serde's derive
@@ -218,7 +232,8 @@ pub type OpName = &'static str;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IoErrorRecord {
     pub thread: usize,
-    /// "read", "write" or "fdatasync".
+    /// "read", "write" or "fdatasync"; "io_uring_setup" or "io_uring_enter" for a worker's
+    /// ring that failed (then offset 0, and the I/O in flight is settled apart).
     #[serde(deserialize_with = "op_name")]
     pub op: OpName,
     pub offset: u64,
@@ -245,6 +260,8 @@ pub struct ThreadSample {
     pub interval_latency_mean_ns: f64,
     /// Mean latency over `total`, in ns (0 when no ops).
     pub latency_mean_ns: f64,
+    /// Its io_uring ring failed and it went on with pread/pwrite, one I/O at a time.
+    pub fell_back: bool,
 }
 
 /// What the sampler emits every tick, and at every settings change (so an interval never spans

@@ -50,6 +50,11 @@ impl SuiteRunner {
         self
     }
 
+    /// `--until-steady`'s rounds and MAX, when each pass runs until steady.
+    pub fn until(&self) -> Option<crate::sweep::UntilSteady> {
+        self.steps.until()
+    }
+
     /// How each measured pass ended under `--until-steady` (empty without it).
     pub fn steadies(&self) -> &[crate::model::why::UntilSteadyReport] {
         self.steps.steadies()

@@ -91,6 +91,11 @@ impl StepRunner {
         self
     }
 
+    /// `--until-steady`'s rounds and MAX, when each step runs until steady.
+    pub fn until(&self) -> Option<UntilSteady> {
+        self.until
+    }
+
     /// How each measured step ended under `--until-steady` (empty without it).
     pub fn steadies(&self) -> &[UntilSteadyReport] {
         &self.steadies

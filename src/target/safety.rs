@@ -19,6 +19,7 @@ use super::discover::Roots;
 use super::overlap::ByteRange;
 use super::shell::quote_path;
 use super::stack::{Node, Stack, claimed_elsewhere};
+use crate::exit::Refused;
 
 /// Whether `named` (typed by the user) names `path`: the same path, or one that resolves to
 /// the same file (`/dev/disk/by-id/...` for `/dev/sdb`).
@@ -45,15 +46,17 @@ pub fn check_device_write(path: &Path, named: &OsStr) -> Result<()> {
     let shown = path.display();
     let quoted = quote_path(path);
     if named.is_empty() {
-        bail!(
+        return Err(Refused(format!(
             "{shown}: writing to a block device destroys its data; confirm by naming it: --allow-write={quoted}"
-        );
+        ))
+        .into());
     }
     if !list_names_device(named, path) {
-        bail!(
+        return Err(Refused(format!(
             "{shown}: --allow-write names {}, not this device; use --allow-write={quoted} to write here",
             quote_path(Path::new(named))
-        );
+        ))
+        .into());
     }
     Ok(())
 }
@@ -68,11 +71,11 @@ pub fn check_named_write(named: &OsStr, writes: &[&Path]) -> Result<()> {
         return Ok(());
     }
     let target = writes.first().map_or_else(String::new, |p| quote_path(p));
-    bail!(
-        "{target}: --allow-write names {}, not what this run writes; a file needs no name (--allow-write), or give {} as TARGET",
-        quote_path(Path::new(named)),
-        quote_path(Path::new(named))
-    )
+    let named = quote_path(Path::new(named));
+    Err(Refused(format!(
+        "{target}: --allow-write names {named}, not what this run writes; a file needs no name (--allow-write), or give {named} as TARGET"
+    ))
+    .into())
 }
 
 /// Whether two paths name one place, the last of which may not exist yet: the same path, the

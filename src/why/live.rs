@@ -18,7 +18,7 @@ use std::path::Path;
 use super::health::RunHealth;
 use super::{News, Second, Tracker, WhyFacts};
 use crate::findings::Finding;
-use crate::findings::steady::{SteadyParams, UntilSteady, until_steady};
+use crate::findings::steady::{SteadyCheck, SteadyParams, UntilSteady, until_steady};
 use crate::model::ConfigReport;
 use crate::model::disk::ThermalLog;
 use crate::model::health::{DeviceHealth, HealthAround};
@@ -247,8 +247,11 @@ impl Live {
 
     /// What the result says, `run_s` seconds in at the end: the findings, the steady state,
     /// `--until-steady`'s verdict, the drive's thermal log and its health record read again
-    /// now (its findings first: the drive's state, then what moved, by time).
-    pub fn finish(&mut self, run_s: f64) -> WhyReport {
+    /// now (its findings first: the drive's state, then what moved, by time). `rows` are the
+    /// run's rows as kept (the JSON's): a verdict of "never settled" quotes the range and
+    /// slope of their last window, the final row with what came as the engine stopped
+    /// included, not of the rows as they were first judged.
+    pub fn finish(&mut self, run_s: f64, rows: &[IntervalFigures]) -> WhyReport {
         let logs = match (&self.read_log, self.log_before) {
             (Some(read), Some(before)) => read().map(|after| ThermalLogs { before, after }),
             _ => None,
@@ -263,7 +266,7 @@ impl Live {
                 text: if settled {
                     steady.text()
                 } else {
-                    steady.never_settled_text(run_s)
+                    steady_over(rows, steady.params()).never_settled_text(run_s)
                 },
             }
         });
@@ -280,4 +283,23 @@ impl Live {
     ) -> Option<HealthAround> {
         Some(self.health.as_mut()?.finish_into(run_s, findings))
     }
+}
+
+/// The steady-state check over the rows as kept: each row with a period and no stop in it is a
+/// second of its period, as `on_row` fed them.
+fn steady_over(rows: &[IntervalFigures], params: SteadyParams) -> SteadyCheck {
+    let mut check = SteadyCheck::new(params);
+    for r in rows.iter().filter(|r| r.left_out.is_empty()) {
+        let Some(key) = r.period else { continue };
+        check.push(&crate::findings::series::Interval {
+            t_s: r.t_s,
+            elapsed_s: r.elapsed_s,
+            key: key as u64,
+            ops: r.counts.ops,
+            bytes: r.counts.bytes,
+            sequential: r.settings.random_pct == 0,
+            ..Default::default()
+        });
+    }
+    check
 }

@@ -149,6 +149,8 @@ impl Sampler {
         for (w, t) in self.workers.iter_mut().zip(taken) {
             let (mut counts, latency_sum) = t.unwrap_or(w.prev);
             if self.ending && !w.slot.finished.load(Acquire) {
+                // Issued since its last hand-over too: done or not, they are not ops here.
+                counts.issued = counts.issued.max(w.slot.issued.load(Acquire));
                 counts.unfinished = counts.issued.saturating_sub(counts.settled());
             }
             let delta = counts.since(&w.prev.0);
@@ -175,6 +177,7 @@ impl Sampler {
                 interval_ops: delta.ops,
                 interval_latency_mean_ns: mean(delta_latency, delta.ops),
                 latency_mean_ns: mean(latency_since_base, since_base.ops),
+                fell_back: w.slot.fell_back.load(Acquire),
             });
         }
         threads.sort_by_key(|t| (!t.active, t.id));

@@ -38,7 +38,8 @@ pub(crate) struct DisksSession {
     _prepared: Vec<Prepared>,
     config: DisksConfig,
     identities: Vec<Identity>,
-    /// /proc/diskstats at the start, for each device's count over the run.
+    /// /proc/diskstats at the start or the last reset, for each device's count over the
+    /// same time as its ops.
     kernel_start: Vec<(String, DiskCounters)>,
     /// The last reading, for the rates of the next second.
     kernel_prev: Option<(Instant, Vec<(String, DiskCounters)>)>,
@@ -207,6 +208,11 @@ impl Session {
             Action::ResetStats => {
                 group.reset_stats();
                 ds.shared.reset();
+                // The kernel's counts and the CPU's start again with the targets' own: once
+                // every engine has cut its totals there.
+                group.settle(Duration::from_millis(500));
+                ds.kernel_start = read_diskstats();
+                ds.cpu_start = CpuTimes::read(Path::new("/proc"));
             }
             Action::Export if d.rows.iter().any(|r| r.run.last.is_none()) => {
                 d.message = Some("nothing to save yet: not every target has a snapshot".into());

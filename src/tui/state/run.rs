@@ -40,8 +40,12 @@ pub struct AppRates {
     /// Worker threads; times `iodepth`, the most I/Os the app can have in flight.
     pub threads: usize,
     pub iodepth: usize,
-    /// The app's I/Os in flight on average over the window (the threads' sum).
+    /// The app's I/Os in flight on average over the window (the threads' sum): at most
+    /// threads × depth.
     pub in_flight: f64,
+    /// With a rate, I/Os due and not yet issued at the window's end (the threads' sum):
+    /// behind schedule, not in flight.
+    pub behind: u64,
 }
 
 /// The kernel's view of the target's device beside the app's.
@@ -310,6 +314,7 @@ impl Run {
                 threads: w.settings.threads,
                 iodepth: w.settings.iodepth,
                 in_flight: w.threads.iter().map(|t| t.in_flight).sum(),
+                behind: w.threads.iter().map(|t| t.behind).sum(),
             }
         });
     }

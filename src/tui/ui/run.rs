@@ -81,6 +81,7 @@ pub(super) fn status_line(
     }
     let (level, mark) = why::steady_mark(run, theme);
     parts.push((level, vec![mark]));
+    parts.extend(fallback_part(run, theme).map(|s| (0, vec![s])));
     if !i.warnings.is_empty() {
         let text = format!("│ warnings {} ", i.warnings.len());
         parts.push((0, vec![Span::styled(text, theme.warn())]));
@@ -157,6 +158,8 @@ pub(super) fn message_line(run: &Run, theme: Theme) -> Line<'static> {
         Line::styled(p, theme.warn())
     } else if let Some(s) = rate_shortfall(run) {
         Line::styled(s, theme.warn())
+    } else if let Some(f) = ring_fallback(run) {
+        Line::styled(f, theme.warn())
     } else if let Some(f) = why::finding_line(run, theme) {
         f
     } else if !run.info.warnings.is_empty() {
@@ -170,6 +173,22 @@ pub(super) fn message_line(run: &Run, theme: Theme) -> Line<'static> {
             theme.dim(),
         )
     }
+}
+
+/// "│ 2 thread(s) QD1: ring failed": the active threads on pread/pwrite after their ring
+/// failed, whatever depth the header's settings say.
+fn fallback_part(run: &Run, theme: Theme) -> Option<Span<'static>> {
+    let s = run.last.as_ref()?;
+    let fell = s.threads.iter().filter(|t| t.active && t.fell_back).count();
+    let text = format!("│ {fell} thread(s) QD1: ring failed ");
+    (fell > 0).then(|| Span::styled(text, theme.warn()))
+}
+
+/// The threads whose ring failed, as the summary says it.
+fn ring_fallback(run: &Run) -> Option<String> {
+    let s = run.last.as_ref()?;
+    let fell = s.threads.iter().filter(|t| t.fell_back).map(|t| t.id);
+    crate::render::text::fallback_line(fell, s.threads.len(), s.settings.iodepth)
 }
 
 /// "asked 50.0k IOPS, doing 31.2k: the disk is saturated", from the last whole second when

@@ -63,13 +63,15 @@ impl Widget for KernelPanel<'_> {
             (
                 "queue",
                 k.map_or_else(dash, |k| format!("{:.2}", k.avg_queue_depth)),
-                // Measured in flight, of the most there can be (threads × depth).
+                // Measured in flight, of the most there can be (threads × depth); with a rate,
+                // what is due and not yet issued apart: behind schedule, not in any queue.
                 a.map_or_else(dash, |a| {
-                    format!(
-                        "{}/{}",
-                        format_in_flight(a.in_flight),
-                        a.threads * a.iodepth.max(1)
-                    )
+                    let most = a.threads * a.iodepth.max(1);
+                    let fl = format_in_flight(a.in_flight.min(most as f64));
+                    match a.behind {
+                        0 => format!("{fl}/{most}"),
+                        n => format!("{fl}/{most} +{} late", format_count_rate(n as f64)),
+                    }
                 }),
             ),
             (
