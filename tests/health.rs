@@ -675,3 +675,67 @@ fn a_sweep_keeps_the_drives_health_at_its_start_and_end() {
         j["findings"]
     );
 }
+
+#[test]
+fn a_hung_smartctl_whose_child_holds_its_output_open_is_still_stopped_in_time() {
+    // A wrapper script (`sh` running smartctl as its child, not exec'ing it) that hangs: the
+    // child keeps the output pipe open after the script itself is killed.
+    let hung = Stub::new("sleep 30\nexit 0");
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_diskscope"))
+        .args(["--health"])
+        .env("PATH", hung.path())
+        .env("SYSFS_PATH", sysfs("sata-3g"))
+        .env("DISKSCOPE_SMARTCTL_TIMEOUT", "0.5")
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "waited {:?} for: {text}",
+        started.elapsed()
+    );
+    assert_eq!(
+        text.trim_end(),
+        "/dev/sda: smartctl did not answer for /dev/sda within 0.5 s: stopped it"
+    );
+}
+
+#[test]
+fn bytes_that_are_not_utf8_in_a_drives_strings_do_not_lose_its_record() {
+    // A drive's IDENTIFY strings are bytes; smartctl passes bytes above 0x7f through as they
+    // are, which is not UTF-8.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("sata-ssd-worn.json")).unwrap();
+    let mut bytes = text.into_bytes();
+    let at = bytes
+        .windows(b"S3Z1NB0K".len())
+        .position(|w| w == b"S3Z1NB0K")
+        .expect("the fixture's serial");
+    bytes[at] = 0xe9;
+    let answer = dir.path().join("latin1.json");
+    std::fs::write(&answer, bytes).unwrap();
+    let stub = Stub::new(&format!("cat '{}'", answer.display()));
+    let out = stdout(&run(&stub.path(), &sysfs("sata-3g"), &["--health"]));
+    assert!(out.starts_with("/dev/sda: worn"), "{out}");
+    assert!(out.contains("serial \u{fffd}3Z1NB0K000001X"), "{out}");
+}
+
+#[test]
+fn json_cut_short_is_one_short_line_not_the_whole_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("sata-ssd-worn.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let compact = serde_json::to_string(&v).unwrap();
+    let cut = dir.path().join("cut.json");
+    std::fs::write(&cut, &compact[..compact.len() / 2]).unwrap();
+    let stub = Stub::new(&format!("cat '{}'\nexit 0", cut.display()));
+    let out = stdout(&run(&stub.path(), &sysfs("sata-3g"), &["--health"]));
+    assert_eq!(
+        out.trim_end(),
+        format!(
+            "/dev/sda: smartctl's JSON for /dev/sda ended after {} bytes, cut short, exit status 0",
+            compact.len() / 2
+        )
+    );
+}
