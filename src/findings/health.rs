@@ -326,7 +326,16 @@ pub fn changes(
     } else {
         format!("at {}", clock(at_s))
     };
-    let mut out = Vec::new();
+    if let (Some(a), Some(b)) = (&before.serial, &after.serial)
+        && a != b
+    {
+        let text = format!(
+            "another drive answered {when}: its serial number is not the one read at the start, \
+             so its figures are not compared with those"
+        );
+        return vec![Finding::new(kind::HEALTH_CHANGED, text).at(at_s)];
+    }
+    let mut out = went_down(before, after, &when, at_s);
     let watched = MEANINGS
         .iter()
         .map(|m| (m.key, m.one, m.many, Some(m)))
@@ -361,6 +370,35 @@ pub fn changes(
         out.push(Finding::new(kind::HEALTH_CHANGED, text).at(at_s));
     }
     out
+}
+
+/// Counters and hours that went down between two reads: a drive's own counts only rise, so
+/// its record was reset (by a tool or a firmware update) or it does not tell the truth.
+fn went_down(before: &HealthRecord, after: &HealthRecord, when: &str, at_s: f64) -> Vec<Finding> {
+    let mut fell: Vec<(String, u64, u64)> = before
+        .counters
+        .iter()
+        .filter_map(|c| {
+            let now = after.counter(&c.key)?;
+            (now < c.value).then(|| (c.name.clone(), c.value, now))
+        })
+        .collect();
+    if let (Some(a), Some(b)) = (before.power_on_hours, after.power_on_hours)
+        && b < a
+    {
+        fell.insert(0, ("power-on hours".into(), a, b));
+    }
+    fell.into_iter()
+        .map(|(name, a, b)| {
+            let text = format!(
+                "{name} went down from {} to {} {when}: a drive's own counts only rise, so its \
+                 record was reset or it does not tell the truth",
+                grouped(a),
+                grouped(b)
+            );
+            Finding::new(kind::HEALTH_CHANGED, text).at(at_s)
+        })
+        .collect()
 }
 
 #[cfg(test)]

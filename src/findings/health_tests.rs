@@ -195,11 +195,47 @@ fn counters_that_moved_are_findings_with_their_time() {
         mid[0].text.starts_with("2 new media errors at 0:42"),
         "{mid:?}"
     );
-    assert!(
-        changes(&b, &a, 42.0, false).is_empty(),
-        "a counter going back is no news"
-    );
     assert!(changes(&a, &a, 42.0, false).is_empty());
+}
+
+#[test]
+fn counters_or_hours_that_go_down_are_said_not_taken_as_no_news() {
+    let mut a = HealthRecord {
+        power_on_hours: Some(31_002),
+        ..HealthRecord::default()
+    };
+    a.set_counter(counter::UDMA_CRC, "UDMA_CRC_Error_Count", Some(199), 7);
+    let mut b = a.clone();
+    b.power_on_hours = Some(12);
+    b.set_counter(counter::UDMA_CRC, "UDMA_CRC_Error_Count", Some(199), 0);
+    assert_eq!(
+        texts(&changes(&a, &b, 42.0, false)),
+        [
+            "power-on hours went down from 31,002 to 12 at 0:42: a drive's own counts only \
+             rise, so its record was reset or it does not tell the truth",
+            "UDMA_CRC_Error_Count went down from 7 to 0 at 0:42: a drive's own counts only \
+             rise, so its record was reset or it does not tell the truth",
+        ]
+    );
+}
+
+#[test]
+fn another_drive_answering_is_said_and_its_figures_not_compared() {
+    let mut a = HealthRecord {
+        serial: Some("S3Z1NB0K000001X".into()),
+        ..HealthRecord::default()
+    };
+    a.set_counter(counter::MEDIA_ERRORS, "media errors", None, 0);
+    let mut b = a.clone();
+    b.serial = Some("WKD0XXXX".into());
+    b.set_counter(counter::MEDIA_ERRORS, "media errors", None, 40);
+    assert_eq!(
+        texts(&changes(&a, &b, 61.0, true)),
+        [
+            "another drive answered during the run: its serial number is not the one read at \
+          the start, so its figures are not compared with those"
+        ]
+    );
 }
 
 #[test]
