@@ -739,3 +739,25 @@ fn json_cut_short_is_one_short_line_not_the_whole_answer() {
         )
     );
 }
+
+#[test]
+fn a_drive_that_answers_no_smart_figures_is_unknown_not_ok() {
+    // A USB bridge that passes identity through but no SMART data: smartctl exits with bit 2
+    // (a SMART command failed) and its answer holds no verdict, counter or wear figure.
+    let stub = Stub::answering("usb-silent.json", 4);
+    let sys = sysfs("sata-3g");
+    let table = stdout(&run(&stub.path(), &sys, &["--list"]));
+    assert!(row(&table, "sda").contains("unknown"), "{table}");
+    let out = stdout(&run(&stub.path(), &sys, &["--health"]));
+    assert!(out.starts_with("/dev/sda: unknown\n"), "{out}");
+    assert!(
+        out.contains(
+            "its answer holds no SMART verdict, error counter or wear figure: nothing here \
+             says whether it is sound"
+        ),
+        "{out}"
+    );
+    let devs = json(&run(&stub.path(), &sys, &["--health", "--json"]));
+    assert_eq!(devs[0]["health"]["status"], "unknown", "{devs}");
+    assert_eq!(devs[0]["health"]["power_on_hours"], 9120, "{devs}");
+}

@@ -238,9 +238,28 @@ fn self_failed(r: &HealthRecord) -> bool {
     r.passed == Some(false) && r.critical_warning.is_none()
 }
 
+/// Whether the record holds anything that says if the drive is sound: its own verdict, a
+/// watched counter, wear, spare or NVMe's critical warning. A USB bridge that passes no SMART
+/// through leaves only identity and perhaps hours, which say nothing of that.
+fn says_soundness(r: &HealthRecord) -> bool {
+    r.passed.is_some()
+        || !r.counters.is_empty()
+        || r.percentage_used.is_some()
+        || r.critical_warning.is_some()
+        || r.available_spare_pct.is_some()
+}
+
 /// Everything a record says, in reading order: failing first, then worn, then its age.
 pub fn record_findings(r: &HealthRecord) -> Vec<Finding> {
     let mut out = Vec::new();
+    if verdict(r) == Verdict::Unknown {
+        out.push(Finding::new(
+            kind::HEALTH_UNKNOWN,
+            "its answer holds no SMART verdict, error counter or wear figure: nothing here \
+             says whether it is sound (a USB bridge that passes no SMART through answers so)"
+                .into(),
+        ));
+    }
     if self_failed(r) {
         out.push(Finding::new(
             kind::HEALTH_FAILING,
@@ -252,7 +271,7 @@ pub fn record_findings(r: &HealthRecord) -> Vec<Finding> {
     out.extend(hours_reset(r));
     out.extend(not_new(r));
     let rank = |f: &Finding| match f.kind.as_str() {
-        kind::HEALTH_FAILING | kind::HEALTH_WARNING => 0,
+        kind::HEALTH_FAILING | kind::HEALTH_WARNING | kind::HEALTH_UNKNOWN => 0,
         kind::HEALTH_HOURS_RESET => 1,
         kind::HEALTH_WORN => 2,
         _ => 3,
@@ -261,7 +280,7 @@ pub fn record_findings(r: &HealthRecord) -> Vec<Finding> {
     out
 }
 
-/// The one word for a record: failing, worn or ok.
+/// The one word for a record: failing, worn or ok; unknown where nothing in it says which.
 pub fn verdict(r: &HealthRecord) -> Verdict {
     let warn = r.critical_warning.unwrap_or(0);
     let used = r.percentage_used.unwrap_or(0);
@@ -287,8 +306,10 @@ pub fn verdict(r: &HealthRecord) -> Verdict {
     } else if used >= HEALTH_WORN_USED_PCT || by_counter(Verdict::Worn) || hours_reset(r).is_some()
     {
         Verdict::Worn
-    } else {
+    } else if says_soundness(r) {
         Verdict::Ok
+    } else {
+        Verdict::Unknown
     }
 }
 

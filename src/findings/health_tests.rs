@@ -27,6 +27,7 @@ fn a_used_drive_says_its_hours_cycles_and_writes() {
         power_on_hours: Some(3),
         power_cycles: Some(2),
         written_bytes: Some(1_000_000),
+        passed: Some(true),
         ..HealthRecord::default()
     };
     assert!(
@@ -274,5 +275,31 @@ fn smartctls_failed_verdict_on_nvme_is_read_from_the_bits() {
         record_findings(&r)
             .iter()
             .all(|f| !f.text.contains("FAILING"))
+    );
+}
+
+#[test]
+fn a_record_without_verdict_counters_or_wear_is_unknown_whatever_its_hours() {
+    let silent = HealthRecord {
+        power_on_hours: Some(9120),
+        model: Some("Generic USB3.0 Bridge".into()),
+        ..HealthRecord::default()
+    };
+    assert_eq!(verdict(&silent), Verdict::Unknown);
+    let said = record_findings(&silent);
+    assert_eq!(said[0].kind, kind::HEALTH_UNKNOWN, "{said:?}");
+    assert!(
+        said.iter().any(|f| f.kind == kind::HEALTH_NOT_NEW),
+        "{said:?}"
+    );
+    let passed = HealthRecord {
+        passed: Some(true),
+        ..silent
+    };
+    assert_eq!(verdict(&passed), Verdict::Ok);
+    assert!(
+        record_findings(&passed)
+            .iter()
+            .all(|f| f.kind != kind::HEALTH_UNKNOWN)
     );
 }
