@@ -58,10 +58,19 @@ Examples:
                                         (each runs fio --server), outliers named
   diskscope --show fio.json             fio's JSON output in diskscope's summary form";
 
+/// What `--version` says after the name: the version, then the commit it was built from and
+/// the target (build.rs): "0.2.0 (abc1234, x86_64 glibc ≥ 2.28)", for bug reports.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("DISKSCOPE_BUILD"),
+    ")"
+);
+
 /// diskscope: watch what a disk can do — live IOPS, bandwidth and latency as threads, block
 /// size and read/write mix change.
 #[derive(Debug, Parser)]
-#[command(name = "diskscope", version, about, after_help = AFTER_HELP)]
+#[command(name = "diskscope", version = VERSION, about, after_help = AFTER_HELP)]
 pub struct Args {
     /// Block devices, files or directories to test; several run at once, each with its own
     /// threads and a scratch file per directory [default: ./diskscope.scratch]

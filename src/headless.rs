@@ -292,7 +292,7 @@ pub fn run_sweep(
     for (step, t) in steps.iter_mut().zip(temps) {
         step.temp_c = t;
     }
-    let (saturation, latency_curve) = findings(dimension, &steps);
+    let (saturation, latency_curve) = findings(dimension, &steps, config.target.direct);
     let mut step_said = step_findings(&WhyFacts::of(&config), &steps);
     let run_s = last.as_ref().map_or(0.0, |s| s.at.as_secs_f64());
     let health = live.finish_health(run_s, &mut step_said);

@@ -15,6 +15,7 @@ pub mod cli;
 pub mod disks;
 pub mod diskstats;
 pub mod engine;
+pub mod escape;
 pub mod exit;
 pub mod findings;
 pub mod fio;

@@ -11,7 +11,10 @@
 //! writes a line to stderr without `eprintln!`'s panic when stderr is gone too.
 //!
 //! On a terminal whose locale is not UTF-8 (`LC_ALL=C`), text goes out in ASCII
-//! (`use_ascii`, set by the front door for text output only).
+//! (`use_ascii`, set by the front door for text output only). Text output (`use_text`, set
+//! by the front door when stdout carries text, never JSON, CSV or a fio job) and every line
+//! on stderr pass `escape::terminal` here, the one boundary: a control character read from a
+//! path, sysfs or a saved file reaches the terminal as `\x1b`, never as a command.
 
 use std::io::{self, StdoutLock, Write};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
@@ -25,17 +28,28 @@ static LOST: AtomicU8 = AtomicU8::new(0);
 /// UTF-8. Never set for JSON, CSV or a fio job, which must reach their reader byte for byte.
 static ASCII: AtomicBool = AtomicBool::new(false);
 
+/// Standard output carries text for people (not JSON, CSV or a fio job): its control
+/// characters are shown, not sent (`escape::terminal`).
+static TEXT: AtomicBool = AtomicBool::new(false);
+
+/// From now on, what is printed on standard output is text: controls in it are shown.
+pub fn use_text() {
+    TEXT.store(true, Ordering::SeqCst);
+}
+
 /// From now on, text printed here and said on stderr is turned into ASCII.
 pub fn use_ascii() {
     ASCII.store(true, Ordering::SeqCst);
 }
 
-/// `text` as it should reach the terminal: as it is, or in ASCII (`use_ascii`).
+/// `text` as it should reach the terminal: its controls shown (`escape::terminal`), then
+/// as it is or in ASCII (`use_ascii`).
 fn for_terminal(text: &str) -> std::borrow::Cow<'_, str> {
-    if ASCII.load(Ordering::SeqCst) && !text.is_ascii() {
-        crate::locale::to_ascii(text).into()
+    let shown = crate::escape::terminal(text);
+    if ASCII.load(Ordering::SeqCst) && !shown.is_ascii() {
+        crate::locale::to_ascii(&shown).into()
     } else {
-        text.into()
+        shown
     }
 }
 
@@ -117,7 +131,12 @@ impl Stdout {
 
 impl Write for Stdout {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if !ASCII.load(Ordering::SeqCst) || buf.is_ascii() {
+        let text_mode = TEXT.load(Ordering::SeqCst);
+        let plain = |b: &u8| !b.is_ascii_control() || *b == b'\n' || *b == b'\t';
+        if !text_mode && (!ASCII.load(Ordering::SeqCst) || buf.is_ascii()) {
+            return Self::watch(self.0.write(buf));
+        }
+        if buf.is_ascii() && buf.iter().all(plain) {
             return Self::watch(self.0.write(buf));
         }
         // The whole characters at the front, in ASCII; a character cut by a short write

@@ -150,6 +150,9 @@ fn terminal_state() -> Result<(), &'static str> {
 /// Runs diskscope as configured.
 pub fn run(config: Config) -> Result<ExitStatus> {
     let mode = Mode::decide(&config)?;
+    if prints_text(&mode, config.output) {
+        output::use_text();
+    }
     if prints_text(&mode, config.output)
         && std::io::stdout().is_terminal()
         && !crate::locale::utf8()

@@ -36,13 +36,20 @@ use crate::stats::{IntervalFigures, Snapshot};
 pub const DEFAULT_STEP_TIME: Duration = Duration::from_secs(3);
 /// What a sweep found: where a threads, block-size or depth sweep saturates, or a rate
 /// sweep's latency-vs-load curve.
+/// `direct`: the sweep ran with O_DIRECT (a `--buffered` curve is the page cache's, and
+/// names no saturation point).
 pub fn findings(
     d: Dimension,
     steps: &[IntervalFigures],
+    direct: bool,
 ) -> (Option<Saturation>, Option<LatencyCurve>) {
+    let base = crate::findings::conditions::Conditions {
+        direct,
+        ..Default::default()
+    };
     match d {
         Dimension::Rate => (None, latency_curve(steps)),
-        _ => (saturation(d, steps), None),
+        _ => (saturation(d, steps, &base), None),
     }
 }
 

@@ -4,22 +4,57 @@
 /// Caps glibc's malloc arenas at `n`. Each thread that allocates gets an arena of its own
 /// by default, and each arena reserves 64 MiB of address space: under `ulimit -v` sixteen
 /// workers reserved a gigabyte and the next buffer allocation aborted the process. Call it
-/// before any thread starts.
+/// before any thread starts. musl's malloc has no arenas to cap.
 pub fn limit_malloc_arenas(n: i32) {
+    #[cfg(target_env = "gnu")]
     // SAFETY: mallopt only changes the allocator's tuning; an unknown option is ignored.
     unsafe {
         nix::libc::mallopt(nix::libc::M_ARENA_MAX, n);
     }
+    #[cfg(not(target_env = "gnu"))]
+    let _ = n;
 }
 
 /// Sets this thread's niceness (-20..=19) when allowed, and does nothing otherwise: raising
 /// priority needs root or CAP_SYS_NICE; lowering it is open to anyone.
 pub fn set_thread_niceness(nice: i32) {
+    let tid = gettid();
     // SAFETY: setpriority on this thread's own tid has no memory effects; a refusal is fine.
     unsafe {
-        let tid = nix::libc::gettid();
         let _ = nix::libc::setpriority(nix::libc::PRIO_PROCESS, tid as nix::libc::id_t, nice);
     }
+}
+
+/// This thread's id, by the system call itself: glibc's `gettid()` wrapper only exists from
+/// 2.30, and the binary `scripts/dist --glibc` builds must run on glibc 2.28.
+pub fn gettid() -> nix::libc::pid_t {
+    // SAFETY: gettid takes no arguments, touches no memory and cannot fail.
+    unsafe { nix::libc::syscall(nix::libc::SYS_gettid) as nix::libc::pid_t }
+}
+
+/// Renames `from` to `to` unless `to` exists (`renameat2` with `RENAME_NOREPLACE`), by the
+/// system call itself: a build against glibc 2.28 (scripts/dist --glibc) failed to link
+/// glibc's wrapper. EEXIST
+/// when `to` exists; EINVAL where the filesystem cannot do it, ENOSYS before Linux 3.15.
+pub fn rename_noreplace(from: &std::path::Path, to: &std::path::Path) -> nix::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &std::path::Path| {
+        std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(|_| nix::errno::Errno::EINVAL)
+    };
+    let (from, to) = (c(from)?, c(to)?);
+    // SAFETY: both paths are NUL-terminated strings that live across the call; the kernel
+    // only reads them, and the flags are a plain integer.
+    let r = unsafe {
+        nix::libc::syscall(
+            nix::libc::SYS_renameat2,
+            nix::libc::AT_FDCWD,
+            from.as_ptr(),
+            nix::libc::AT_FDCWD,
+            to.as_ptr(),
+            nix::libc::RENAME_NOREPLACE,
+        )
+    };
+    nix::errno::Errno::result(r).map(drop)
 }
 
 /// Sets this thread's timer slack (how late the kernel may wake its sleeps, to batch wakeups)
@@ -34,8 +69,11 @@ pub fn set_timer_slack_ns(ns: u64) {
 /// The local time zone's offset from UTC, in seconds east, at `unix_secs` (glibc's
 /// `localtime_r`, which honours `TZ` and /etc/localtime); `None` when the C library cannot
 /// say.
+// musl's libc crate marks time_t deprecated (it became 64-bit in musl 1.2.0); it is the type
+// localtime_r takes in either C library.
+#[allow(deprecated)]
 pub fn utc_offset_s(unix_secs: i64) -> Option<i64> {
-    let t: nix::libc::time_t = unix_secs;
+    let t = unix_secs as nix::libc::time_t;
     // SAFETY: an all-zero tm is valid (integers and a null zone-name pointer).
     let mut tm: nix::libc::tm = unsafe { std::mem::zeroed() };
     // SAFETY: localtime_r reads the time_t and writes one tm through pointers to live values
@@ -67,7 +105,7 @@ pub struct LoopInfo64 {
     pub lo_init: [u64; 2],
 }
 
-const LOOP_GET_STATUS64: nix::libc::c_ulong = 0x4C05;
+const LOOP_GET_STATUS64: nix::libc::Ioctl = 0x4C05;
 
 /// Asks the kernel what backs the loop device open as `file` (LOOP_GET_STATUS64); ENXIO when
 /// the loop device is free, ENOTTY when `file` is not a loop device.
@@ -97,7 +135,7 @@ pub fn inode_flags(file: &std::fs::File) -> std::io::Result<u32> {
     use std::os::fd::AsRawFd;
     // The request number encodes sizeof(long), though the kernel reads and writes an int.
     let request = nix::request_code_read!(b'f', 1, std::mem::size_of::<nix::libc::c_long>())
-        as nix::libc::c_ulong;
+        as nix::libc::Ioctl;
     let mut flags: nix::libc::c_int = 0;
     // SAFETY: FS_IOC_GETFLAGS writes one int through the pointer, which points at a live
     // c_int; the caller passes a regular file or directory, whose filesystem handles it.
@@ -203,7 +241,7 @@ pub fn futex_wait(
     timeout: std::time::Duration,
 ) {
     let ts = nix::libc::timespec {
-        tv_sec: timeout.as_secs().min(i64::MAX as u64) as nix::libc::time_t,
+        tv_sec: timeout.as_secs().min(i64::MAX as u64) as _,
         tv_nsec: timeout.subsec_nanos() as nix::libc::c_long,
     };
     // SAFETY: the futex word is a live, aligned u32 for the call's duration and the timespec a
@@ -291,5 +329,38 @@ mod tests {
         // A regular file is not an NVMe controller: the ioctl fails (ENOTTY), quietly.
         assert_eq!(nvme_get_log_page(&file, 2, u32::MAX, &mut buf), None);
         assert!(buf.iter().all(|&b| b == 0));
+    }
+
+    #[test]
+    fn gettid_is_this_threads_id_as_the_kernel_names_it() {
+        let on_thread = || {
+            let link = std::fs::read_link("/proc/thread-self").unwrap();
+            // "<pid>/task/<tid>"
+            let tid: i32 = link.file_name().unwrap().to_str().unwrap().parse().unwrap();
+            assert_eq!(gettid(), tid, "{link:?}");
+            tid
+        };
+        let here = on_thread();
+        let there = std::thread::spawn(on_thread).join().unwrap();
+        assert_ne!(here, there);
+    }
+
+    #[test]
+    fn rename_noreplace_renames_but_never_over_a_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            dir.path().join("a"),
+            dir.path().join("b"),
+            dir.path().join("c"),
+        );
+        std::fs::write(&a, "a").unwrap();
+        std::fs::write(&b, "b").unwrap();
+        assert_eq!(rename_noreplace(&a, &b), Err(nix::errno::Errno::EEXIST));
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "b");
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "a");
+        assert_eq!(rename_noreplace(&a, &c), Ok(()));
+        assert!(!a.exists());
+        assert_eq!(std::fs::read_to_string(&c).unwrap(), "a");
+        assert_eq!(rename_noreplace(&a, &c), Err(nix::errno::Errno::ENOENT));
     }
 }

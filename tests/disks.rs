@@ -299,7 +299,6 @@ fn each_then_all_runs_every_file_alone_then_all_together() {
             "--json",
             "-T",
             "1s",
-            "--buffered",
         ],
     );
     let alone = v["alone"].as_array().unwrap();
@@ -318,4 +317,20 @@ fn each_then_all_runs_every_file_alone_then_all_together() {
         kinds.contains(&"shared_limit") || kinds.contains(&"independent"),
         "{kinds:?}"
     );
+    // Through the page cache, alone and together compare the cache: nothing is said of the
+    // disks (the findings' conditions table).
+    let cached = run_json(
+        dir.path(),
+        &[
+            "t0",
+            "t1",
+            "--each-then-all",
+            "--no-tui",
+            "--json",
+            "-T",
+            "1s",
+            "--buffered",
+        ],
+    );
+    assert_eq!(cached["findings"], serde_json::json!([]), "{cached:#}");
 }

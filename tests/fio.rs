@@ -218,3 +218,112 @@ fn sequential_fio_jobs_walk_the_stripes_of_diskscope_threads() {
         assert_eq!(seen, expected, "{threads} threads:\n{job}");
     }
 }
+
+/// The io_uring requests fio submitted while running `job`, by opcode, from the kernel's own
+/// `io_uring:io_uring_submit_req` trace (tracefs, root), only those of fio's process (its
+/// thread group): fio's report is not the count (fio 3.33 reports a sync per write it never
+/// sent).
+fn traced_submissions(job: &Path) -> BTreeMap<String, u64> {
+    let t = Path::new("/sys/kernel/tracing");
+    let mounted_here = !t.join("trace").exists();
+    if mounted_here {
+        common::run("mount", &["-t", "tracefs", "nodev", t.to_str().unwrap()]);
+    }
+    let w = |f: &str, v: &str| std::fs::write(t.join(f), v).unwrap();
+    let event = "events/io_uring/io_uring_submit_req/enable";
+    w("tracing_on", "0");
+    w("options/record-tgid", "1");
+    w("buffer_size_kb", "16384");
+    w("trace", "");
+    w(event, "1");
+    w("tracing_on", "1");
+    let run = Command::new("fio")
+        .arg(job)
+        .arg("--output-format=json")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let tgid = run.id();
+    let out = run.wait_with_output().unwrap();
+    w("tracing_on", "0");
+    w(event, "0");
+    let trace = std::fs::read_to_string(t.join("trace")).unwrap();
+    w("trace", "");
+    w("options/record-tgid", "0");
+    if mounted_here {
+        let _ = Command::new("umount").arg(t).status();
+    }
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut counts = BTreeMap::new();
+    for line in trace.lines().filter(|l| !l.starts_with('#')) {
+        // "fio-1235    (   1234) [001] ....: io_uring_submit_req: …, opcode FSYNC, …"
+        let group = line
+            .split_once('(')
+            .and_then(|(_, r)| r.split_once(')'))
+            .and_then(|(g, _)| g.trim().parse::<u32>().ok());
+        if group == Some(tgid)
+            && let Some(op) = line.split("opcode ").nth(1)
+        {
+            let op = op.split([',', ' ']).next().unwrap_or("").to_string();
+            *counts.entry(op).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+#[test]
+#[ignore = "needs root: counts fio's io_uring submissions with tracefs"]
+fn the_exported_sync_job_sends_a_sync_per_write_on_the_installed_fio() {
+    if !fio_installed() {
+        return;
+    }
+    let dir = workdir();
+    let file = dir.path().join("disk.img");
+    make_file(&file, 64 << 20);
+    let allow = format!("--allow-write={}", file.display());
+    let out = diskscope(
+        dir.path(),
+        &[
+            file.to_str().unwrap(),
+            "--fio",
+            "--fsync",
+            "1",
+            "--read",
+            "0",
+            &allow,
+            "-Q",
+            "4",
+            "-T",
+            "2s",
+            "--ioengine",
+            "io_uring",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The whole output is the job file.
+    let job = String::from_utf8(out.stdout).unwrap();
+    let version = Command::new("fio").arg("--version").output().unwrap();
+    let version = String::from_utf8_lossy(&version.stdout).trim().to_string();
+    let count = |job: &str| {
+        let path = dir.path().join("probe.fio");
+        std::fs::write(&path, job).unwrap();
+        traced_submissions(&path)
+    };
+    let exported = count(&job);
+    let writes = exported.get("WRITE").copied().unwrap_or(0)
+        + exported.get("WRITE_FIXED").copied().unwrap_or(0);
+    let syncs = exported.get("FSYNC").copied().unwrap_or(0);
+    // What the export left out, for the record: the same job with registered buffers.
+    let trap = count(&job.replace("registerfiles\n", "registerfiles\nfixedbufs\n"));
+    eprintln!("{version}: exported job {exported:?}; with fixedbufs {trap:?}");
+    assert!(writes > 100, "too few writes to judge: {exported:?}");
+    assert!(
+        syncs as f64 >= 0.98 * writes as f64,
+        "{version}: the exported job sent {syncs} syncs for {writes} writes at fdatasync=1"
+    );
+}

@@ -67,3 +67,92 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Text from outside (a path, a jobname, a sysfs string) at each output boundary: any string,
+// control characters and markup included, leaves as well-formed XML in an SVG, as terminal
+// text without a control but line feed and tab, and as a CSV field that reads back the same.
+// ---------------------------------------------------------------------------------------------
+
+/// A real run's JSON, made once by the binary on a small file.
+fn saved_run() -> &'static diskscope::model::RunReport {
+    static RUN: std::sync::OnceLock<diskscope::model::RunReport> = std::sync::OnceLock::new();
+    RUN.get_or_init(|| {
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let file = dir.path().join("t.img");
+        std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_diskscope"))
+            .args([file.to_str().unwrap(), "--json", "-T", "1s"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    })
+}
+
+fn no_controls_but(text: &str, allowed: &[char]) -> Result<(), TestCaseError> {
+    let bad: Vec<char> = text
+        .chars()
+        .filter(|c| c.is_control() && !allowed.contains(c))
+        .collect();
+    prop_assert!(bad.is_empty(), "controls left: {:?}", bad);
+    Ok(())
+}
+
+/// Any string, weighted to the characters that break outputs.
+fn nasty() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            prop::char::range('\u{0}', '\u{1f}'),
+            prop::char::range('\u{7f}', '\u{9f}'),
+            prop::sample::select(vec!['<', '>', '&', '"', '\'', ',', '\n', '\r', ']', '$']),
+            any::<char>(),
+        ],
+        0..24,
+    )
+    .prop_map(|cs| cs.into_iter().collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn a_chart_of_any_target_name_is_xml_without_controls(name in nasty()) {
+        let mut r = saved_run().clone();
+        r.config.target.path = name;
+        let svg = diskscope::render::chart::plot_run(&r).unwrap();
+        if let Err(e) = roxmltree::Document::parse(&svg) {
+            return Err(TestCaseError::fail(format!("not XML: {e}")));
+        }
+        no_controls_but(&svg, &['\n', '\t', '\r'])?;
+    }
+
+    #[test]
+    fn terminal_text_of_any_target_name_holds_no_control(name in nasty()) {
+        let mut r = saved_run().clone();
+        r.config.target.path = name;
+        r.config.warnings.push(format!("of {}", r.config.target.path));
+        let text = diskscope::render::text::summary(&r, false);
+        no_controls_but(&diskscope::escape::terminal(&text), &['\n', '\t'])?;
+    }
+
+    #[test]
+    fn terminal_text_of_any_bytes_holds_no_control(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
+        let text = String::from_utf8_lossy(&bytes);
+        no_controls_but(&diskscope::escape::terminal(&text), &['\n', '\t'])?;
+    }
+
+    #[test]
+    fn a_csv_row_of_any_target_name_reads_back_the_same(name in nasty()) {
+        let row = diskscope::render::disks::csv_row(&name, &saved_run().intervals[0]);
+        let text = format!("{}\n{row}\n", diskscope::render::disks::csv_header());
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        let records: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+        prop_assert_eq!(records.len(), 1);
+        prop_assert_eq!(&records[0][0], name.as_str());
+    }
+}

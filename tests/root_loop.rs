@@ -99,6 +99,60 @@ fn op_count_matches_the_kernels_count_of_completed_reads() {
     }
 }
 
+/// The requests per I/O the `queue_split` finding predicts (1 without one).
+fn predicted_requests(run: &serde_json::Value) -> f64 {
+    let findings = run["findings"].as_array().unwrap();
+    let Some(text) = findings
+        .iter()
+        .find(|f| f["kind"] == "queue_split")
+        .and_then(|f| f["text"].as_str())
+    else {
+        return 1.0;
+    };
+    let n = text
+        .split("split into ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse::<f64>().ok());
+    n.unwrap_or_else(|| panic!("no count in {text:?}"))
+}
+
+#[test]
+#[ignore = "needs root: attaches a loop device"]
+fn the_split_finding_predicts_the_kernels_own_requests_per_io() {
+    // A loop device holds 128 segments of a request (max_segments) and 1280 KiB
+    // (max_sectors_kb); diskscope's buffers are 4 KiB pages, each a segment: 512 KiB per
+    // request binds before 1280 KiB. The kernel's count of completed reads per I/O is the
+    // truth the finding must match, at sizes below, at and above each limit.
+    let dir = workdir();
+    let dev = LoopDev::on_new_file(dir.path(), 64 << 20, &[]);
+    let mut seen = Vec::new();
+    for bs in ["256k", "512k", "1M", "1280k", "4M", "16M"] {
+        let before = kernel_reads(&dev);
+        let out = diskscope(
+            dir.path(),
+            &[&dev.path, "--no-tui", "--json", "-b", bs, "-T", "1s"],
+        );
+        let after = kernel_reads(&dev);
+        let run = json(&out);
+        let ops = run["total"]["ops"].as_u64().unwrap();
+        let per_io = (after - before) as f64 / ops as f64;
+        let predicted = predicted_requests(&run);
+        seen.push(format!(
+            "-b {bs}: {ops} ops, kernel {} reads = {per_io:.2} per I/O, predicted {predicted}",
+            after - before
+        ));
+        assert!(ops >= 20, "too few ops to compare: {seen:?}");
+        // The probe's few reads at open are the only others on the device.
+        assert!(
+            (per_io - predicted).abs() <= 0.05 * predicted + 0.1,
+            "{}",
+            seen.join("\n")
+        );
+    }
+    eprintln!("{}", seen.join("\n"));
+}
+
 #[test]
 #[ignore = "needs root: attaches a loop device"]
 fn a_read_only_run_leaves_the_device_unchanged() {

@@ -338,15 +338,7 @@ fn a_depth_sweep_reports_each_depth_and_speaks_of_depth() {
     }
     let dir = workdir();
     temp_file(dir.path(), 4 << 20);
-    let args = [
-        "data",
-        "--buffered",
-        "--sweep",
-        "iodepth=1..4",
-        "-T",
-        "1s",
-        "--json",
-    ];
+    let args = ["data", "--sweep", "iodepth=1..4", "-T", "1s", "--json"];
     let v = json(&diskscope(dir.path(), &args));
     assert_eq!(v["dimension"], "iodepth");
     let depths: Vec<u64> = v["steps"]
@@ -358,6 +350,11 @@ fn a_depth_sweep_reports_each_depth_and_speaks_of_depth() {
     assert_eq!(depths, vec![1, 2, 4]);
     let said = v["saturation"]["summary"].as_str().unwrap();
     assert!(said.contains("depth"), "{said}");
+    // Through the page cache the curve is the cache's: no saturation point is named.
+    let mut cached = args.to_vec();
+    cached.push("--buffered");
+    let v = json(&diskscope(dir.path(), &cached));
+    assert!(v["saturation"].is_null(), "{}", v["saturation"]);
 }
 
 /// The per-thread in-flight figure (time in flight ÷ window, Little's law) of one-second

@@ -599,3 +599,69 @@ fn until_steady_ends_the_run_once_steady_and_quotes_the_steady_window() {
     eprintln!("{text}");
     assert!(text.contains(&quoted), "{quoted:?} missing:\n{text}");
 }
+
+/// One run on the fake NVMe drive under `file`, saved as JSON; returns its findings' kinds.
+fn kinds_of_run(dir: &Path, file: &Path, args: &[&str]) -> Vec<String> {
+    let drive = FakeDrive::under(file);
+    let saved = dir.join("run.json");
+    let json_arg = format!("--json={}", saved.display());
+    let mut all = vec![file.to_str().unwrap(), json_arg.as_str()];
+    all.extend_from_slice(args);
+    let out = spawn(&drive, dir, None, &all).wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{all:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = read_json(&saved);
+    eprintln!("{all:?}: findings {:#}", json["findings"]);
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_one_row_run_gets_the_findings_its_settings_alone_make() {
+    // -T 500ms (like -T 1s on a slow disk) is one row, cut by the run's end: not a second the findings compare, but its
+    // settings ran, and 4 MiB blocks past max_sectors_kb 1280 split whatever the rows say.
+    let dir = common::workdir();
+    let file = dir.path().join("disk.img");
+    common::make_file(&file, 64 << 20);
+    let kinds = kinds_of_run(dir.path(), &file, &["-b", "4M", "-T", "500ms"]);
+    assert!(kinds.iter().any(|k| k == "queue_split"), "{kinds:?}");
+    // --show says the findings the run's summary said.
+    let json = read_json(&dir.path().join("run.json"));
+    let shown = common::diskscope(dir.path(), &["--show", "run.json"]);
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    for f in json["findings"].as_array().unwrap() {
+        let text = f["text"].as_str().unwrap();
+        assert!(
+            shown.contains(text),
+            "{text:?} missing from --show:\n{shown}"
+        );
+    }
+}
+
+#[test]
+fn buffered_writes_say_nothing_of_the_drive_cache_direct_ones_do() {
+    // The fake drive's queue says write back. Buffered writes stop in the page cache (the
+    // header says so); O_DIRECT writes reach the drive, whose cache acknowledges them.
+    let dir = common::workdir();
+    let file = dir.path().join("disk.img");
+    common::make_file(&file, 64 << 20);
+    let write = ["--read", "0", "--allow-write", "-T", "2s"];
+    let buffered: Vec<&str> = write.iter().copied().chain(["--buffered"]).collect();
+    let kinds = kinds_of_run(dir.path(), &file, &buffered);
+    assert!(
+        !kinds.iter().any(|k| k == "volatile_write_cache"),
+        "{kinds:?}"
+    );
+    let kinds = kinds_of_run(dir.path(), &file, &write);
+    assert!(
+        kinds.iter().any(|k| k == "volatile_write_cache"),
+        "{kinds:?}"
+    );
+}

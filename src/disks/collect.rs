@@ -8,6 +8,7 @@
 use std::collections::VecDeque;
 
 use super::clock::Second;
+use crate::findings::conditions::{Conditions, Detector};
 use crate::findings::{Finding, outliers};
 use crate::model::disks::{Aggregate, KernelCount, TargetRun};
 use crate::model::{ConfigReport, RunReport};
@@ -145,7 +146,16 @@ impl Collector {
             });
         }
         let iops: Vec<Option<f64>> = targets.iter().map(|t| Some(t.run.total.iops)).collect();
-        let verdict = outliers::judge(&iops, end.outlier_pct);
+        let mut verdict = outliers::judge(&iops, end.outlier_pct);
+        let group = Conditions {
+            direct: targets.iter().all(|t| t.run.config.target.direct),
+            rows: 1,
+            targets: targets.len(),
+            ..Conditions::default()
+        };
+        if !group.allows(Detector::Outlier) {
+            verdict.below_pct.fill(None);
+        }
         let mut findings = Vec::new();
         let mut names = Vec::new();
         for (t, below) in targets.iter_mut().zip(&verdict.below_pct) {

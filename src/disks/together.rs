@@ -16,6 +16,7 @@ use super::group::Group;
 use crate::diskstats::{DiskCounters, parse_diskstats};
 use crate::engine::{Options, SnapshotSink};
 use crate::findings::Finding;
+use crate::findings::conditions::{Conditions, Detector, Pacing, ask};
 use crate::findings::shared_limit::{self, AloneTogether};
 use crate::model::CpuReport;
 use crate::model::disks::AloneRun;
@@ -244,18 +245,45 @@ pub fn each_then_all(
     }
     on(Progress::Phase(members));
     let together = run(members, plan, stop, on)?;
-    let findings = shared_limit::findings(&AloneTogether {
-        alone_sum_bw_bytes_per_s: alone
-            .iter()
-            .map(|a| a.target.run.total.bw_bytes_per_s)
-            .sum(),
-        together_bw_bytes_per_s: together.report.aggregate.bw_bytes_per_s,
-        cpu_busy_pct: together.cpu_busy_pct,
-        shared_parents,
+    // Alone against together says something of the disks only where they set the pace:
+    // targets that kept a --rate cap alone and together add up whatever they share.
+    let group = Conditions {
+        direct: alone.iter().all(|a| a.target.run.config.target.direct),
+        pacing: pacing_of(alone.iter().map(|a| &a.target.run)),
+        rows: 1,
+        targets: members.len(),
+        ..Conditions::default()
+    };
+    let findings = ask(&group, Detector::SharedLimit, || {
+        shared_limit::findings(&AloneTogether {
+            alone_sum_bw_bytes_per_s: alone
+                .iter()
+                .map(|a| a.target.run.total.bw_bytes_per_s)
+                .sum(),
+            together_bw_bytes_per_s: together.report.aggregate.bw_bytes_per_s,
+            cpu_busy_pct: together.cpu_busy_pct,
+            shared_parents,
+        })
     });
     Ok(EachThenAll {
         alone,
         together: Some(together),
         findings,
     })
+}
+
+/// Paced by the cap when any run alone kept its `--rate` (its timetable never fell behind):
+/// its figure alone is the cap's, not the disk's.
+fn pacing_of<'a>(runs: impl Iterator<Item = &'a crate::model::RunReport>) -> Pacing {
+    let mut pacing = Pacing::Unpaced;
+    for r in runs {
+        let s = &r.config.settings;
+        let c = &r.total.counts;
+        match Pacing::of(s.rate_iops, c.due, c.issued, s.threads) {
+            Pacing::AtCap => return Pacing::AtCap,
+            Pacing::BehindCap => pacing = Pacing::BehindCap,
+            Pacing::Unpaced => {}
+        }
+    }
+    pacing
 }

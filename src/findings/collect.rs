@@ -2,8 +2,15 @@
 //! link and the queue make of the settings first, then what happened in time, oldest first.
 //! A headless summary, the JSON and the card call this once; a live screen keeps its own
 //! `SlowdownDetector` and `SteadyCheck` and may call this again at the end — the drops agree.
+//!
+//! Every detector is asked through `ask`, which consults the conditions table
+//! (`conditions::needs`): a detector whose conditions the run does not meet is never called.
+//! The live tracker, the steps of sweeps and suites and the several-targets comparisons ask
+//! through it too.
 
 use super::Finding;
+pub use super::conditions::ask;
+use super::conditions::{Conditions, Detector};
 use super::link::{LinkInput, link_below_max, link_bound_in};
 use super::queue::{Observed, QueueLimits, QueueSettings, queue_findings};
 use super::series::Interval;
@@ -21,28 +28,34 @@ pub struct RunFacts<'a> {
     pub temp_warn_c: Option<f64>,
     /// The NVMe thermal-management counters before and after the run.
     pub counters: Option<CountersAround>,
+    /// What the run was: O_DIRECT, paced, the device, its rows (the series' length when 0).
+    pub conditions: Conditions,
 }
 
 /// All findings: link, queue, then drops, recoveries and throttling by time (untimed last).
 pub fn all_findings(facts: &RunFacts) -> Vec<Finding> {
+    let c = match facts.conditions.rows {
+        0 => facts.conditions.with_rows(facts.series.len()),
+        _ => facts.conditions,
+    };
     let mut out = Vec::new();
     if let Some(link) = facts.link {
-        out.extend(link_below_max(link));
-        out.extend(link_bound_in(link, facts.series));
+        out.extend(ask(&c, Detector::LinkBelowMax, || link_below_max(link)));
+        out.extend(ask(&c, Detector::LinkBound, || {
+            link_bound_in(link, facts.series)
+        }));
     }
     if let Some((limits, settings, observed)) = facts.queue {
-        out.extend(queue_findings(limits, settings, observed));
+        out.extend(queue_findings(limits, settings, observed, &c));
     }
     let params = SlowdownParams {
         temp_warn_c: facts.temp_warn_c,
         ..SlowdownParams::default()
     };
-    let mut timed = slowdowns(facts.series, params);
-    timed.extend(thermal_throttling(
-        facts.series,
-        facts.temp_warn_c,
-        facts.counters,
-    ));
+    let mut timed = ask(&c, Detector::Slowdown, || slowdowns(facts.series, params));
+    timed.extend(ask(&c, Detector::Thermal, || {
+        thermal_throttling(facts.series, facts.temp_warn_c, facts.counters)
+    }));
     // Stable: a drop and its recovery keep their order; untimed findings go last.
     timed.sort_by(|a, b| {
         let key = |f: &Finding| f.at_s.unwrap_or(f64::INFINITY);
@@ -102,6 +115,7 @@ mod tests {
             queue: Some((&limits, &settings, &Observed::default())),
             temp_warn_c: Some(80.0),
             counters: None,
+            conditions: Conditions::default(),
         };
         let kinds: Vec<String> = all_findings(&facts).into_iter().map(|f| f.kind).collect();
         assert_eq!(

@@ -117,8 +117,10 @@ impl LinkInput {
     }
 
     /// The most this link carries for a disk, and how to name it: the usable ceiling, or for
-    /// USB 2 and 1.1 the practical bound of the mass-storage protocol (`thresholds`).
-    fn effective_ceiling(&self) -> Option<(f64, &'static str)> {
+    /// USB 2 and 1.1 the practical bound of the mass-storage protocol (`thresholds`). The one
+    /// ceiling every sentence about the link measures against (`link_bound` and the summary's
+    /// "N% of it" alike).
+    pub fn effective_ceiling(&self) -> Option<(f64, &'static str)> {
         let practical = match self.usb_mbit() {
             Some(m) if m <= 12.0 => Some(USB1_PRACTICAL_BYTES_PER_S),
             Some(m) if m <= 480.0 => Some(USB2_PRACTICAL_BYTES_PER_S),

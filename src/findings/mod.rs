@@ -13,12 +13,16 @@
 //! - `link`: a link trained below its maximum, and bandwidth at the link's ceiling.
 //! - `queue`: the block layer's limits (request size, queue depth, write cache, rotational)
 //!   where the settings cross them.
+//! - `split`: how the kernel cuts one I/O into requests, from every limit that cuts it.
 //! - `outliers`: the member of a group (a fleet's hosts, a run's disks) well below the
 //!   group's median.
 //! - `shared_limit`: disks that fall short together of what they did alone.
+//! - `conditions`: what each detector needs (O_DIRECT, the disk as the limit, a drive, rows,
+//!   peers), one table, and the gate every caller asks through.
 //! - `collect`: all of them over a finished run, in reading order.
 
 pub mod collect;
+pub mod conditions;
 pub mod health;
 pub mod link;
 pub mod outliers;
@@ -26,6 +30,7 @@ pub mod queue;
 pub mod series;
 pub mod shared_limit;
 pub mod slowdown;
+pub mod split;
 pub mod steady;
 pub mod thermal;
 pub mod thresholds;

@@ -8,6 +8,8 @@
 
 pub use crate::model::disk::QueueLimits;
 
+use super::conditions::{Conditions, Detector, ask};
+use super::split::{Binding, PAGE, Split, split_of};
 use super::thresholds::{HDD_FASTEST_RPM, HDD_LARGEST_CACHE_BYTES, ROTATIONAL_IMPOSSIBLE_NS};
 use super::{Finding, kind};
 use crate::units::format_latency_ns;
@@ -34,63 +36,116 @@ pub struct Observed {
     pub span_bytes: Option<u64>,
 }
 
-/// Every queue finding for these limits and settings.
+/// Every queue finding for these limits and settings that may speak under `c` (each asked
+/// through `collect::ask`, so one outside its conditions is never judged).
 pub fn queue_findings(
     limits: &QueueLimits,
     settings: &QueueSettings,
     observed: &Observed,
+    c: &Conditions,
 ) -> Vec<Finding> {
-    [
-        split(limits, settings),
-        kernel_queue(limits, settings),
-        volatile_write_cache(limits, settings),
-        rotational_flag(limits, settings, observed),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
+    let mut out = ask(c, Detector::QueueSplit, || split(limits, settings));
+    out.extend(ask(c, Detector::KernelQueue, || {
+        kernel_queue(limits, settings)
+    }));
+    out.extend(ask(c, Detector::VolatileWriteCache, || {
+        volatile_write_cache(limits, settings)
+    }));
+    out.extend(ask(c, Detector::RotationalFlag, || {
+        rotational_flag(limits, settings, observed)
+    }));
+    out
 }
 
 /// "4 MiB blocks are split into 4 requests of 1 MiB (max_sectors_kb 1024): the disk sees
-/// 1 MiB I/Os".
+/// 1 MiB I/Os", or where segments bind "… into 8 requests of 512 KiB (max_segments 128: …)",
+/// with advice that fits the limit that binds (`split::split_of` is the arithmetic).
 pub fn split(limits: &QueueLimits, settings: &QueueSettings) -> Option<Finding> {
-    let max_kb = limits.max_sectors_kb.filter(|kb| *kb > 0)?;
-    let max = u64::from(max_kb) * 1024;
     let bs = settings.bs_bytes;
-    if bs <= max {
-        return None;
-    }
-    let n = bs.div_ceil(max);
-    let pieces = if bs.is_multiple_of(max) {
-        format!("{n} requests of {}", size(max))
+    let s = split_of(limits, bs, PAGE)?;
+    let (n, largest) = (s.requests(), s.largest());
+    let first = s.sizes[0];
+    let last = s.sizes[s.sizes.len() - 1];
+    let alike = s.sizes[..s.sizes.len() - 1].iter().all(|x| *x == first);
+    let (pieces, sees) = if alike && last == first {
+        (
+            format!("{n} requests of {}", size(first)),
+            format!("{} I/Os", size(first)),
+        )
+    } else if alike {
+        (
+            format!(
+                "{n} requests ({} of {} and one of {})",
+                n - 1,
+                size(first),
+                size(last)
+            ),
+            format!("I/Os of at most {}", size(largest)),
+        )
     } else {
-        format!(
-            "{n} requests ({} of {} and one of {})",
-            n - 1,
-            size(max),
-            size(bs % max)
+        (
+            format!("{n} requests of at most {}", size(largest)),
+            format!("I/Os of at most {}", size(largest)),
         )
     };
-    let sees = if bs.is_multiple_of(max) {
-        format!("{} I/Os", size(max))
-    } else {
-        format!("I/Os of at most {}", size(max))
+    let max_kb = limits.max_sectors_kb.filter(|kb| *kb > 0);
+    let why = match (s.binding, max_kb) {
+        (Binding::MaxSectors, Some(kb)) => format!("max_sectors_kb {kb}"),
+        (_, kb) => {
+            let segs = limits.max_segments.unwrap_or(0);
+            let allows = kb
+                .filter(|kb| u64::from(*kb) * 1024 > largest)
+                .map(|kb| format!("; max_sectors_kb {kb} alone would allow {kb} KiB"))
+                .unwrap_or_default();
+            format!(
+                "max_segments {segs}: each {} page of the buffer is a segment, so a request holds \
+                 {}{allows}",
+                size(PAGE),
+                size(largest)
+            )
+        }
     };
     let mut text = format!(
-        "{} blocks are split into {pieces} (max_sectors_kb {max_kb}): the disk sees {sees}",
+        "{} blocks are split into {pieces} ({why}): the disk sees {sees}",
         size(bs)
     );
-    if let Some(hw_kb) = limits.max_hw_sectors_kb.filter(|hw| *hw > max_kb) {
-        let room = u64::from(hw_kb) * 1024;
-        let raise = if bs <= room { size(bs) } else { size(room) };
-        text.push_str(&format!(
-            "; the hardware takes up to {} (max_hw_sectors_kb {hw_kb}), so writing {} to \
-             queue/max_sectors_kb sends {raise} requests",
-            size(room),
-            bs.min(room) / 1024
-        ));
-    }
+    text.push_str(&advice(limits, bs, &s));
     Some(Finding::new(kind::QUEUE_SPLIT, text))
+}
+
+/// What would change the split: for `max_sectors_kb`, the value to write where the hardware
+/// takes more (and what the segments then allow); for `max_segments`, that it is the
+/// driver's and blocks of the largest request or less go whole.
+fn advice(limits: &QueueLimits, bs: u64, s: &Split) -> String {
+    match s.binding {
+        Binding::MaxSegments => format!(
+            "; max_segments is the driver's own, so raising max_sectors_kb changes nothing: \
+             blocks of {} or less reach the disk whole",
+            size(s.largest())
+        ),
+        Binding::MaxSectors => {
+            let (Some(max_kb), Some(hw_kb)) = (limits.max_sectors_kb, limits.max_hw_sectors_kb)
+            else {
+                return String::new();
+            };
+            if hw_kb <= max_kb {
+                return String::new();
+            }
+            let room = u64::from(hw_kb) * 1024;
+            let write_kb = bs.min(room) / 1024;
+            let raised = QueueLimits {
+                max_sectors_kb: u32::try_from(write_kb).ok(),
+                ..limits.clone()
+            };
+            let sends = split_of(&raised, bs, PAGE).map_or(bs, |r| r.largest());
+            format!(
+                "; the hardware takes up to {} (max_hw_sectors_kb {hw_kb}), so writing \
+                 {write_kb} to queue/max_sectors_kb sends {} requests",
+                size(room),
+                size(sends)
+            )
+        }
+    }
 }
 
 /// "256 in flight asked, the device queue holds 64: latency above that is the kernel's

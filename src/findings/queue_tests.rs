@@ -293,7 +293,7 @@ fn nothing_crossed_nothing_said() {
         read_latency_p50_ns: Some(80_000.0),
         span_bytes: Some(1 << 40),
     };
-    assert!(queue_findings(&limits, &settings(), &observed).is_empty());
+    assert!(queue_findings(&limits, &settings(), &observed, &Default::default()).is_empty());
     let crossing = QueueLimits {
         max_sectors_kb: Some(128),
         nr_requests: Some(32),
@@ -308,7 +308,12 @@ fn nothing_crossed_nothing_said() {
         ..settings()
     };
     assert_eq!(
-        kinds(&queue_findings(&crossing, &all, &observed)),
+        kinds(&queue_findings(
+            &crossing,
+            &all,
+            &observed,
+            &crate::findings::conditions::Conditions::default().with_rows(1)
+        )),
         [
             "queue_split",
             "kernel_queue",

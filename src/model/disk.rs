@@ -127,6 +127,13 @@ pub struct QueueLimits {
     pub max_sectors_kb: Option<u32>,
     /// `queue/max_hw_sectors_kb`: the most the device accepts (the ceiling of the above).
     pub max_hw_sectors_kb: Option<u32>,
+    /// `queue/max_segments`: the memory segments one request may hold (the driver's limit;
+    /// each page of a buffer is one unless physically contiguous with the next).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_segments: Option<u32>,
+    /// `queue/max_segment_size`: the largest segment, bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_segment_size: Option<u32>,
     /// `queue/nr_requests`: requests the kernel queues per hardware queue (the scheduler's
     /// depth with a scheduler, the tag depth without).
     pub nr_requests: Option<u32>,
@@ -148,13 +155,6 @@ impl QueueLimits {
     /// The largest request the kernel sends, in bytes (`max_sectors_kb` × 1024).
     pub fn max_request_bytes(&self) -> Option<u64> {
         self.max_sectors_kb.map(|kb| u64::from(kb) * 1024)
-    }
-
-    /// How many requests an I/O of `block_bytes` becomes: 4 for 4 MiB at `max_sectors_kb`
-    /// 1024. `None` when the limit is unknown.
-    pub fn requests_per_io(&self, block_bytes: u64) -> Option<u64> {
-        let max = self.max_request_bytes().filter(|&m| m > 0)?;
-        Some(block_bytes.div_ceil(max).max(1))
     }
 
     /// True when a volatile write cache acknowledges writes (`write_cache` is "write back").

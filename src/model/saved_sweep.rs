@@ -53,6 +53,10 @@ struct SavedSaturation {
     #[serde(default)]
     measured: BTreeMap<String, u64>,
     #[serde(default)]
+    at_rate_cap: BTreeMap<String, u64>,
+    #[serde(default)]
+    rate_iops: Option<u64>,
+    #[serde(default)]
     gain_pct: Option<f64>,
     #[serde(default)]
     suggest: Option<String>,
@@ -115,6 +119,8 @@ fn finding(
             suggest: f.suggest,
         };
         (v, verdict)
+    } else if let (Some(&v), Some(rate_iops)) = (f.at_rate_cap.get(name), f.rate_iops) {
+        (v, Verdict::AtRateCap { rate_iops })
     } else {
         let v = f.measured.get(name).copied();
         (v.ok_or_else(missing)?, Verdict::OneStep)

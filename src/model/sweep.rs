@@ -126,6 +126,9 @@ pub enum Verdict {
     },
     /// Only one step did I/O: there is no curve yet.
     OneStep,
+    /// The best step kept the `--rate` cap: the curve shows the cap, not the disk, so no
+    /// saturation point is named (`rate_iops`: the cap).
+    AtRateCap { rate_iops: u64 },
 }
 
 /// The finding of a sweep. `step` is the saturation step when saturated, else the last step
@@ -173,6 +176,10 @@ impl Serialize for Saturation {
                 suggest = s.as_deref();
             }
             Verdict::OneStep => m.serialize_entry("measured", &keyed(self.value))?,
+            Verdict::AtRateCap { rate_iops } => {
+                m.serialize_entry("at_rate_cap", &keyed(self.value))?;
+                m.serialize_entry("rate_iops", rate_iops)?;
+            }
         }
         m.serialize_entry("iops", &self.iops)?;
         m.serialize_entry("bw_bytes_per_s", &self.bw_bytes_per_s)?;

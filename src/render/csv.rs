@@ -212,6 +212,12 @@ fn write<T: Serialize>(rows: impl IntoIterator<Item = T>, header: bool) -> Strin
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
+/// `text` as one CSV field, quoted by the `csv` crate where it must be (a comma, a quote, a
+/// line break): the one place a text from outside (a target's name) enters a CSV.
+pub fn field(text: &str) -> String {
+    line([text])
+}
+
 /// The header line a row struct gives (no newline).
 fn header_of<T: Serialize + Default>() -> String {
     let text = write([T::default()], true);

@@ -238,15 +238,9 @@ pub fn csv_header() -> String {
     format!("target,{}", super::csv::header())
 }
 
-/// One CSV row of `target` (quoted as CSV quotes), no newline.
+/// One CSV row of `target` (quoted as CSV quotes, `csv::field`), no newline.
 pub fn csv_row(target: &str, r: &IntervalFigures) -> String {
-    let mut w = ::csv::WriterBuilder::new()
-        .has_headers(false)
-        .from_writer(Vec::new());
-    let _ = w.write_record([target]);
-    let bytes = w.into_inner().unwrap_or_default();
-    let field = String::from_utf8_lossy(&bytes);
-    format!("{},{}", field.trim_end_matches('\n'), super::csv::row(r))
+    format!("{},{}", super::csv::field(target), super::csv::row(r))
 }
 
 #[cfg(test)]

@@ -70,6 +70,21 @@ fn mixed(label: &str, then: usize, now: usize) -> Option<String> {
     })
 }
 
+/// The line saying a run's totals are compared, which mix settings, when the baseline run
+/// (`then` periods) or a target of this one went through more than one period; else "".
+fn totals_only(label: &str, then: usize, r: &DisksReport) -> String {
+    let now = r.targets.iter().map(|t| t.run.periods.list.len()).max();
+    let now = now.unwrap_or(0);
+    if then > 1 || now > 1 {
+        format!(
+            "baseline {label} went through {then} periods (settings changed live, or a \
+             pause), this run {now} on a target: compared as totals only, which mix them\n"
+        )
+    } else {
+        String::new()
+    }
+}
+
 /// "IOPS 1100 vs 1000 (+10%), p99 180 µs vs 200 µs (-10%)".
 fn versus(now: &Figures, then: &Figures) -> String {
     format!(
@@ -93,8 +108,10 @@ fn measured(iops: f64, bw_bytes_per_s: f64, latency_ns: &LatencySummary) -> Figu
     }
 }
 
-/// The lines comparing `r` with `b`: a line per target, then all of them.
-pub fn compare(b: &Baseline, r: &DisksReport) -> String {
+/// The lines comparing `r` with `b`, a saved result whose run went through `then_periods`
+/// periods (`BaselineFile::periods`; 0 for other results): a line per target, then all of
+/// them. Totals of more than one period mix settings: said, as a single target says it.
+pub fn compare(b: &Baseline, then_periods: usize, r: &DisksReport) -> String {
     let now: Vec<(&str, Figures)> = r
         .targets
         .iter()
@@ -146,6 +163,7 @@ pub fn compare(b: &Baseline, r: &DisksReport) -> String {
         baseline => match baseline.run_figures() {
             Some(then) => {
                 let label = baseline.label();
+                out.push_str(&totals_only(label, then_periods, r));
                 let whose = match baseline {
                     Baseline::Fleet { .. } => "its median host",
                     _ => "its total",

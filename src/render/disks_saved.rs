@@ -1,12 +1,14 @@
-//! A saved run on several targets (`--json FILE`) as `--show` prints it: read field by field
-//! (so files from older versions show what they have), then the same per-target table, the
-//! aggregate, the outliers and the findings the run printed.
+//! A saved run on several targets (`--json FILE`) as `--show` prints it: a line naming the
+//! targets and settings, then, for a file this version reads whole, the live summary itself
+//! (`disks::summary`, the one renderer of a finished run: the table, the aggregate, the
+//! outliers, which targets' I/Os failed and why, the findings); a file from an older version
+//! is read field by field and shows what it has.
 
 use std::fmt::Write;
 
 use serde_json::Value;
 
-use super::disks::{Totals, alone_together, kernel_cell, table_lines};
+use super::disks::{Totals, kernel_cell, table_lines};
 use super::text::describe_settings;
 use crate::model::disks::DisksReport;
 use crate::settings::Settings;
@@ -71,15 +73,13 @@ pub fn saved(v: &Value) -> String {
             .as_f64()
             .map_or("until stopped".into(), format_seconds),
     );
+    // The result as the run had it: the lines it printed, from the same renderer.
+    if let Ok(r) = serde_json::from_value::<DisksReport>(v.clone()) {
+        out.push_str(&super::disks::summary(&r));
+        return out;
+    }
     if let Some(sig) = v["interrupted_by"].as_str() {
         let _ = writeln!(out, "(stopped early by {sig})");
-    }
-    // After `--each-then-all`, the table of alone beside together the run printed (from a
-    // file this version reads whole), and the targets' table is the together phase's.
-    let whole = serde_json::from_value::<DisksReport>(v.clone()).ok();
-    let alone = whole.as_ref().and_then(|r| Some((r, r.alone.as_deref()?)));
-    if let Some((r, alone)) = alone {
-        out.push_str(&alone_together(r, alone));
     }
     let targets: Vec<Totals> = v["targets"]
         .as_array()
@@ -87,7 +87,7 @@ pub fn saved(v: &Value) -> String {
         .flatten()
         .map(totals)
         .collect();
-    let what = if alone.is_some() || v["alone"].is_array() {
+    let what = if v["alone"].is_array() {
         "all together"
     } else {
         "each target"
@@ -134,6 +134,38 @@ pub fn saved(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn show_prints_the_lines_the_live_summary_printed_failed_ios_included() {
+        // loop2's I/Os failed (a shrunken backing file): the live summary named them and the
+        // run exited 3; --show of its JSON must say the same, line for line.
+        let mut report = crate::render::disks::tests::example();
+        let c = &mut report.targets[1].run.total.counts;
+        c.errors = 3467;
+        c.short_ios = 2;
+        report.targets[1].run.errors = vec![crate::stats::IoErrorRecord {
+            thread: 0,
+            op: "read",
+            offset: 4096,
+            errno: Some(5),
+            message: "Input/output error".into(),
+        }];
+        let v = serde_json::to_value(&report).unwrap();
+        let shown = saved(&v);
+        let live = crate::render::disks::summary(&report);
+        assert!(
+            live.contains("loop2: not counted as ops: 3467 failed, 2 short"),
+            "{live}"
+        );
+        let (_, body) = shown.split_once('\n').unwrap();
+        assert_eq!(body, live);
+        // The chart of it (live `--plot` and `--show --plot` draw the same) says so too.
+        let svg = crate::render::chart::plot_disks(&report).unwrap();
+        assert!(
+            svg.contains("loop2: 3467 I/Os failed and 2 came back short"),
+            "no failed I/Os in the chart"
+        );
+    }
 
     #[test]
     fn a_saved_run_shows_the_table_it_printed() {

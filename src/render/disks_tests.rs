@@ -269,7 +269,7 @@ fn a_baseline_compares_target_by_target_or_each_against_a_run() {
     let path = dir.path().join("before.json");
     std::fs::write(&path, serde_json::to_string(&before).unwrap()).unwrap();
     let b = Baseline::load(&path).unwrap();
-    let text = compare(&b, &example());
+    let text = compare(&b, 0, &example());
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "vs baseline before.json, target by target:");
     assert_eq!(
@@ -285,7 +285,7 @@ fn a_baseline_compares_target_by_target_or_each_against_a_run() {
 
     let run = dir.path().join("run.json");
     std::fs::write(&run, serde_json::to_string(&RunReport::example()).unwrap()).unwrap();
-    let text = compare(&Baseline::load(&run).unwrap(), &example());
+    let text = compare(&Baseline::load(&run).unwrap(), 0, &example());
     assert!(
         text.starts_with(
             "vs baseline run.json (its total), each target:\n  loop1 IOPS 10000 vs 0 (n/a)"
@@ -301,7 +301,7 @@ fn a_baseline_whose_targets_changed_settings_says_its_totals_mix_them() {
     before["targets"][0]["periods"] = serde_json::json!([{}, {}, {}]);
     let path = dir.path().join("story.json");
     std::fs::write(&path, before.to_string()).unwrap();
-    let text = compare(&Baseline::load(&path).unwrap(), &example());
+    let text = compare(&Baseline::load(&path).unwrap(), 0, &example());
     assert!(
         text.starts_with("baseline story.json went through 3 periods on a target"),
         "{text}"
@@ -313,7 +313,7 @@ fn a_baseline_whose_targets_changed_settings_says_its_totals_mix_them() {
     // A baseline of one setting against a run of one: no such line.
     let plain = dir.path().join("plain.json");
     std::fs::write(&plain, serde_json::to_string(&example()).unwrap()).unwrap();
-    let text = compare(&Baseline::load(&plain).unwrap(), &example());
+    let text = compare(&Baseline::load(&plain).unwrap(), 0, &example());
     assert!(text.starts_with("vs baseline plain.json"), "{text}");
 }
 

@@ -18,14 +18,15 @@
 //! half the workers' time, the CPU held the slots back, not the disk ("asked 100 IOPS, doing
 //! 61: the CPU is the limit (1024 workers on 2 cores), not the disk").
 
+use crate::findings::conditions::Pacing;
 use crate::stats::seconds::Now;
 use crate::stats::{Counts, IntervalFigures};
 use crate::units::format_count_rate;
 
 /// Started below due by more than this share of what came due (and more than one slot per
-/// thread) is falling behind, not the jitter of a wake-up. Measured on a page-cached file
-/// (deliverable many times over), 1 s windows came within 0.5% of the rate.
-pub const SHORTFALL: f64 = 0.03;
+/// thread) is falling behind, not the jitter of a wake-up: the findings' rule, one for both
+/// (`findings::thresholds::RATE_SHORTFALL`).
+pub const SHORTFALL: f64 = crate::findings::thresholds::RATE_SHORTFALL;
 
 /// The share of the workers' time on a CPU or waiting for one above which the CPU, not the
 /// disk, held a late timetable back: more than the time they spent blocked in I/O.
@@ -98,9 +99,8 @@ impl RateFigures {
     /// The verdict.
     pub fn verdict(&self) -> Verdict {
         let c = &self.counts;
-        let backlog = c.due.saturating_sub(c.issued) as f64;
-        let tolerance = (SHORTFALL * c.due as f64).max(self.threads as f64);
-        if self.asked_iops == 0 || backlog <= tolerance {
+        let pacing = Pacing::of(self.asked_iops, c.due, c.issued, self.threads);
+        if pacing != Pacing::BehindCap {
             return Verdict::KeptUp;
         }
         let worker_ns = self.threads as f64 * self.elapsed_s * 1e9;

@@ -90,6 +90,14 @@ pub fn run(v: &SavedRun) -> String {
         u(t.errors),
         u(t.short_ios)
     );
+    // The errors and the findings the run's own summary printed.
+    super::text::error_lines(&mut out, &v.errors);
+    if !v.findings.is_empty() {
+        out.push_str("findings:\n");
+        for f in &v.findings {
+            let _ = writeln!(out, "  - {}", f.text);
+        }
+    }
     out
 }
 

@@ -10,6 +10,10 @@ use crate::stats::{IntervalFigures, LeftOut};
 use crate::sweep::Dimension;
 use crate::units::{format_block_size, format_bytes, format_count_rate, format_latency_ns};
 
+/// Why a `--buffered` sweep names no saturation point (the findings' conditions table).
+pub const NOT_ON_THE_CACHE: &str = "no saturation point named: buffered I/O measures the page \
+     cache, not the disk (sweep with O_DIRECT, without --buffered, to find the disk's)";
+
 /// The sweep table's header, like iops(1)'s ladder; a rate sweep's shows the asked and the
 /// achieved rate with the latency (from the due time) and the service time's p99.
 pub fn step_header(d: Dimension) -> String {
@@ -100,6 +104,7 @@ pub fn sweep_summary(r: &SweepReport) -> String {
         (None, Some(_)) if r.steps.is_empty() => {
             "no saturation finding: no step ran to the end".to_string()
         }
+        (None, _) if !r.config.target.direct => NOT_ON_THE_CACHE.to_string(),
         (None, _) => "no saturation found: no step did any I/O".to_string(),
     };
     let _ = writeln!(out, "{finding}");

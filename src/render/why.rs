@@ -7,6 +7,7 @@
 
 use std::fmt::Write;
 
+use crate::findings::link::LinkInput;
 use crate::findings::words::{bytes_per_s, celsius, clock};
 use crate::model::disk::{DiskReport, LinkInfo, QueueLimits};
 use crate::model::why::WhyReport;
@@ -43,6 +44,9 @@ pub fn queue_words(q: &QueueLimits) -> String {
             .map(|hw| format!(" (hardware {hw})"))
             .unwrap_or_default();
         parts.push(format!("max_sectors_kb {kb}{hw}"));
+    }
+    if let Some(n) = q.max_segments {
+        parts.push(format!("max_segments {n}"));
     }
     if let Some(n) = q.nr_requests {
         parts.push(format!("nr_requests {n}"));
@@ -225,15 +229,25 @@ pub fn series_lines(
 }
 
 /// The link and, where it has a ceiling, the run's bandwidth as a share of it.
+/// The share is of the ceiling `link_bound` judges by (`LinkInput::effective_ceiling`: the
+/// practical bound of a USB 2 link, not its signalling rate), named when it is not the one
+/// `link_words` printed.
 fn link_of_run(link: &LinkInfo, r: &RunReport) -> String {
     let words = link_words(link);
-    match link.ceiling_bytes_per_s {
-        Some(c) if c > 0 => format!(
+    let bw = r.total.bw_bytes_per_s;
+    match LinkInput::of(link).effective_ceiling() {
+        Some((c, "")) => format!(
             "{words}; this run's {} is {:.0}% of it",
-            bytes_per_s(r.total.bw_bytes_per_s),
-            r.total.bw_bytes_per_s / c as f64 * 100.0
+            bytes_per_s(bw),
+            bw / c * 100.0
         ),
-        _ => words,
+        Some((c, practical)) => format!(
+            "{words}; this run's {} is {:.0}% of its {practical}{}",
+            bytes_per_s(bw),
+            bw / c * 100.0,
+            bytes_per_s(c)
+        ),
+        None => words,
     }
 }
 

@@ -143,3 +143,21 @@ fn until_steady_quotes_the_window_or_says_it_never_settled() {
         ]
     );
 }
+
+#[test]
+fn the_summary_measures_the_link_against_the_ceiling_its_finding_uses() {
+    // USB 2: 48 MB/s after encoding, about 40 MB/s in practice; `link_bound` judges 38.8 MB/s
+    // as 97% of the practical figure, and the summary line must say the same share.
+    let mut r = RunReport::example();
+    r.config.disk.link = LinkInfo {
+        speed: Some("480".into()),
+        ceiling_bytes_per_s: Some(48_000_000),
+        ..LinkInfo::bare(LinkKind::Usb, "USB 2.0 (480 Mbit/s)", None)
+    };
+    r.total.bw_bytes_per_s = 38.8e6;
+    let line = &summary_lines(&r)[0];
+    assert!(
+        line.ends_with("this run's 38.8 MB/s is 97% of its practical 40.0 MB/s"),
+        "{line}"
+    );
+}

@@ -162,7 +162,11 @@ pub fn read_bounded(flag: &str, path: &Path) -> Result<String, String> {
     file.take(MAX_RESULT_BYTES + 1)
         .read_to_string(&mut text)
         .map_err(|e| format!("{flag} {shown}: not a text result file ({e})"))?;
-    Ok(text)
+    // fio writes a jobname's controls raw: escaped here, the one place results are read.
+    Ok(match crate::escape::json_controls(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(escaped) => escaped,
+    })
 }
 
 /// Saves `text` as a result of `kind` at `path`: checked again now (the file may have been

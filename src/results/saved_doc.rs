@@ -32,7 +32,7 @@ pub enum Saved {
     Fleet(Box<FleetReport>),
     Suite(SavedSuite),
     Sweep(SavedSweep),
-    Run(SavedRun),
+    Run(Box<SavedRun>),
 }
 
 /// A saved run's or sweep's `config`: what was measured and how.
@@ -106,6 +106,12 @@ pub struct SavedRun {
     pub total: SavedTotal,
     pub threads: Vec<SavedThread>,
     pub periods: Vec<SavedPeriodDoc>,
+    /// The first failed and short I/Os, and the findings, as the run's summary printed them
+    /// (`--show` says them too); an older or other shape reads as none.
+    #[serde(deserialize_with = "or_default")]
+    pub errors: Vec<crate::stats::IoErrorRecord>,
+    #[serde(deserialize_with = "or_default")]
+    pub findings: Vec<crate::model::finding::Finding>,
 }
 
 /// One of a saved run's periods: the settings it ran at (`None` for merged periods of
@@ -309,7 +315,7 @@ pub fn read(flag: &str, path: &Path) -> Result<Saved, String> {
                      damaged: save the run again with --json FILE"
                 ));
             }
-            Saved::Run(run)
+            Saved::Run(Box::new(run))
         }
     };
     Ok(saved)

@@ -355,7 +355,7 @@ fn finish(config: &Config, r: DisksReport, on_terminal: bool) -> Result<()> {
         Output::Text | Output::Quiet => output::print(&text::summary(&r)),
     }
     if let (Some(b), Output::Text | Output::Quiet) = (&config.baseline, config.output) {
-        output::print(&compare(&b.baseline, &r));
+        output::print(&compare(&b.baseline, b.periods.len(), &r));
     }
     super::local::save_and_keep(config, on_terminal, Export::Disks(Box::new(r)))
 }

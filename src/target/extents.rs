@@ -35,7 +35,9 @@ pub fn allocation(file: &File, len: u64) -> io::Result<Allocation> {
 }
 
 /// `_IOWR('f', 11, struct fiemap)`: the header below is 32 bytes.
-const FS_IOC_FIEMAP: libc::c_ulong = 0xC020_660B;
+// The request's type is the C library's (unsigned long in glibc, int in musl); the kernel
+// reads it as an unsigned int, so the bits are what matter.
+const FS_IOC_FIEMAP: libc::Ioctl = 0xC020_660Bu32 as libc::Ioctl;
 const FIEMAP_FLAG_SYNC: u32 = 0x1;
 const FIEMAP_EXTENT_LAST: u32 = 0x1;
 const FIEMAP_EXTENT_UNWRITTEN: u32 = 0x800;

@@ -19,7 +19,7 @@ use super::attrs;
 use super::discover::Roots;
 use super::extents::allocation;
 use super::safety;
-use super::shell::quote;
+use super::shell::quote_path;
 use super::stack::Node;
 use crate::engine::Geometry;
 use crate::engine::buffer::AlignedBuf;
@@ -306,7 +306,7 @@ fn describe_open_error(path: &Path, e: &io::Error, spec: OpenSpec) -> anyhow::Er
 fn not_on_disk(path: &Path, fd: &File, span: u64) -> Vec<String> {
     let fix = format!(
         "lay the file out with data first (e.g. dd if=/dev/urandom of={} bs=1M count={} conv=notrunc)",
-        quote(&path.display().to_string()),
+        quote_path(path),
         span.div_ceil(1 << 20)
     );
     let (holes, unwritten) = match allocation(fd, span) {

@@ -37,6 +37,8 @@ pub fn read_disk_dir(disk_dir: &Path) -> QueueLimits {
     QueueLimits {
         max_sectors_kb: read_num(&q.join("max_sectors_kb")),
         max_hw_sectors_kb: read_num(&q.join("max_hw_sectors_kb")),
+        max_segments: read_num(&q.join("max_segments")),
+        max_segment_size: read_num(&q.join("max_segment_size")),
         nr_requests: read_num(&q.join("nr_requests")),
         write_cache: read_attr(&q.join("write_cache")),
         fua: flag("fua"),
@@ -59,6 +61,8 @@ mod tests {
         for (file, text) in [
             ("max_sectors_kb", "1280\n"),
             ("max_hw_sectors_kb", "2147483647\n"),
+            ("max_segments", "128\n"),
+            ("max_segment_size", "65536\n"),
             ("nr_requests", "256\n"),
             ("write_cache", "write back\n"),
             ("fua", "0\n"),
@@ -76,6 +80,8 @@ mod tests {
             QueueLimits {
                 max_sectors_kb: Some(1280),
                 max_hw_sectors_kb: Some(2_147_483_647),
+                max_segments: Some(128),
+                max_segment_size: Some(65536),
                 nr_requests: Some(256),
                 write_cache: Some("write back".into()),
                 fua: Some(false),
@@ -86,11 +92,7 @@ mod tests {
         );
         assert_eq!(limits.volatile_write_cache(), Some(true));
         assert_eq!(limits.device_queue_depth(), Some(1023));
-        // 4 MiB at 1280 KiB: 4 requests (3 full, one partial).
-        assert_eq!(limits.requests_per_io(4 << 20), Some(4));
-        assert_eq!(limits.requests_per_io(4096), Some(1));
         let empty = read_disk_dir(&dir.path().join("absent"));
         assert_eq!(empty, QueueLimits::default());
-        assert_eq!(empty.requests_per_io(4096), None);
     }
 }

@@ -17,7 +17,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
-use nix::fcntl::{AT_FDCWD, PosixFadviseAdvice, RenameFlags, posix_fadvise, renameat2};
+use nix::fcntl::{PosixFadviseAdvice, posix_fadvise};
 use nix::libc;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -166,17 +166,13 @@ fn create_locked(dir: &Path, path: &Path) -> Result<Option<File>> {
 }
 
 /// Gives `private` the name `path` unless `path` exists: rename with RENAME_NOREPLACE, or a
-/// hard link where the filesystem lacks that flag. False when `path` exists.
+/// hard link where the filesystem (or a kernel before 3.15) lacks that flag. False when `path`
+/// exists.
 fn place(private: &Path, path: &Path) -> io::Result<bool> {
-    let renamed = renameat2(
-        AT_FDCWD,
-        private,
-        AT_FDCWD,
-        path,
-        RenameFlags::RENAME_NOREPLACE,
-    );
-    let result = match renamed {
-        Err(nix::errno::Errno::EINVAL) => std::fs::hard_link(private, path),
+    let result = match crate::sys::rename_noreplace(private, path) {
+        Err(nix::errno::Errno::EINVAL | nix::errno::Errno::ENOSYS) => {
+            std::fs::hard_link(private, path)
+        }
         other => other.map_err(io::Error::from),
     };
     match result {

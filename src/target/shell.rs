@@ -9,8 +9,12 @@ use std::fmt::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-/// `text` as one shell word.
+/// `text` as one shell word; one with a control character in the `$'…'` form (`quote_path`),
+/// which keeps it on one line and its controls out of the terminal.
 pub fn quote(text: &str) -> String {
+    if text.chars().any(char::is_control) {
+        return quote_path(Path::new(text));
+    }
     let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+:=@%,".contains(c);
     if !text.is_empty() && text.chars().all(plain) {
         return text.to_string();
@@ -71,6 +75,8 @@ mod tests {
         assert_eq!(quote("it's"), r"'it'\''s'");
         assert_eq!(quote("$HOME"), "'$HOME'");
         assert_eq!(quote(""), "''");
+        // A control character: the one-line, pasteable form, never the raw byte.
+        assert_eq!(quote("ctl\x01\x1b[31m.img"), r"$'ctl\x01\x1b[31m.img'");
     }
 
     #[test]

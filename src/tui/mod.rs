@@ -40,7 +40,7 @@ use ratatui::backend::{Backend, ClearType};
 use crate::cli::Config;
 use crate::exit::ExitStatus;
 use crate::model::disks::DisksReport;
-use crate::render::baseline::{Baseline, BaselineFile};
+use crate::render::baseline::BaselineFile;
 use crate::render::files;
 use crate::render::final_text::final_text;
 use crate::results::export::Export;
@@ -82,9 +82,7 @@ pub fn run(config: Config, notice: Option<String>) -> Result<ExitStatus> {
             output::say(&line);
             code
         }
-        Outcome::Disks(report) => {
-            finish_disks(&config, baseline.as_ref().map(|b| &b.baseline), report)
-        }
+        Outcome::Disks(report) => finish_disks(&config, baseline.as_ref(), report),
         Outcome::Finished {
             report,
             sweep,
@@ -132,12 +130,13 @@ fn finish(
 /// terminal went away and no JSON file holds it — as a single run's is.
 fn finish_disks(
     config: &Config,
-    baseline: Option<&Baseline>,
+    baseline: Option<&BaselineFile>,
     report: Box<DisksReport>,
 ) -> ExitStatus {
     let mut text = crate::render::disks::summary(&report);
     if let Some(b) = baseline {
-        text.push_str(&crate::render::disks_compare::compare(b, &report));
+        let compared = crate::render::disks_compare::compare(&b.baseline, b.periods.len(), &report);
+        text.push_str(&compared);
     }
     output::print(&text);
     let status = ExitStatus::after_run(report.had_io_errors());

@@ -154,7 +154,14 @@ impl Live {
         if !judge {
             self.read();
             row.temp_c = self.latest.temp_c;
-            return News::default();
+            // Not a second to compare, but its settings ran: what they alone say is said
+            // (a one-row run's queue findings).
+            return match row.period {
+                Some(p) if row.counts.issued > 0 || row.counts.ops > 0 => self
+                    .tracker
+                    .settings_ran(p as u64, &row.settings, &row.counts),
+                _ => News::default(),
+            };
         }
         if !row.left_out.is_empty() {
             self.halted();

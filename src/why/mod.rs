@@ -20,6 +20,7 @@ pub mod steps;
 
 use std::collections::VecDeque;
 
+use crate::findings::conditions::{Conditions, Detector, Device, Pacing, ask};
 use crate::findings::link::{LinkInput, link_below_max, link_bound_in};
 use crate::findings::queue::{Observed, QueueLimits, QueueSettings, queue_findings};
 use crate::findings::slowdown::{SlowdownDetector, SlowdownParams};
@@ -55,6 +56,9 @@ pub struct WhyFacts {
     pub span_bytes: Option<u64>,
     /// `--fsync N`.
     pub fsync_every: u32,
+    /// What the run is (O_DIRECT, the device behind the target, targets side by side); the
+    /// pace and the rows are each second's and each period's.
+    pub conditions: Conditions,
 }
 
 impl WhyFacts {
@@ -67,7 +71,24 @@ impl WhyFacts {
             temp_warn_c: disk.temperature.thresholds.warn_c,
             span_bytes: Some(config.target.span_bytes),
             fsync_every: config.durability.fsync_every,
+            conditions: Conditions {
+                direct: config.target.direct,
+                device: Device::of(disk.link.kind),
+                ..Conditions::default()
+            },
         }
+    }
+
+    /// The conditions of one second (or step) of `settings` whose timetable counts are
+    /// `counts`, the `rows`-th of its setting.
+    pub fn conditions_of(&self, settings: &Settings, counts: &Counts, rows: usize) -> Conditions {
+        let pacing = Pacing::of(
+            settings.rate_iops,
+            counts.due,
+            counts.issued,
+            settings.threads,
+        );
+        self.conditions.paced(pacing).with_rows(rows)
     }
 }
 
@@ -147,28 +168,15 @@ impl Tracker {
 
     /// Takes in one second; says what is new.
     pub fn push(&mut self, sec: Second) -> News {
-        let mut news = News::default();
-        if self.key.is_none()
-            && let Some(f) = self.facts.link.as_ref().and_then(link_below_max)
-        {
-            self.say(f, &mut news);
-        }
-        let new_key = self.key != Some(sec.key);
-        if new_key {
-            self.key = Some(sec.key);
-            self.seconds_in_key = 0;
-            self.read_p50s.clear();
-            for f in self.judge_queue(&sec.settings, None) {
-                self.say(f, &mut news);
-            }
-        }
+        let mut news = self.settings_ran(sec.key, &sec.settings, &sec.counts);
         self.seconds_in_key += 1;
         self.written_bytes += sec.counts.write_bytes;
         let iv = self.interval(&sec);
         if !iv.usable() {
             return news;
         }
-        self.keep(iv, &sec);
+        let c = self.conditions(&sec);
+        self.keep(iv, &sec, &c);
         let was_steady = self.steady.reached();
         self.steady.push(&iv);
         if self.steady.reached() != was_steady {
@@ -180,15 +188,55 @@ impl Tracker {
             self.steady_changes.push(change.clone());
             news.steady = Some(change);
         }
-        let before = self.slowdown.findings().len();
-        self.slowdown.push(&iv);
-        for f in self.slowdown.findings().into_iter().skip(before) {
-            self.say(f, &mut news);
+        if c.with_rows(usize::MAX).allows(Detector::Slowdown) {
+            let before = self.slowdown.findings().len();
+            self.slowdown.push(&iv);
+            for f in self.slowdown.findings().into_iter().skip(before) {
+                self.say(f, &mut news);
+            }
         }
-        for f in self.live_judgements(&sec) {
+        for f in self.live_judgements(&sec, &c) {
             self.say(f, &mut news);
         }
         news
+    }
+
+    /// A second of `settings` ran in the period `key`, with these timetable counts: the link's
+    /// training once, and the queue's findings for the settings, which need no rows. A
+    /// run's last row (cut by its end, not fed as a second) comes here too, so a one-row run
+    /// gets what the settings alone say.
+    pub fn settings_ran(&mut self, key: u64, settings: &Settings, counts: &Counts) -> News {
+        let mut news = News::default();
+        if self.key.is_none() {
+            let c = self.facts.conditions;
+            let link = self.facts.link.clone();
+            let found = ask(&c, Detector::LinkBelowMax, || {
+                link.as_ref().and_then(link_below_max)
+            });
+            for f in found {
+                self.say(f, &mut news);
+            }
+        }
+        if self.key != Some(key) {
+            self.key = Some(key);
+            self.seconds_in_key = 0;
+            self.read_p50s.clear();
+        }
+        let c = self
+            .facts
+            .conditions_of(settings, counts, self.seconds_in_key as usize);
+        for f in self.judge_queue(settings, None, &c) {
+            if f.kind != kind::ROTATIONAL_FLAG {
+                self.say(f, &mut news);
+            }
+        }
+        news
+    }
+
+    /// The conditions of this second, the `seconds_in_key`-th of its period.
+    fn conditions(&self, sec: &Second) -> Conditions {
+        self.facts
+            .conditions_of(&sec.settings, &sec.counts, self.seconds_in_key as usize)
     }
 
     fn interval(&self, sec: &Second) -> Interval {
@@ -208,12 +256,16 @@ impl Tracker {
         }
     }
 
-    /// Keeps the interval for the whole-run findings and its histogram for the steady window.
-    fn keep(&mut self, iv: Interval, sec: &Second) {
-        if self.series.len() == SERIES_LEN {
-            self.series.pop_front();
+    /// Keeps the interval for the whole-run findings (only where the disk set the pace: the
+    /// series is what the link's ceiling and throttling judge) and its histogram for the
+    /// steady window.
+    fn keep(&mut self, iv: Interval, sec: &Second, c: &Conditions) {
+        if c.pacing.disk_limited() {
+            if self.series.len() == SERIES_LEN {
+                self.series.pop_front();
+            }
+            self.series.push_back(iv);
         }
-        self.series.push_back(iv);
         if let Some(l) = sec.latency {
             self.recent.push_back((iv.start_s(), iv.t_s, l.clone()));
             let p = self.steady.params();
@@ -234,7 +286,7 @@ impl Tracker {
 
     /// What is judged each second beyond the drops: the link's ceiling over this key's last
     /// window, throttling now and then, the rotational flag once its latency is known.
-    fn live_judgements(&mut self, sec: &Second) -> Vec<Finding> {
+    fn live_judgements(&mut self, sec: &Second, c: &Conditions) -> Vec<Finding> {
         let mut out = Vec::new();
         let this_key: Vec<Interval> = self
             .series
@@ -249,15 +301,17 @@ impl Tracker {
             .collect();
         if let Some(link) = &self.facts.link {
             let tail = &this_key[this_key.len().saturating_sub(12)..];
-            out.extend(link_bound_in(link, tail));
+            out.extend(ask(c, Detector::LinkBound, || link_bound_in(link, tail)));
         }
         if self.seconds_in_key.is_multiple_of(THERMAL_EVERY) {
-            out.extend(thermal_throttling(&this_key, self.facts.temp_warn_c, None));
+            out.extend(ask(c, Detector::Thermal, || {
+                thermal_throttling(&this_key, self.facts.temp_warn_c, None)
+            }));
         }
         if self.read_p50s.len() == ROTATIONAL_MIN_SECONDS {
             let p50 = crate::findings::series::median(&self.read_p50s);
             out.extend(
-                self.judge_queue(&sec.settings, Some(p50))
+                self.judge_queue(&sec.settings, Some(p50), c)
                     .into_iter()
                     .filter(|f| f.kind == kind::ROTATIONAL_FLAG),
             );
@@ -267,7 +321,12 @@ impl Tracker {
 
     /// The queue's findings for `settings` (with the random reads' median latency, once
     /// known), added to the run's list.
-    fn judge_queue(&mut self, settings: &Settings, read_p50_ns: Option<f64>) -> Vec<Finding> {
+    fn judge_queue(
+        &mut self,
+        settings: &Settings,
+        read_p50_ns: Option<f64>,
+        c: &Conditions,
+    ) -> Vec<Finding> {
         let Some(limits) = &self.facts.limits else {
             return Vec::new();
         };
@@ -283,7 +342,7 @@ impl Tracker {
             read_latency_p50_ns: read_p50_ns,
             span_bytes: self.facts.span_bytes,
         };
-        let found = queue_findings(limits, &qs, &observed);
+        let found = queue_findings(limits, &qs, &observed, c);
         for f in &found {
             if !self.queue.iter().any(|q| q.text == f.text) {
                 self.queue.push(f.clone());
@@ -325,3 +384,7 @@ impl Tracker {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+#[path = "conditions_tests.rs"]
+mod conditions_tests;

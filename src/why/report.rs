@@ -4,6 +4,7 @@
 //! and the steady state with its window's latency.
 
 use super::Tracker;
+use crate::findings::conditions::{Detector, ask};
 use crate::findings::link::{link_below_max, link_bound_in};
 use crate::findings::thermal::{CountersAround, ThermalCounters, thermal_throttling};
 use crate::findings::{Finding, Interval};
@@ -54,28 +55,25 @@ impl Tracker {
     /// settings run, the link's ceiling over the best window, then drops, recoveries and
     /// throttling by time — and the steady state, for the result.
     pub fn report(&self, logs: Option<ThermalLogs>) -> WhyReport {
-        let mut findings: Vec<Finding> = self
-            .facts
-            .link
-            .as_ref()
-            .and_then(link_below_max)
-            .into_iter()
-            .collect();
-        findings.extend(self.queue.iter().cloned());
+        // The series holds only the seconds in which the disk set the pace (`keep`).
         let series: Vec<Interval> = self.series.iter().copied().collect();
-        if let Some(link) = &self.facts.link {
-            findings.extend(link_bound_in(link, &series));
+        let c = self.facts.conditions.with_rows(series.len());
+        let link = self.facts.link.as_ref();
+        let mut findings = ask(&c, Detector::LinkBelowMax, || link.and_then(link_below_max));
+        findings.extend(self.queue.iter().cloned());
+        if let Some(link) = link {
+            findings.extend(ask(&c, Detector::LinkBound, || {
+                link_bound_in(link, &series)
+            }));
         }
         let counters = logs.map(|l| CountersAround {
             before: counters_of(&l.before),
             after: counters_of(&l.after),
         });
         let mut timed = self.slowdown.findings();
-        timed.extend(thermal_throttling(
-            &series,
-            self.facts.temp_warn_c,
-            counters,
-        ));
+        timed.extend(ask(&c, Detector::Thermal, || {
+            thermal_throttling(&series, self.facts.temp_warn_c, counters)
+        }));
         reading_order(&mut timed);
         findings.extend(timed);
         WhyReport {

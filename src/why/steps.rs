@@ -7,6 +7,7 @@
 
 use super::WhyFacts;
 use crate::findings::Finding;
+use crate::findings::conditions::{Detector, ask};
 use crate::findings::link::{link_below_max, link_bound};
 use crate::findings::queue::{Observed, QueueSettings, queue_findings};
 use crate::findings::series::median;
@@ -14,16 +15,17 @@ use crate::stats::IntervalFigures;
 
 /// Every finding of `steps`, the link first, each said once.
 pub fn step_findings(facts: &WhyFacts, steps: &[IntervalFigures]) -> Vec<Finding> {
-    let mut out: Vec<Finding> = facts
-        .link
-        .as_ref()
-        .and_then(link_below_max)
-        .into_iter()
-        .collect();
+    let link = facts.link.as_ref();
+    let mut out = ask(&facts.conditions, Detector::LinkBelowMax, || {
+        link.and_then(link_below_max)
+    });
+    // Each step is one row of its setting, paced as its timetable says.
+    let step_conditions = |s: &IntervalFigures| facts.conditions_of(&s.settings, &s.counts, 1);
     let random_reads: Vec<f64> = steps
         .iter()
         .filter(|s| s.settings.random_pct == 100 && s.settings.read_pct == 100)
         .filter(|s| s.latency_ns.count > 0)
+        .filter(|s| step_conditions(s).allows(Detector::RotationalFlag))
         .map(|s| s.latency_ns.p50 as f64)
         .collect();
     let observed = Observed {
@@ -40,7 +42,7 @@ pub fn step_findings(facts: &WhyFacts, steps: &[IntervalFigures]) -> Vec<Finding
                 random_pct: s.settings.random_pct,
                 fsync_every: facts.fsync_every,
             };
-            for f in queue_findings(limits, &qs, &observed) {
+            for f in queue_findings(limits, &qs, &observed, &step_conditions(s)) {
                 if !out.iter().any(|o| o.text == f.text) {
                     out.push(f);
                 }
@@ -60,6 +62,7 @@ pub fn step_findings(facts: &WhyFacts, steps: &[IntervalFigures]) -> Vec<Finding
     if let Some(link) = &facts.link {
         let busiest = steps
             .iter()
+            .filter(|s| step_conditions(s).allows(Detector::LinkBound))
             .map(rates)
             .max_by(|a, b| (a.0 + a.1).total_cmp(&(b.0 + b.1)));
         out.extend(busiest.and_then(|(r, w)| link_bound(link, r, w)));

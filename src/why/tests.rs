@@ -25,6 +25,7 @@ fn facts() -> WhyFacts {
         temp_warn_c: Some(80.0),
         span_bytes: Some(1 << 30),
         fsync_every: 0,
+        conditions: Default::default(),
     }
 }
 

@@ -154,7 +154,7 @@ pub fn sweep(dimension: Dimension, steps: Vec<IntervalFigures>) -> SweepReport {
         config: config(steps[0].settings),
         dimension,
         step_time_s: 5.0,
-        saturation: saturation(dimension, &steps),
+        saturation: saturation(dimension, &steps, &Default::default()),
         latency_curve: latency_curve(&steps),
         steps,
         partial_step: None,

@@ -56,6 +56,14 @@ fn heading(r: &DisksReport, p: &Provenance) -> Heading {
         .map(|f| f.text.clone())
         .filter(|t| !r.outliers.iter().any(|o| t.starts_with(o.as_str())))
         .collect();
+    // The failed and short I/Os the summary names, target by target: not in the bars.
+    for t in r.targets.iter().filter(|t| t.run.had_io_errors()) {
+        let c = &t.run.total.counts;
+        footnotes.push(format!(
+            "{}: {} I/Os failed and {} came back short: they are not in the figures",
+            t.name, c.errors, c.short_ios
+        ));
+    }
     if let Some(sig) = &r.interrupted_by {
         footnotes.push(format!("stopped early by {sig}"));
     }

@@ -65,6 +65,7 @@ pub fn sweep_chart(r: &SweepReport, p: &Provenance) -> LineChart {
                 Verdict::Saturated => format!("saturates at {}", d.describe(s.value)),
                 Verdict::Rising { .. } => format!("still rising at {}", d.describe(s.value)),
                 Verdict::OneStep => "one step only".into(),
+                Verdict::AtRateCap { .. } => "at the --rate cap".into(),
             },
             kind: MarkKind::Finding,
             at: r.steps.get(s.step).map(|st| (0, metric_of(st))),

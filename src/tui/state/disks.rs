@@ -191,7 +191,16 @@ impl Disks {
         }
         self.now = Some(all);
         let recent: Vec<Option<f64>> = self.rows.iter().map(DiskRow::recent_iops).collect();
-        let verdict = outliers::judge(&recent, self.outlier_pct);
+        let mut verdict = outliers::judge(&recent, self.outlier_pct);
+        let group = crate::findings::conditions::Conditions {
+            direct: self.rows.iter().all(|r| r.id.config.target.direct),
+            rows: 1,
+            targets: self.rows.len(),
+            ..Default::default()
+        };
+        if !group.allows(crate::findings::conditions::Detector::Outlier) {
+            verdict.below_pct.fill(None);
+        }
         self.median_iops = verdict.median;
         for (row, below) in self.rows.iter_mut().zip(verdict.below_pct) {
             row.below_median_pct = below;

@@ -85,7 +85,8 @@ impl Run {
         };
         match sweep.advance(s) {
             Some(Next::Done) => {
-                (sweep.saturation, sweep.curve) = findings(sweep.dimension(), sweep.results());
+                (sweep.saturation, sweep.curve) =
+                    findings(sweep.dimension(), sweep.results(), self.info.target.direct);
                 self.view = View::Sweep;
                 Action::None
             }
@@ -126,7 +127,7 @@ impl Run {
         let sweep = self.sweep.as_ref()?;
         let (saturation, latency_curve) = match sweep.state {
             SweepState::Done => (sweep.saturation.clone(), sweep.curve.clone()),
-            _ => findings(sweep.dimension(), sweep.results()),
+            _ => findings(sweep.dimension(), sweep.results(), self.info.target.direct),
         };
         let b = sweep.base;
         let config = ConfigReport {

@@ -49,6 +49,7 @@ impl Widget for &App {
             Screen::Disks(d) => disks::draw_disks(d, theme, area, buf),
         }
         overlays::draw_overlay(self, theme, area, buf);
+        controls_shown(area, buf);
         if self.ascii {
             to_ascii(area, buf);
         }
@@ -59,6 +60,20 @@ impl Widget for &App {
 /// lines of a page (for the keys that scroll it).
 pub(crate) fn overlay_scroll_range(app: &App) -> (usize, usize) {
     overlays::scroll_range(app)
+}
+
+/// Every cell of `area` without a control character (`escape::cell`): the one boundary
+/// between the drawn screen and the terminal, whatever text from a path, sysfs or a saved
+/// file reached a cell.
+fn controls_shown(area: Rect, buf: &mut Buffer) {
+    for y in area.top()..area.bottom() {
+        for x in area.left()..area.right() {
+            let cell = &mut buf[(x, y)];
+            if let Some(c) = crate::escape::cell(cell.symbol()) {
+                cell.set_char(c);
+            }
+        }
+    }
 }
 
 /// Every cell of `area` in ASCII, for a terminal whose locale is not UTF-8: borders,
@@ -96,4 +111,22 @@ pub(super) fn framed(block: Block, area: Rect, buf: &mut Buffer) -> Rect {
     let inner = block.inner(area);
     block.render(area, buf);
     inner
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_cell_reaches_the_terminal_with_a_control_in_it() {
+        // ratatui leaves out text with controls; a cell set directly is guarded here.
+        let area = Rect::new(0, 0, 3, 1);
+        let mut buf = Buffer::empty(area);
+        buf[(0, 0)].set_symbol("\x1b");
+        buf[(1, 0)].set_symbol("\u{9b}");
+        buf[(2, 0)].set_symbol("a");
+        controls_shown(area, &mut buf);
+        let cells: Vec<&str> = (0..3).map(|x| buf[(x, 0)].symbol()).collect();
+        assert_eq!(cells, ["␛", "\u{fffd}", "a"]);
+    }
 }

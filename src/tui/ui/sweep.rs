@@ -49,7 +49,7 @@ pub(super) fn draw_sweep(
             .map(|f| Point::of_step(d, f))
             .collect(),
         base_steps: baseline_points(baseline, d),
-        finding: finding(sweep, theme),
+        finding: finding(sweep, run.info.target.direct, theme),
         keys: key_line(run, theme),
         table: step_table(sweep, baseline, area.width, theme),
     };
@@ -73,12 +73,15 @@ fn baseline_points(baseline: Option<&Baseline>, d: Dimension) -> Vec<Point> {
 }
 
 /// The saturation sentence, or how far the sweep got.
-fn finding(sweep: &SweepRun, theme: Theme) -> Line<'static> {
+fn finding(sweep: &SweepRun, direct: bool, theme: Theme) -> Line<'static> {
     if let Some(c) = &sweep.curve {
         return Line::styled(c.summary.clone(), theme.accent());
     }
     match (&sweep.saturation, sweep.state) {
         (Some(s), _) => Line::styled(s.summary.clone(), theme.accent()),
+        (None, SweepState::Done) if !direct => {
+            Line::styled(crate::render::sweep::NOT_ON_THE_CACHE, theme.warn())
+        }
         (None, SweepState::Done) => {
             Line::styled("no saturation found: no step did any I/O", theme.warn())
         }

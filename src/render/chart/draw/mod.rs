@@ -49,20 +49,20 @@ pub fn svg(chart: &Chart) -> Result<String, String> {
     Ok(with_desc(&style::restore_dashes(&out), title))
 }
 
-/// `svg` with a `<desc>` naming what it shows right after its opening tag.
+/// `svg` with a `<desc>` naming what it shows right after its opening tag: every chart
+/// leaves through here, so here its text is made XML (`escape::xml_chars` over the whole
+/// document: a control character from a path or a jobname is shown, never written raw).
 fn with_desc(svg: &str, what: &str) -> String {
     let Some(end) = svg.find('>') else {
         return svg.to_string();
     };
-    let escaped = what
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;");
-    format!(
+    let escaped = crate::escape::xml(what);
+    let doc = format!(
         "{}\n{DESC_PREFIX}{escaped}</desc>{}",
         &svg[..=end],
         &svg[end + 1..]
-    )
+    );
+    crate::escape::xml_chars(&doc).into_owned()
 }
 
 /// The height an SVG's root says it has.
