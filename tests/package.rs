@@ -13,5 +13,8 @@ fn the_description_is_one_debian_synopsis_line_under_80_characters() {
         synopsis.chars().count()
     );
     assert!(!synopsis.contains('\n'), "{synopsis:?}");
-    assert!(!synopsis.ends_with('.'), "a synopsis is a phrase: {synopsis:?}");
+    assert!(
+        !synopsis.ends_with('.'),
+        "a synopsis is a phrase: {synopsis:?}"
+    );
 }
