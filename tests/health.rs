@@ -121,6 +121,24 @@ fn texts(findings: &Value) -> Vec<String> {
         .collect()
 }
 
+/// `--health`'s report with each wrapped line joined to the one it continues (a line
+/// indented four or more that is not a new "- " item).
+fn joined(report: &str) -> String {
+    let mut out = String::new();
+    for line in report.lines() {
+        let deep = line.starts_with("    ") && !line.trim_start().starts_with("- ");
+        if deep && !out.is_empty() {
+            out.pop();
+            out.push(' ');
+            out.push_str(line.trim_start());
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
+}
+
 fn row<'a>(table: &'a str, name: &str) -> &'a str {
     table
         .lines()
@@ -199,7 +217,11 @@ fn an_hdd_sold_as_new_is_caught_by_its_farm_log() {
         fixture("hdd-farm.json").display(),
         fixture("hdd-reset.json").display()
     ));
-    let out = stdout(&run(&stub.path(), &sysfs("sata-3g"), &["--health"]));
+    let out = joined(&stdout(&run(
+        &stub.path(),
+        &sysfs("sata-3g"),
+        &["--health"],
+    )));
     assert!(
         out.starts_with("/dev/sda: worn; its own verdict: PASSED"),
         "{out}"
@@ -716,7 +738,11 @@ fn bytes_that_are_not_utf8_in_a_drives_strings_do_not_lose_its_record() {
     let answer = dir.path().join("latin1.json");
     std::fs::write(&answer, bytes).unwrap();
     let stub = Stub::new(&format!("cat '{}'", answer.display()));
-    let out = stdout(&run(&stub.path(), &sysfs("sata-3g"), &["--health"]));
+    let out = joined(&stdout(&run(
+        &stub.path(),
+        &sysfs("sata-3g"),
+        &["--health"],
+    )));
     assert!(out.starts_with("/dev/sda: worn"), "{out}");
     assert!(out.contains("serial \u{fffd}3Z1NB0K000001X"), "{out}");
 }
@@ -751,7 +777,7 @@ fn a_drive_that_answers_no_smart_figures_is_unknown_not_ok() {
     let out = stdout(&run(&stub.path(), &sys, &["--health"]));
     assert!(out.starts_with("/dev/sda: unknown\n"), "{out}");
     assert!(
-        out.contains(
+        joined(&out).contains(
             "its answer holds no SMART verdict, error counter or wear figure: nothing here \
              says whether it is sound"
         ),
@@ -760,4 +786,18 @@ fn a_drive_that_answers_no_smart_figures_is_unknown_not_ok() {
     let devs = json(&run(&stub.path(), &sys, &["--health", "--json"]));
     assert_eq!(devs[0]["health"]["status"], "unknown", "{devs}");
     assert_eq!(devs[0]["health"]["power_on_hours"], 9120, "{devs}");
+}
+
+#[test]
+fn the_health_report_fits_80_columns_as_the_list_does() {
+    for (file, status) in [
+        ("sata-ssd-worn.json", 0),
+        ("nvme-used-up.json", 0),
+        ("sas.json", 0),
+        ("usb-silent.json", 4),
+    ] {
+        let stub = Stub::answering(file, status);
+        let out = stdout(&run(&stub.path(), &sysfs("sata-3g"), &["--health"]));
+        assert_fits(&out);
+    }
 }

@@ -100,12 +100,9 @@ pub fn report(label: &str, h: &DeviceHealth) -> String {
         None => "",
     };
     let mut out = format!("{label}: {}{verdict}\n", h.status.word());
-    out.push_str(&format!(
-        "  read from {} ({})\n",
-        visible(&r.device),
-        identity(r)
-    ));
-    out.push_str(&wrapped(" ", &figures(r), "  "));
+    let from = format!("{} ({})", visible(&r.device), identity(r));
+    out.push_str(&wrapped("  read from", &from, "    "));
+    out.push_str(&wrapped(" ", &figures(r), "    "));
     if !r.counters.is_empty() {
         out.push_str(&wrapped("  counters:", &counters(r), "    "));
     }
@@ -120,7 +117,7 @@ pub fn report(label: &str, h: &DeviceHealth) -> String {
     } else {
         out.push_str("  findings:\n");
         for f in &h.findings {
-            out.push_str(&format!("    - {}\n", f.text));
+            out.push_str(&wrapped("    -", &f.text, "      "));
         }
     }
     out
