@@ -801,3 +801,22 @@ fn the_health_report_fits_80_columns_as_the_list_does() {
         assert_fits(&out);
     }
 }
+
+#[test]
+fn two_names_of_one_drive_read_it_once_and_say_the_same() {
+    let stub = Stub::answering("sata-ssd-worn.json", 0);
+    let work = common::workdir();
+    let sub = work.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let fake = sata_under(work.path());
+    let sys = fake.path().join("sys");
+    let (a, b) = (work.path().to_str().unwrap(), sub.to_str().unwrap());
+    let list = json(&run(
+        &stub.path(),
+        &sys,
+        &["--health", "--json", "--", a, b],
+    ));
+    assert_eq!(stub.calls().len(), 1, "{:?}", stub.calls());
+    assert_eq!(list[0]["disk"], "sda", "{list}");
+    assert_eq!(list[0]["health"], list[1]["health"], "{list}");
+}
