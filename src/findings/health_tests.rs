@@ -1,4 +1,5 @@
 use super::*;
+use crate::findings::health_changes::changes;
 
 fn texts(f: &[Finding]) -> Vec<&str> {
     f.iter().map(|f| f.text.as_str()).collect()
