@@ -5,7 +5,7 @@
 
 mod step;
 
-pub use step::{Knob, MIN_BS, Step, rate_ladder_at_or_below, stepped};
+pub use step::{Knob, MIN_BS, Step, rate_by_fraction, rate_ladder_at_or_below, stepped};
 
 use serde::{Deserialize, Serialize};
 

@@ -91,6 +91,7 @@ fn snapshot(i: usize, n: u64, slow: (usize, u64), total: &mut Counts) -> Snapsho
         total_latency: LatencySummary::default(),
         total_service_latency: LatencySummary::default(),
         total_left_out: Default::default(),
+        sides: Default::default(),
         threads: vec![],
         first_errors: vec![],
     }

@@ -43,7 +43,7 @@ fn change_open_each_and_quit(tmux: &Tmux, names: &[&str], json: &Path) -> serde_
         assert!(screen.contains("Esc: every target"), "{screen}");
         tmux.keys(&["Escape"]);
         tmux.wait_for("the disks screen again", WAIT, |s| {
-            s.contains("Enter open · o order")
+            s.contains("Enter open  o order")
         });
     }
     tmux.keys(&["q"]);

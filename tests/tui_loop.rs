@@ -124,7 +124,15 @@ fn sweep_flag_runs_every_step_live_and_quit_yields_the_sweep() {
     let sweep = run.sweep.as_ref().expect("sweep");
     assert_eq!(sweep.state, SweepState::Done);
     assert_eq!(sweep.results().len(), 2);
-    assert_eq!(run.settings.threads, 2, "the run goes on at the last step");
+    assert_eq!(
+        run.settings.threads, 1,
+        "the settings from before the sweep come back"
+    );
+    assert!(
+        run.notice.as_deref().is_some_and(|n| n.contains("back to")),
+        "the screen says so: {:?}",
+        run.notice
+    );
     assert!(sweep.saturation.is_some());
     // -T was the step time, not the run's length: the run is still going.
     assert!(!run.stopping);
@@ -140,7 +148,7 @@ fn sweep_flag_runs_every_step_live_and_quit_yields_the_sweep() {
     let sweep = sweep.expect("a sweep ran last");
     assert_eq!(sweep.steps.len(), 2);
     assert_eq!(sweep.config.duration_s, Some(0.3));
-    assert_eq!(report.final_settings.threads, 2);
+    assert_eq!(report.final_settings.threads, 1);
     let text = diskscope::render::final_text::final_text(&report, Some(&sweep), None);
     assert!(
         (text.contains("saturates at") || text.contains("no saturation within this sweep"))

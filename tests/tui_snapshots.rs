@@ -107,6 +107,7 @@ fn snapshot(i: u64, total: &mut Counts) -> Snapshot {
         },
         total_service_latency: LatencySummary::default(),
         total_left_out: Default::default(),
+        sides: Default::default(),
         threads,
         first_errors: vec![],
     }
@@ -496,14 +497,18 @@ fn pause_reset_help_and_quit_keys() {
     assert!(app.run().unwrap().iops.is_empty());
     assert_eq!(app.on_key(key(KeyCode::Char('?'))), Action::None);
     assert!(app.help);
-    let help = screen_text(&draw(&app, 80, 24));
-    for k in ["space", "Ctrl-Z", "q Esc Ctrl-C", "PgUp"] {
+    let help = screen_text(&draw(&app, 80, 60));
+    for k in ["space", "Ctrl-Z", "q Ctrl-C", "PgUp", "never ends the run"] {
         assert!(help.contains(k), "help lacks {k}:\n{help}");
     }
     assert_eq!(app.on_key(key(KeyCode::Esc)), Action::None);
     assert!(!app.help);
     assert_eq!(app.on_key(key(KeyCode::Char('q'))), Action::Quit);
-    assert_eq!(app.on_key(key(KeyCode::Esc)), Action::Quit);
+    // Esc means back, as in htop and btop: with nothing to close it says so, and the run
+    // goes on.
+    assert_eq!(app.on_key(key(KeyCode::Esc)), Action::None);
+    let said = screen_text(&draw(&app, 80, 24));
+    assert!(said.contains("Esc goes back"), "{said}");
     assert_eq!(
         app.on_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
         Action::Quit
@@ -623,6 +628,7 @@ fn step_snapshot(
         },
         total_service_latency: LatencySummary::default(),
         total_left_out: Default::default(),
+        sides: Default::default(),
         threads: vec![],
         first_errors: vec![],
     }
@@ -765,7 +771,8 @@ fn sweep_screen_80x24_and_120x40() {
         "MiB/s",
         "Mbit/s",
         "p99",
-        "Enter/Esc back",
+        "Enter back",
+        "settings back to 4k random read QD1 T4",
     ] {
         assert!(text.contains(needle), "80x24 lacks {needle:?}:\n{text}");
     }
@@ -842,6 +849,7 @@ fn run_screen_shows_a_run_baseline() {
             p50_ns: 61_000.0,
             p99_ns: 180_000.0,
         },
+        sides: None,
         conditions: Default::default(),
         holds: "a single run".into(),
     });
@@ -887,11 +895,12 @@ fn sweep_keys_start_lock_cancel_and_show() {
     assert_eq!(app.on_key(key(KeyCode::Esc)), Action::None);
     let run = app.run().unwrap();
     assert_eq!(run.sweep.as_ref().unwrap().state, SweepState::Cancelled);
+    // The settings from before the sweep are back (here the first step's were the same), and
+    // the screen says so.
+    let said = run.notice.as_deref().unwrap_or("");
     assert!(
-        run.message
-            .as_deref()
-            .unwrap_or("")
-            .contains("cancelled after 0 of 7")
+        said.contains("cancelled after 0 of 7") && said.contains("settings back to"),
+        "{said}"
     );
     assert!(!run.sweeping());
     // The sliders work again.
@@ -1071,7 +1080,7 @@ fn f_shows_the_fio_job_for_the_current_settings() {
 fn help_lists_the_new_keys() {
     let mut app = run_app();
     app.help = true;
-    let text = screen_text(&draw(&app, 100, 30));
+    let text = screen_text(&draw(&app, 100, 50));
     for k in [
         "s t / s b",
         "Esc (sweeping)",
@@ -1534,4 +1543,105 @@ fn run_screen_says_why_120x40_and_80x24() {
         assert!(text.contains(needle), "{needle} missing at 80x24:\n{text}");
     }
     assert_snapshot("run_why_80x24", &narrow);
+}
+
+/// After a minute of running, `q` asks once: another key goes on, `q` or `y` then quits;
+/// before a minute, and where nobody watches (stdout not a terminal), `q` quits at once.
+#[test]
+fn quitting_after_a_minute_asks_once() {
+    let mut app = run_app();
+    assert_eq!(
+        app.on_key(key(KeyCode::Char('q'))),
+        Action::Quit,
+        "under a minute"
+    );
+    let run = app.run_mut().unwrap();
+    run.last.as_mut().unwrap().at = Duration::from_secs(75);
+    assert_eq!(
+        app.on_key(key(KeyCode::Char('q'))),
+        Action::Quit,
+        "not a terminal"
+    );
+    app.run_mut().unwrap().ask_before_quit = true;
+    assert_eq!(app.on_key(key(KeyCode::Char('q'))), Action::None);
+    let asked = screen_text(&draw(&app, 80, 24));
+    assert!(
+        asked.contains("quit after 1m15s of running? q or y quits"),
+        "{asked}"
+    );
+    // Another key goes on (and does what it does).
+    assert_eq!(app.on_key(key(KeyCode::Char('x'))), Action::None);
+    assert!(!screen_text(&draw(&app, 80, 24)).contains("q or y quits"));
+    assert_eq!(
+        app.on_key(key(KeyCode::Char('y'))),
+        Action::None,
+        "y only when asked"
+    );
+    for again in ['q', 'y'] {
+        assert_eq!(app.on_key(key(KeyCode::Char('q'))), Action::None);
+        assert_eq!(app.on_key(key(KeyCode::Char(again))), Action::Quit);
+        app.run_mut().unwrap().quit_asked = false;
+    }
+    // Ctrl-C quits at once.
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert_eq!(app.on_key(ctrl_c), Action::Quit);
+}
+
+/// `u` puts the rate back to unlimited whichever slider is selected; ←/→ on the rate step
+/// through fractions of what the disk did unpaced; `0` puts every slider back to its start.
+#[test]
+fn the_rate_steps_by_fractions_and_u_and_0_put_things_back() {
+    let mut app = run_app();
+    let base = app
+        .run()
+        .unwrap()
+        .rate_base
+        .expect("the unpaced IOPS known");
+    app.run_mut().unwrap().focus = Knob::Rate;
+    let Action::Apply(paced) = app.on_key(key(KeyCode::Left)) else {
+        panic!("← on the rate applies a rate");
+    };
+    assert_eq!(paced.rate_iops, (base * 90).div_ceil(100));
+    app.applied(Ok(()), paced);
+    let Action::Apply(lower) = app.on_key(key(KeyCode::Left)) else {
+        panic!("← again");
+    };
+    assert_eq!(lower.rate_iops, (base * 80).div_ceil(100));
+    app.applied(Ok(()), lower);
+    let slider_line = screen_text(&draw(&app, 80, 24));
+    assert!(slider_line.contains("80% "), "{slider_line}");
+    app.run_mut().unwrap().focus = Knob::Threads;
+    let Action::Apply(unlimited) = app.on_key(key(KeyCode::Char('u'))) else {
+        panic!("u applies");
+    };
+    assert_eq!(unlimited.rate_iops, 0);
+    assert_eq!(unlimited.threads, lower.threads);
+    let start = app.run().unwrap().start_settings;
+    let changed = Settings {
+        threads: start.threads * 2,
+        rate_iops: 5000,
+        ..start
+    };
+    app.applied(Ok(()), changed);
+    assert_eq!(app.on_key(key(KeyCode::Char('0'))), Action::Apply(start));
+}
+
+/// The summary on quit carries a sweep's verdict when the run went on after it (a setting
+/// changed, so the sweep is not what is printed whole), and says a sweep was cancelled.
+#[test]
+fn a_sweep_the_run_went_on_after_keeps_its_verdict_for_the_summary() {
+    let mut app = thread_sweep_app();
+    let run = app.run().unwrap();
+    assert!(run.series_notes().is_empty(), "printed whole at quit");
+    app.run_mut().unwrap().view = View::Live;
+    let Action::Apply(next) = app.on_key(key(KeyCode::Right)) else {
+        panic!("→ applies");
+    };
+    app.applied(Ok(()), next);
+    let notes = app.run().unwrap().series_notes();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].starts_with("sweep of threads ran: saturates at 32 threads"),
+        "{notes:?}"
+    );
 }

@@ -83,6 +83,7 @@ fn snapshot(
         total_latency: Default::default(),
         total_service_latency: Default::default(),
         total_left_out: Default::default(),
+        sides: Default::default(),
         threads: vec![],
         first_errors: vec![],
     }
@@ -224,7 +225,10 @@ fn the_card_fills_in_row_by_row_and_is_saved_when_done() {
         "{screen}"
     );
     assert_eq!(screen.matches("not run: needs --allow-write").count(), 4);
-    assert!(screen.lines().last().unwrap().contains("Esc cancels"));
+    // The progress on the message line, the hint line under it.
+    let last: Vec<&str> = screen.lines().rev().take(2).collect();
+    assert!(last[1].contains("Esc cancels"), "{screen}");
+    assert!(last[0].starts_with("? help  Esc cancel"), "{screen}");
     // Keys other than Esc, e, f, q and ? do nothing while it runs; `e` saves the card as
     // it stands: the first test's three passes, the others not run yet, not stopped.
     assert_eq!(app.on_key(key(KeyCode::Char(' '))), Action::None);
@@ -286,8 +290,15 @@ fn esc_cancels_back_to_the_sliders() {
     assert_eq!(r.view, View::Live);
     assert!(!r.suite_running());
     assert!(r.notice.as_deref().unwrap().contains("suite cancelled"));
-    // Esc on the sliders quits, as before.
-    assert_eq!(app.on_key(key(KeyCode::Esc)), Action::Quit);
+    // Esc on the sliders goes back, which there is nothing to: the run goes on.
+    assert_eq!(app.on_key(key(KeyCode::Esc)), Action::None);
+    assert!(
+        run(&app)
+            .notice
+            .as_deref()
+            .unwrap()
+            .contains("Esc goes back")
+    );
 }
 
 #[test]
@@ -300,7 +311,8 @@ fn the_suite_view_draws_at_any_size_and_help_lists_c() {
         draw_lines(&app, w, h);
     }
     app.help = true;
-    let screen = draw_lines(&app, 80, 24);
+    // Tall enough for the help's every line (at 80x24 it scrolls).
+    let screen = draw_lines(&app, 80, 60);
     assert!(screen.contains("run the standard suite"), "{screen}");
 }
 

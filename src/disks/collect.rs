@@ -12,7 +12,11 @@ use crate::findings::conditions::{Conditions, Detector};
 use crate::findings::{Finding, outliers};
 use crate::model::disks::{Aggregate, KernelCount, TargetRun};
 use crate::model::{ConfigReport, RunReport};
-use crate::stats::{Counts, IntervalFigures, Latency, LeftOut, PeriodTracker, Snapshot, Window};
+use crate::stats::snapshot::per_second;
+use crate::stats::{
+    Counts, IntervalFigures, Latency, LeftOut, PeriodTracker, ReadWrite, SideLatency, Snapshot,
+    Window,
+};
 
 /// Who a target is, for tables and reports.
 #[derive(Debug, Clone)]
@@ -42,6 +46,8 @@ pub struct Collector {
     aggregate: VecDeque<IntervalFigures>,
     all_latency: Latency,
     all_service: Latency,
+    /// Every target's latencies, reads and writes apart.
+    all_sides: SideLatency,
     /// Rows kept per target (the last ones): bounds a run left open for days.
     max_rows: usize,
 }
@@ -53,6 +59,7 @@ impl Collector {
             aggregate: VecDeque::new(),
             all_latency: Latency::default(),
             all_service: Latency::default(),
+            all_sides: SideLatency::default(),
             max_rows,
         }
     }
@@ -82,6 +89,7 @@ impl Collector {
             t.service.add(&w.service_latency);
             self.all_latency.add(&w.latency);
             self.all_service.add(&w.service_latency);
+            self.all_sides.add(&w.sides);
             if let Some(r) = row {
                 push_bounded(&mut t.rows, r.clone(), self.max_rows);
             }
@@ -183,6 +191,7 @@ impl Collector {
             median_iops: verdict.median,
             cpu_busy_pct: end.cpu_busy_pct,
             intervals: self.aggregate.iter().cloned().collect(),
+            sides: total_sides(&targets, &counts, &self.all_sides),
         };
         Ok(Report {
             targets,
@@ -244,7 +253,47 @@ pub fn aggregate_row(windows: &[Window], rows: &[Option<IntervalFigures>]) -> In
         // The aggregate's seconds are not cut into periods yet (each target's run screen
         // keeps its own).
         period: None,
+        sides: aggregate_sides(windows, &counts),
     }
+}
+
+/// Reads and writes apart in the aggregate's totals: ops and bytes added, each target's rate
+/// added, each direction's latency merged from every target's.
+fn total_sides(targets: &[TargetRun], counts: &Counts, latency: &SideLatency) -> Option<ReadWrite> {
+    let mut rw = latency.figures(counts, std::time::Duration::ZERO)?;
+    let sum = |pick: fn(&ReadWrite) -> f64| -> f64 {
+        targets
+            .iter()
+            .filter_map(|t| t.run.total.sides.as_ref())
+            .map(pick)
+            .sum()
+    };
+    rw.read.iops = sum(|s| s.read.iops);
+    rw.read.bw_bytes_per_s = sum(|s| s.read.bw_bytes_per_s);
+    rw.write.iops = sum(|s| s.write.iops);
+    rw.write.bw_bytes_per_s = sum(|s| s.write.bw_bytes_per_s);
+    Some(rw)
+}
+
+/// Reads and writes apart in the aggregate's row, as its totals: ops and bytes added, each
+/// target's rate over its own window added, each direction's latency merged.
+fn aggregate_sides(windows: &[Window], counts: &Counts) -> Option<ReadWrite> {
+    let mut latency = SideLatency::default();
+    for w in windows {
+        latency.add(&w.sides);
+    }
+    let mut rw = latency.figures(counts, std::time::Duration::ZERO)?;
+    let rate = |count: fn(&Counts) -> u64| -> f64 {
+        windows
+            .iter()
+            .map(|w| per_second(count(&w.counts), w.elapsed))
+            .sum()
+    };
+    rw.read.iops = rate(|c| c.read_ops);
+    rw.read.bw_bytes_per_s = rate(|c| c.read_bytes);
+    rw.write.iops = rate(|c| c.write_ops);
+    rw.write.bw_bytes_per_s = rate(|c| c.write_bytes);
+    Some(rw)
 }
 
 fn push_bounded<T>(q: &mut VecDeque<T>, v: T, cap: usize) {

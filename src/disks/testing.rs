@@ -31,6 +31,7 @@ pub fn snap(at_ms: u64, ops: u64) -> Snapshot {
         total_latency: Default::default(),
         total_service_latency: Default::default(),
         total_left_out: Default::default(),
+        sides: Default::default(),
         threads: vec![],
         first_errors: vec![],
     }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::control::{Control, WorkerSlot};
 use super::worker::Worker;
-use crate::stats::IoErrorRecord;
+use crate::stats::{IoErrorRecord, WRITE_TAG};
 
 /// How many failed or short I/Os a run keeps in detail.
 pub const KEPT_ERRORS: usize = 16;
@@ -98,7 +98,9 @@ impl Worker {
             }
             None => service,
         };
-        self.batch.push(ns);
+        // The direction rides in the latency's top bit: the sampler splits reads from
+        // writes with no second batch (see `stats::sides`).
+        self.batch.push(if is_read { ns } else { ns | WRITE_TAG });
         self.latency_sum_ns += ns;
         self.local.ops += 1;
         self.local.bytes += n;

@@ -24,8 +24,9 @@
 //! - an io-wq worker (a kernel thread of the process that runs what cannot be issued without
 //!   blocking: buffered writes, fsyncs): about 17 KiB of kernel stack and task; capped per ring
 //!   (`ring::iowq_bounded_cap`), so 8 at `-t 4 -Q 32 --buffered` writes and 64 at `-t 64`.
-//! - the process itself: 6.2 MiB at one thread, with microsecond latencies; the sampler's four
-//!   latency histograms and the report's windows grow with the largest latency seen (an
+//! - the process itself: 6.2 MiB at one thread, with microsecond latencies; the sampler's
+//!   latency histograms (latency and service time, and reads and writes apart: some six,
+//!   interval and total) and the report's windows grow with the largest latency seen (an
 //!   HdrHistogram of 3 digits holds about 2,048 counters per doubling of its range: some
 //!   200 KiB each at second-long latencies).
 //!

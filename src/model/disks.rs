@@ -11,7 +11,7 @@ use super::Meta;
 use super::finding::Finding;
 use super::{CpuReport, RunReport};
 use crate::settings::{IoEngine, Settings};
-use crate::stats::{Counts, IntervalFigures, LatencySummary};
+use crate::stats::{Counts, IntervalFigures, LatencySummary, ReadWrite};
 
 /// Everything a run on several targets reports.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -122,6 +122,10 @@ pub struct Aggregate {
     /// on one clock, within a sampling tick): counts added, rates each target's own over its
     /// window added, latency merged. `elapsed_s` is the longest target's window.
     pub intervals: Vec<IntervalFigures>,
+    /// Reads and writes apart (`read`, `write`) where the targets did both: ops and bytes
+    /// added, each target's rate added, latency merged.
+    #[serde(flatten)]
+    pub sides: Option<ReadWrite>,
 }
 
 /// One target run alone (`--each-then-all`).

@@ -11,7 +11,7 @@ use super::{ConfigReport, Meta, WhyReport};
 use crate::settings::Settings;
 use crate::stats::snapshot::per_second;
 use crate::stats::{
-    Counts, IntervalFigures, IoErrorRecord, LatencySummary, LeftOut, Periods, Snapshot,
+    Counts, IntervalFigures, IoErrorRecord, LatencySummary, LeftOut, Periods, ReadWrite, Snapshot,
     ThreadSample,
 };
 
@@ -30,6 +30,9 @@ pub struct TotalReport {
     /// From submission to completion reaped; equal to `latency_ns` without a rate.
     #[serde(default)]
     pub service_latency_ns: LatencySummary,
+    /// Reads and writes apart (`read`, `write`), where the run did both.
+    #[serde(flatten)]
+    pub sides: Option<ReadWrite>,
 }
 
 /// One worker over the whole run.
@@ -139,6 +142,12 @@ impl RunReport {
                 bw_bytes_per_s: last.total_bw(),
                 latency_ns: last.total_latency,
                 service_latency_ns: last.total_service_latency,
+                sides: ReadWrite::of(
+                    &last.total,
+                    last.total_elapsed,
+                    last.sides.total_read,
+                    last.sides.total_write,
+                ),
             },
             periods: Periods::default(),
             threads: last.threads.iter().map(ThreadReport::of).collect(),
@@ -166,6 +175,7 @@ impl RunReport {
                 bw_bytes_per_s: 0.0,
                 latency_ns: LatencySummary::default(),
                 service_latency_ns: LatencySummary::default(),
+                sides: None,
             },
             periods: Periods::default(),
             threads: vec![],

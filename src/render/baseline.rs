@@ -34,6 +34,8 @@ pub enum Baseline {
         conditions: Conditions,
         /// "a single run", "fio's output of one run".
         holds: String,
+        /// Its reads and writes apart (read, write), where it did both.
+        sides: Option<[Figures; 2]>,
     },
     Sweep {
         label: String,
@@ -206,11 +208,22 @@ impl Baseline {
             p50_ns: t.latency_ns.p50.f64().unwrap_or(0.0),
             p99_ns: t.latency_ns.p99.f64().unwrap_or(0.0),
         };
+        let side = |s: &saved_doc::SavedSide| Figures {
+            iops: s.iops.f64().unwrap_or(0.0),
+            bw_bytes_per_s: s.bw_bytes_per_s.f64().unwrap_or(0.0),
+            p50_ns: s.latency_ns.p50.f64().unwrap_or(0.0),
+            p99_ns: s.latency_ns.p99.f64().unwrap_or(0.0),
+        };
         Baseline::Run {
             label,
             total,
             conditions: saved_conditions(&r.config),
             holds: "a single run".into(),
+            sides: t
+                .read
+                .as_ref()
+                .zip(t.write.as_ref())
+                .map(|(r, w)| [side(r), side(w)]),
         }
     }
 

@@ -37,8 +37,10 @@ impl Baseline {
         if groups > 1 {
             return Baseline::FioGroups { label, groups };
         }
-        let total = finals.last().map(|s| fio_figures(&s.sum()));
+        let sum = finals.last().map(|s| s.sum());
+        let total = sum.as_ref().map(fio_figures);
         Baseline::Run {
+            sides: sum.as_ref().and_then(fio_sides),
             label,
             total: total.unwrap_or(Figures {
                 iops: 0.0,
@@ -99,6 +101,17 @@ fn fio_figures(e: &FioEntry) -> Figures {
         p50_ns: e.lat_p50_ns().unwrap_or(0.0),
         p99_ns: e.lat_p99_ns().unwrap_or(0.0),
     }
+}
+
+/// fio's read and write apart, each with fio's own percentiles, where the job did both.
+fn fio_sides(e: &FioEntry) -> Option<[Figures; 2]> {
+    let side = |d: &crate::fio::json::DirStats| Figures {
+        iops: d.iops,
+        bw_bytes_per_s: d.bw_bytes_per_s,
+        p50_ns: d.lat_p50_ns.unwrap_or(0.0),
+        p99_ns: d.lat_p99_ns.unwrap_or(0.0),
+    };
+    (e.read.ios > 0 && e.write.ios > 0).then(|| [side(&e.read), side(&e.write)])
 }
 
 /// A fleet's sum: rates added, the worst host's percentiles.

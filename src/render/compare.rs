@@ -33,7 +33,17 @@ pub fn differs(b: &Baseline, now: &Conditions) -> String {
 /// the line saying what differs, if anything does.
 pub fn compare_run(b: &Baseline, r: &RunReport) -> String {
     let above = differs(b, &Conditions::of_config(&r.config));
-    format!("{above}{}", run_figures_line(b, r))
+    let sides = match b {
+        Baseline::Run {
+            sides: Some(then), ..
+        } => r
+            .total
+            .sides
+            .as_ref()
+            .map_or(String::new(), |now| super::sides::versus(now, then)),
+        _ => String::new(),
+    };
+    format!("{above}{}{sides}", run_figures_line(b, r))
 }
 
 fn run_figures_line(b: &Baseline, r: &RunReport) -> String {
@@ -358,6 +368,7 @@ mod tests {
             total: figures(1000.0, 200_000.0),
             conditions: same.clone(),
             holds: "a single run".into(),
+            sides: None,
         };
         assert_eq!(
             compare_run(&run, &r),
@@ -374,6 +385,7 @@ mod tests {
                 ..same.clone()
             },
             holds: "a single run".into(),
+            sides: None,
         };
         assert_eq!(
             compare_run(&other, &r),
@@ -405,6 +417,7 @@ mod tests {
         r.periods.list = threads
             .iter()
             .map(|&t| crate::stats::Period {
+                sides: None,
                 began: crate::stats::Began::Change,
                 settings: Some(Settings {
                     threads: t,

@@ -7,7 +7,9 @@
 //! submission; the `lat_` columns count from the due time when a rate is set); then
 //! `temp_c`, the drive's temperature, empty where there is no sensor. A run's rows end with
 //! `period`: the index of the run's period the row belongs to (the JSON's `periods`); a
-//! sweep's steps have none.
+//! sweep's steps have none. Last come reads and writes apart, `read_ops`, `read_iops`,
+//! `read_bw_bytes_per_s`, `read_lat_p50_ns`, `read_lat_p99_ns` and the same five for
+//! `write_`, empty in a row that did not both read and write.
 //!
 //! Each CSV is one row struct written through the `csv` crate: the header is derived from
 //! the struct's fields, quoting is the library's, and `Fixed<N>` keeps a figure at N
@@ -109,6 +111,43 @@ struct PeriodColumn {
 impl PeriodColumn {
     fn of(r: &IntervalFigures) -> PeriodColumn {
         PeriodColumn { period: r.period }
+    }
+}
+
+/// Reads and writes apart, the last columns: each direction's ops, IOPS, bandwidth and
+/// latency p50/p99; empty where the row did not both read and write.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+struct SideColumns {
+    read_ops: Option<u64>,
+    read_iops: Option<Fixed<1>>,
+    read_bw_bytes_per_s: Option<Fixed<0>>,
+    read_lat_p50_ns: Option<u64>,
+    read_lat_p99_ns: Option<u64>,
+    write_ops: Option<u64>,
+    write_iops: Option<Fixed<1>>,
+    write_bw_bytes_per_s: Option<Fixed<0>>,
+    write_lat_p50_ns: Option<u64>,
+    write_lat_p99_ns: Option<u64>,
+}
+
+impl SideColumns {
+    fn of(r: &IntervalFigures) -> SideColumns {
+        let Some(rw) = &r.sides else {
+            return SideColumns::default();
+        };
+        let (rd, wr) = (&rw.read, &rw.write);
+        SideColumns {
+            read_ops: Some(rd.ops),
+            read_iops: Some(Fixed(rd.iops)),
+            read_bw_bytes_per_s: Some(Fixed(rd.bw_bytes_per_s)),
+            read_lat_p50_ns: Some(rd.latency_ns.p50),
+            read_lat_p99_ns: Some(rd.latency_ns.p99),
+            write_ops: Some(wr.ops),
+            write_iops: Some(Fixed(wr.iops)),
+            write_bw_bytes_per_s: Some(Fixed(wr.bw_bytes_per_s)),
+            write_lat_p50_ns: Some(wr.latency_ns.p50),
+            write_lat_p99_ns: Some(wr.latency_ns.p99),
+        }
     }
 }
 
@@ -231,30 +270,42 @@ fn line<T: Serialize>(row: T) -> String {
 
 /// The header of a run's intervals.
 pub fn header() -> String {
-    header_of::<(IntervalRow, PeriodColumn)>()
+    header_of::<(IntervalRow, PeriodColumn, SideColumns)>()
 }
 
 /// One CSV row for an interval (no newline).
 pub fn row(r: &IntervalFigures) -> String {
-    line((IntervalRow::from(r), PeriodColumn::of(r)))
+    line((
+        IntervalRow::from(r),
+        PeriodColumn::of(r),
+        SideColumns::of(r),
+    ))
 }
 
 /// A run's CSV: the header and every interval.
 pub fn intervals(rows: &[IntervalFigures]) -> String {
-    let rows = rows
-        .iter()
-        .map(|r| (IntervalRow::from(r), PeriodColumn::of(r)));
+    let rows = rows.iter().map(|r| {
+        (
+            IntervalRow::from(r),
+            PeriodColumn::of(r),
+            SideColumns::of(r),
+        )
+    });
     header() + "\n" + &write(rows, false)
 }
 
 /// Sweep steps: the step number, then the same columns as an interval.
 pub fn step_header() -> String {
-    header_of::<(Step, IntervalRow)>()
+    header_of::<(Step, IntervalRow, SideColumns)>()
 }
 
 /// One CSV row for a sweep step (no newline).
 pub fn step_row(index: usize, r: &IntervalFigures) -> String {
-    line((Step { step: index }, IntervalRow::from(r)))
+    line((
+        Step { step: index },
+        IntervalRow::from(r),
+        SideColumns::of(r),
+    ))
 }
 
 /// A sweep's CSV: the header and every step.
@@ -262,7 +313,7 @@ pub fn steps(steps: &[IntervalFigures]) -> String {
     let rows = steps
         .iter()
         .enumerate()
-        .map(|(i, r)| (Step { step: i }, IntervalRow::from(r)));
+        .map(|(i, r)| (Step { step: i }, IntervalRow::from(r), SideColumns::of(r)));
     step_header() + "\n" + &write(rows, false)
 }
 

@@ -112,6 +112,7 @@ pub fn summary(r: &DisksReport) -> String {
         let totals: Vec<Totals> = r.targets.iter().map(Totals::of).collect();
         out.push_str(&table_lines(&totals));
         let _ = writeln!(out, "{}", aggregate_line(r));
+        out.push_str(&super::sides::disks_text(r));
         let _ = writeln!(out, "{}", outliers_line(r));
     }
     // Which target's I/Os failed or came back short (exit status 3 says only that some did).

@@ -51,6 +51,20 @@ fn totals(t: &Value) -> Totals {
     }
 }
 
+/// The saved aggregate's line (`n` targets where the file does not say).
+fn aggregate_line(a: &Value, n: usize) -> String {
+    format!(
+        "all {}: {:.0} IOPS, {}/s (each target's rate added), {} ops; latency of every I/O \
+         (histograms merged): mean {}, p99 {}",
+        a["targets"].as_u64().unwrap_or(n as u64),
+        f64_at(a, &["iops"]),
+        format_bytes(f64_at(a, &["bw_bytes_per_s"]) as u64),
+        a["ops"].as_u64().unwrap_or(0),
+        format_latency_ns(f64_at(a, &["latency_ns", "mean"])),
+        format_latency_ns(f64_at(a, &["latency_ns", "p99"])),
+    )
+}
+
 /// The text of a saved run on several targets.
 pub fn saved(v: &Value) -> String {
     let mut out = String::new();
@@ -95,17 +109,7 @@ pub fn saved(v: &Value) -> String {
     let _ = writeln!(out, "{what} (cumulative over its run):");
     out.push_str(&table_lines(&targets));
     let a = &v["aggregate"];
-    let _ = writeln!(
-        out,
-        "all {}: {:.0} IOPS, {}/s (each target's rate added), {} ops; latency of every I/O \
-         (histograms merged): mean {}, p99 {}",
-        a["targets"].as_u64().unwrap_or(targets.len() as u64),
-        f64_at(a, &["iops"]),
-        format_bytes(f64_at(a, &["bw_bytes_per_s"]) as u64),
-        a["ops"].as_u64().unwrap_or(0),
-        format_latency_ns(f64_at(a, &["latency_ns", "mean"])),
-        format_latency_ns(f64_at(a, &["latency_ns", "p99"])),
-    );
+    let _ = writeln!(out, "{}", aggregate_line(a, targets.len()));
     let outliers: Vec<&str> = v["outliers"]
         .as_array()
         .into_iter()

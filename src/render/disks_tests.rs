@@ -36,6 +36,7 @@ pub(crate) fn target(name: &str, iops: f64, below: Option<f64>) -> TargetRun {
     };
     run.total.latency_ns = latency(900_000);
     let mut row = IntervalFigures {
+        sides: None,
         t_s: 1.0,
         elapsed_s: 1.0,
         settings: Settings::default(),
@@ -86,6 +87,7 @@ pub(crate) fn example() -> DisksReport {
         median_iops: 9_800.0,
         cpu_busy_pct: Some(64.0),
         intervals: vec![targets[0].run.intervals[0].clone()],
+        sides: None,
     };
     DisksReport {
         meta: Default::default(),

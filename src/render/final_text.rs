@@ -31,8 +31,18 @@ pub fn final_text(
     sweep: Option<&SweepReport>,
     baseline: Option<&BaselineFile>,
 ) -> String {
+    final_text_at(report, sweep, baseline, text::SUMMARY_WIDTH)
+}
+
+/// `final_text` with its tables made for `width` columns.
+pub fn final_text_at(
+    report: &RunReport,
+    sweep: Option<&SweepReport>,
+    baseline: Option<&BaselineFile>,
+    width: usize,
+) -> String {
     let Some(sweep) = sweep else {
-        let mut out = text::summary(report, true);
+        let mut out = text::summary_at(report, true, width);
         if let Some(b) = baseline {
             out.push_str(&versus(b, report));
         }
@@ -60,4 +70,53 @@ pub fn final_text(
         out.push_str(&compare_meta(b.baseline.label(), &b.meta, &sweep.meta));
     }
     out
+}
+
+/// `text` with every line wider than `width` wrapped at its spaces, the lines it continues on
+/// indented two past its own indent (a table's rows, already narrow, are left alone).
+pub fn fit_width(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        if line.chars().count() <= width {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let indent = line.chars().take_while(|c| *c == ' ').count();
+        let mut current = " ".repeat(indent);
+        let mut empty = true;
+        for word in line.trim_start().split(' ') {
+            let used = current.chars().count();
+            if !empty && used + 1 + word.chars().count() > width {
+                out.push_str(&current);
+                out.push('\n');
+                current = " ".repeat(indent + 2);
+                empty = true;
+            }
+            if !empty {
+                current.push(' ');
+            }
+            current.push_str(word);
+            empty = false;
+        }
+        out.push_str(&current);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_wrap_at_spaces_under_their_indent() {
+        let text = "short\n  warning: small span: 64 MiB of the 256 GiB device; short seeks\n";
+        let fitted = fit_width(text, 40);
+        assert_eq!(
+            fitted,
+            "short\n  warning: small span: 64 MiB of the 256\n    GiB device; short seeks\n"
+        );
+        assert!(fitted.lines().all(|l| l.chars().count() <= 40));
+    }
 }

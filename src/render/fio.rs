@@ -1,6 +1,7 @@
 //! fio's own results as `--show` prints them: a local run group by group — every job of a
 //! group summed (a job is an entry: `numjobs=3` is three), then each job — with its latency,
-//! saying which latency fio's percentiles describe and whose they are; a client/server run
+//! saying which latency fio's percentiles describe and whose they are, and for a job that
+//! read and wrote (randrw, rw) each direction apart, as fio reports it; a client/server run
 //! is a fleet, shown by `render::fleet` under `client_server_header`.
 
 use std::fmt::Write;
@@ -114,7 +115,7 @@ fn group_lines(text: &mut String, group: &Snapshot, indent: &str) {
     if n > 1 {
         let sum = group.sum();
         let _ = writeln!(text, "{indent}{} together: {}", jobs_word(n), totals(&sum));
-        let _ = writeln!(text, "{indent}  {}", latency(&sum, true));
+        latency_lines(text, &format!("{indent}  "), &sum, true);
     }
     let inner = if n > 1 {
         format!("{indent}  ")
@@ -123,7 +124,7 @@ fn group_lines(text: &mut String, group: &Snapshot, indent: &str) {
     };
     for e in group.jobs.iter().take(MAX_JOB_LINES) {
         let _ = writeln!(text, "{inner}{}: {}", e.jobname, totals(e));
-        let _ = writeln!(text, "{inner}  {}", latency(e, false));
+        latency_lines(text, &format!("{inner}  "), e, false);
     }
     if n > MAX_JOB_LINES {
         let _ = writeln!(
@@ -136,9 +137,14 @@ fn group_lines(text: &mut String, group: &Snapshot, indent: &str) {
 
 fn totals(e: &FioEntry) -> String {
     format!(
-        "total over {:.1}s: {} ops, {:.0} IOPS, {}/s{}",
+        "total over {:.1}s: {} ops{}, {:.0} IOPS, {}/s{}",
         e.runtime_ms as f64 / 1e3,
         e.ios(),
+        if both_directions(e) {
+            format!(" ({} reads, {} writes)", e.read.ios, e.write.ios)
+        } else {
+            String::new()
+        },
         e.iops(),
         format_bytes(e.bw_bytes_per_s() as u64),
         if e.error != 0 {
@@ -147,6 +153,44 @@ fn totals(e: &FioEntry) -> String {
             String::new()
         }
     )
+}
+
+/// Whether the entry both read and wrote (fio's randrw, rw, readwrite).
+fn both_directions(e: &FioEntry) -> bool {
+    e.read.ios > 0 && e.write.ios > 0
+}
+
+/// The latency, after `indent`: one line for a job that read or wrote; for one that did both,
+/// a line per direction with fio's own percentiles of that direction (fio keeps none of both
+/// together: the larger of the two, unlabelled, was neither), then the mean of both.
+fn latency_lines(text: &mut String, indent: &str, e: &FioEntry, worst: bool) {
+    if !both_directions(e) {
+        let _ = writeln!(text, "{indent}{}", latency(e, worst));
+        return;
+    }
+    for (name, d) in [("read", &e.read), ("write", &e.write)] {
+        let pct = |v: Option<f64>| v.map_or("-".into(), format_latency_ns);
+        let _ = writeln!(
+            text,
+            "{indent}{name:<5} {:>8.0} IOPS {:>12}  mean {:>8}  p50 {:>8}  p99 {:>8}",
+            d.iops,
+            format!("{}/s", format_bytes(d.bw_bytes_per_s as u64)),
+            format_latency_ns(d.lat_mean_ns),
+            pct(d.lat_p50_ns),
+            pct(d.lat_p99_ns),
+        );
+    }
+    let _ = writeln!(
+        text,
+        "{indent}latency: mean {} of both; percentiles each direction's own, {}{}",
+        format_latency_ns(e.lat_mean_ns()),
+        basis(e),
+        if worst {
+            ", the worst job's (fio keeps them per job)"
+        } else {
+            ""
+        }
+    );
 }
 
 /// The latency line; a sum's percentiles are its worst job's (`worst`), and say so.

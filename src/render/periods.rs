@@ -52,24 +52,30 @@ pub fn period_name(p: &Period) -> String {
 }
 
 /// The table of the run's periods, or `None` when the run had one (then the totals are the
-/// period's, and the summary reads as it always has).
-pub fn period_table(r: &RunReport) -> Option<String> {
+/// period's, and the summary reads as it always has). A row fits `width` columns: when the
+/// longest settings would not, each period's settings go on a line of their own above its
+/// figures.
+pub fn period_table(r: &RunReport, width: usize) -> Option<String> {
     let list = &r.periods.list;
     if list.len() < 2 {
         return None;
     }
     let names: Vec<String> = list.iter().map(period_name).collect();
     let wide = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    // The indent, the number and its gap (6 columns), the settings, then the figures.
+    let apart = 6 + wide + FIGURES_WIDTH > width;
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "periods (a new one at each change of settings, pause and reset; rates over each one's own running time):"
+        "periods (one per setting, pause or reset; rates over each one's own time):"
     );
-    let _ = writeln!(
-        out,
-        "  {:>3}  {:<wide$}  {:>8} {:>8} {:>9} {:>8} {:>9} {:>9}",
-        "#", "settings", "from", "for", "IOPS", "MB/s", "p50", "p99"
-    );
+    let head = figures("from", "for", "IOPS", "MB/s", "p50", "p99");
+    if apart {
+        let _ = writeln!(out, "  {:>2}  settings", "#");
+        let _ = writeln!(out, "    {head}");
+    } else {
+        let _ = writeln!(out, "  {:>2}  {:<wide$}{head}", "#", "settings");
+    }
     for (i, (p, name)) in list.iter().zip(&names).enumerate() {
         let lat = |ns: u64| {
             if p.latency_ns.count > 0 {
@@ -78,17 +84,21 @@ pub fn period_table(r: &RunReport) -> Option<String> {
                 "-".into()
             }
         };
-        let _ = writeln!(
-            out,
-            "  {:>3}  {name:<wide$}  {:>7.1}s {:>7.1}s {:>9.0} {:>8.1} {:>9} {:>9}",
-            i + 1,
-            p.start_s,
-            p.elapsed_s,
-            p.iops,
-            p.bw_bytes_per_s / 1e6,
-            lat(p.latency_ns.p50),
-            lat(p.latency_ns.p99),
+        let row = figures(
+            &format!("{:.1}s", p.start_s),
+            &format!("{:.1}s", p.elapsed_s),
+            &format!("{:.0}", p.iops),
+            &format!("{:.1}", p.bw_bytes_per_s / 1e6),
+            &lat(p.latency_ns.p50),
+            &lat(p.latency_ns.p99),
         );
+        if apart {
+            let _ = writeln!(out, "  {:>2}  {name}", i + 1);
+            let _ = writeln!(out, "    {row}");
+        } else {
+            let _ = writeln!(out, "  {:>2}  {name:<wide$}{row}", i + 1);
+        }
+        side_rows(&mut out, p, wide, apart);
     }
     let merged = r.periods.merged_away();
     if merged > 0 {
@@ -102,6 +112,35 @@ pub fn period_table(r: &RunReport) -> Option<String> {
     Some(out)
 }
 
+/// Under a period that both read and wrote, a row per direction in the same columns, the
+/// direction named where the period's start is.
+fn side_rows(out: &mut String, p: &Period, wide: usize, apart: bool) {
+    for (name, side) in p.sides.iter().flat_map(|rw| rw.both()) {
+        let lat = |ns| super::sides::latency(&side.latency_ns, ns);
+        let row = figures(
+            name,
+            "",
+            &format!("{:.0}", side.iops),
+            &format!("{:.1}", side.bw_bytes_per_s / 1e6),
+            &lat(side.latency_ns.p50),
+            &lat(side.latency_ns.p99),
+        );
+        if apart {
+            let _ = writeln!(out, "    {row}");
+        } else {
+            let _ = writeln!(out, "  {:>2}  {:<wide$}{row}", "", "");
+        }
+    }
+}
+
+/// Columns the figures of a period's row take after its settings.
+const FIGURES_WIDTH: usize = 52;
+
+/// A row's figures, each right-aligned in its column (`FIGURES_WIDTH` wide).
+fn figures(from: &str, dur: &str, iops: &str, mb: &str, p50: &str, p99: &str) -> String {
+    format!(" {from:>7} {dur:>7} {iops:>7} {mb:>7} {p50:>9} {p99:>9}")
+}
+
 /// "statistics reset at 12.3s: …" when they were.
 pub fn reset_line(r: &RunReport) -> Option<String> {
     r.periods
@@ -112,11 +151,11 @@ pub fn reset_line(r: &RunReport) -> Option<String> {
 /// The run setting by setting before its totals: the reset, the periods' table and the
 /// totals' label ("all periods together"); with one period, the settings at the end when a
 /// reset left them different from the start.
-pub fn story_lines(out: &mut String, r: &RunReport) {
+pub fn story_lines(out: &mut String, r: &RunReport, width: usize) {
     if let Some(line) = reset_line(r) {
         let _ = writeln!(out, "{line}");
     }
-    match period_table(r) {
+    match period_table(r, width) {
         Some(table) => {
             out.push_str(&table);
             let _ = writeln!(out, "all periods together:");
@@ -143,6 +182,7 @@ mod tests {
             ..Settings::default()
         };
         Period {
+            sides: None,
             began: Began::Change,
             settings: Some(s),
             merged: 1,
@@ -195,28 +235,29 @@ mod tests {
             list: vec![period(1, 0.0, 98_700, 210_000)],
             ..Periods::default()
         };
-        assert_eq!(period_table(&r), None);
+        assert_eq!(period_table(&r, 80), None);
         r.periods.list.push(period(4, 10.0, 361_000, 480_000));
-        let table = period_table(&r).unwrap();
+        let table = period_table(&r, 80).unwrap();
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(lines.len(), 4, "{table}");
         assert_eq!(
             lines[2],
-            "    1  4k random read QD1 T1      0.0s    10.0s      9870     40.4    105 µs    210 µs"
+            "   1  4k random read QD1 T1    0.0s   10.0s    9870    40.4    105 µs    210 µs"
         );
         assert_eq!(
             lines[3],
-            "    2  4k random read QD1 T4     10.0s    10.0s     36100    147.9    240 µs    480 µs"
+            "   2  4k random read QD1 T4   10.0s   10.0s   36100   147.9    240 µs    480 µs"
         );
+        assert!(lines.iter().all(|l| l.chars().count() <= 80), "{table}");
         r.periods.list[1].began = Began::Resume;
         assert!(
-            period_table(&r)
+            period_table(&r, 80)
                 .unwrap()
                 .contains("4k random read QD1 T4, resumed")
         );
         r.periods.list[0].merged = 7;
         r.periods.list[0].settings = None;
-        let table = period_table(&r).unwrap();
+        let table = period_table(&r, 80).unwrap();
         assert!(
             table.contains("7 periods merged, settings differed"),
             "{table}"
@@ -225,5 +266,71 @@ mod tests {
             table.contains("the oldest 7 are merged into row 1"),
             "{table}"
         );
+    }
+
+    #[test]
+    fn a_period_that_read_and_wrote_has_a_row_per_direction() {
+        let mut r = RunReport::example();
+        let mut mixed = period(4, 10.0, 1000, 480_000);
+        let side = |ops: u64, p99: u64| crate::stats::Side {
+            ops,
+            bytes: ops * 4096,
+            iops: ops as f64 / 10.0,
+            bw_bytes_per_s: ops as f64 * 4096.0 / 10.0,
+            latency_ns: LatencySummary {
+                count: ops,
+                p50: p99 / 2,
+                p99,
+                ..LatencySummary::default()
+            },
+        };
+        mixed.sides = Some(crate::stats::ReadWrite {
+            read: side(700, 300_000),
+            write: side(300, 900_000),
+        });
+        r.periods.list = vec![period(1, 0.0, 98_700, 210_000), mixed];
+        let table = period_table(&r, 80).unwrap();
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 6, "{table}");
+        let words = |l: &str| l.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(words(lines[4]), "read 70 0.3 150 µs 300 µs", "{table}");
+        assert_eq!(words(lines[5]), "write 30 0.1 450 µs 900 µs", "{table}");
+        // The direction sits in the column of the period's start, its figures under theirs.
+        let col = |l: &str, w: &str| {
+            l.find(w)
+                .map(|i| l[..i].chars().count() + w.chars().count())
+        };
+        assert_eq!(col(lines[4], "70"), col(lines[1], "IOPS"), "{table}");
+    }
+
+    /// Settings too long to sit beside the figures in 80 columns go on a line of their own.
+    #[test]
+    fn long_settings_go_above_their_figures() {
+        let mut r = RunReport::example();
+        let mut paced = period(2, 10.0, 5000, 480_000);
+        paced.settings = Some(Settings {
+            bs: 65536,
+            iodepth: 8,
+            read_pct: 70,
+            random_pct: 0,
+            rate_iops: 5000,
+            threads: 2,
+        });
+        r.periods = Periods {
+            list: vec![period(1, 0.0, 98_700, 210_000), paced],
+            ..Periods::default()
+        };
+        let table = period_table(&r, 80).unwrap();
+        let lines: Vec<&str> = table.lines().collect();
+        assert!(lines.iter().all(|l| l.chars().count() <= 80), "{table}");
+        assert_eq!(
+            lines[5], "   2  64k sequential 70% read QD8 T2 at 5000 IOPS",
+            "{table}"
+        );
+        assert!(lines[6].trim_start().starts_with("10.0s"), "{table}");
+        assert!(lines[2].trim_start().starts_with("from"), "{table}");
+        // A wider terminal keeps a row a period.
+        let wide = period_table(&r, 120).unwrap();
+        assert_eq!(wide.lines().count(), 4, "{wide}");
     }
 }

@@ -6,7 +6,10 @@ use std::fmt::Write;
 
 use super::text::describe_settings;
 use crate::fio::raw::Lenient;
-use crate::results::saved_doc::{SavedConfig, SavedLatency, SavedRun, SavedSuite, SavedSweep};
+use crate::results::saved_doc::{
+    SavedConfig, SavedLatency, SavedRun, SavedSide, SavedSuite, SavedSweep,
+};
+use crate::stats::{LatencySummary, ReadWrite, Side};
 use crate::units::{format_bytes, format_latency_ns, visible};
 
 fn f(n: Lenient) -> f64 {
@@ -57,6 +60,27 @@ fn latency_line(l: &SavedLatency) -> String {
     )
 }
 
+/// A saved direction as the model's.
+fn side(s: &SavedSide) -> Side {
+    let l = &s.latency_ns;
+    Side {
+        ops: u(s.ops),
+        bytes: u(s.bytes),
+        iops: f(s.iops),
+        bw_bytes_per_s: f(s.bw_bytes_per_s),
+        latency_ns: LatencySummary {
+            count: u(l.count),
+            min: u(l.min),
+            mean: f(l.mean),
+            p50: u(l.p50),
+            p90: u(l.p90),
+            p99: u(l.p99),
+            p999: u(l.p999),
+            max: u(l.max),
+        },
+    }
+}
+
 pub fn run(v: &SavedRun) -> String {
     let mut out = format!("{}\n", header(&v.config));
     let t = &v.total;
@@ -70,6 +94,15 @@ pub fn run(v: &SavedRun) -> String {
         f(t.bw_bytes_per_s) / 1e6,
         format_bytes(u(t.bytes))
     );
+    if let (Some(r), Some(w)) = (&t.read, &t.write) {
+        let rw = ReadWrite {
+            read: side(r),
+            write: side(w),
+        };
+        for line in super::sides::summary_lines(&rw) {
+            let _ = writeln!(out, "{line}");
+        }
+    }
     if u(t.latency_ns.count) > 0 {
         let _ = writeln!(out, "{}", latency_line(&t.latency_ns));
     }

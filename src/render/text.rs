@@ -196,9 +196,17 @@ pub fn left_out_line(l: &LeftOut) -> String {
     )
 }
 
+/// The columns a summary's tables are made to fit: an ssh terminal's.
+pub const SUMMARY_WIDTH: usize = 80;
+
 /// The final summary: cumulative figures of the whole run, after the `header` line unless it
 /// was printed already.
 pub fn summary(r: &RunReport, with_header: bool) -> String {
+    summary_at(r, with_header, SUMMARY_WIDTH)
+}
+
+/// The summary with its tables made for `width` columns (a terminal wider than 80).
+pub fn summary_at(r: &RunReport, with_header: bool, width: usize) -> String {
     let mut out = String::new();
     if with_header {
         let _ = writeln!(out, "{}", header(&r.config));
@@ -211,7 +219,7 @@ pub fn summary(r: &RunReport, with_header: bool) -> String {
     for w in &r.config.warnings {
         let _ = writeln!(out, "  warning: {w}");
     }
-    super::periods::story_lines(&mut out, r);
+    super::periods::story_lines(&mut out, r, width);
     total_lines(&mut out, r);
     for line in crate::render::why::result_lines(r) {
         let _ = writeln!(out, "{line}");
@@ -259,7 +267,12 @@ fn total_lines(out: &mut String, r: &RunReport) {
         t.bw_bytes_per_s / 1e6,
         format_bytes(t.counts.bytes)
     );
-    if t.counts.read_ops > 0 && t.counts.write_ops > 0 {
+    if let Some(rw) = &t.sides {
+        for line in super::sides::summary_lines(rw) {
+            let _ = writeln!(out, "{line}");
+        }
+    } else if t.counts.read_ops > 0 && t.counts.write_ops > 0 {
+        // A saved result from before reads and writes were kept apart.
         let _ = writeln!(
             out,
             "  reads {}  writes {}",

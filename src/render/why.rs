@@ -196,7 +196,16 @@ pub fn summary_lines(r: &RunReport) -> Vec<String> {
         out.push("findings: none (nothing the link, the queue or the time series explains)".into());
     } else {
         out.push("findings:".into());
-        out.extend(r.why.findings.iter().map(|f| format!("  - {}", f.text)));
+        let periods: Vec<(f64, f64)> = r
+            .periods
+            .list
+            .iter()
+            .map(|p| (p.start_s, p.end_s))
+            .collect();
+        out.extend(super::findings_text::finding_lines(
+            &r.why.findings,
+            &periods,
+        ));
     }
     out
 }
@@ -223,7 +232,8 @@ pub fn series_lines(
         out.push("findings: none".into());
     } else {
         out.push("findings:".into());
-        out.extend(findings.iter().map(|f| format!("  - {}", f.text)));
+        // A step's finding said again at the next step is one line, its figures a range.
+        out.extend(super::findings_text::finding_lines(findings, &[]));
     }
     out
 }

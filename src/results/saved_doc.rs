@@ -84,6 +84,20 @@ pub struct SavedTotal {
     pub latency_ns: SavedLatency,
     pub errors: Lenient,
     pub short_ios: Lenient,
+    /// Reads and writes apart, in files of runs that did both (from 0.1 on).
+    pub read: Option<Box<SavedSide>>,
+    pub write: Option<Box<SavedSide>>,
+}
+
+/// One direction of a saved run's totals (`stats::Side`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct SavedSide {
+    pub ops: Lenient,
+    pub bytes: Lenient,
+    pub iops: Lenient,
+    pub bw_bytes_per_s: Lenient,
+    pub latency_ns: SavedLatency,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

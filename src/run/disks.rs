@@ -326,6 +326,7 @@ fn empty_aggregate(targets: usize) -> crate::model::disks::Aggregate {
         median_iops: 0.0,
         cpu_busy_pct: None,
         intervals: vec![],
+        sides: None,
     }
 }
 

@@ -1,7 +1,8 @@
 //! Moving one setting a step, as the TUI's sliders do: threads, queue depth and block size
 //! halve and double (threads and depth also move by one), percentages move by 5 or 10, the
-//! rate walks a 1-2-5 ladder (100, 200, 500, 1k … 10M IOPS) with "unlimited" above its top
-//! and moves by a tenth with +/-; every result stays within the limits, and lowering read %
+//! rate walks fractions of what the disk does unpaced (`rate_by_fraction`; a 1-2-5 ladder,
+//! 100 … 10M IOPS, before that is known) with "unlimited" above its top and moves by a
+//! tenth with +/-; every result stays within the limits, and lowering read %
 //! needs writes allowed.
 
 use super::{MAX_BS, MAX_IODEPTH, MAX_RATE_IOPS, MAX_THREADS, Settings};
@@ -182,6 +183,34 @@ fn stepped_rate(rate: u64, step: Step) -> u64 {
     }
 }
 
+/// The fractions of the disk's measured IOPS the rate slider's ←/→ step through, in percent.
+pub const RATE_FRACTIONS: [u64; 13] = [1, 2, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
+
+/// The rate after one ←/→ step when the disk's unpaced IOPS `base` is known: along
+/// `RATE_FRACTIONS` of it (from unlimited, ← is 90%; from 100% and above, → is unlimited;
+/// below 1%, ← halves down to one I/O per second). 0 is unlimited.
+pub fn rate_by_fraction(rate: u64, base: u64, up: bool) -> u64 {
+    let of = |pct: u64| (base * pct).div_ceil(100).max(1);
+    if rate == 0 {
+        return if up { 0 } else { of(90) };
+    }
+    let pct = rate as f64 * 100.0 / base.max(1) as f64;
+    // A rate within half a percent of a fraction counts as it.
+    let near = |p: u64| (pct - p as f64).abs() < 0.5;
+    if up {
+        RATE_FRACTIONS
+            .iter()
+            .find(|p| **p as f64 > pct && !near(**p))
+            .map_or(0, |p| of(*p))
+    } else {
+        RATE_FRACTIONS
+            .iter()
+            .rev()
+            .find(|p| (**p as f64) < pct && !near(**p))
+            .map_or((rate / 2).max(1), |p| of(*p))
+    }
+}
+
 /// The ladder value after `v` (a ladder value): 1 → 2 → 5 → 10.
 fn next_ladder(v: u64) -> u64 {
     let lead = v / 10u64.pow(v.ilog10());
@@ -282,6 +311,24 @@ mod tests {
         assert_eq!(r(1, Step::Minus), Ok(1));
         assert_eq!(rate_ladder_at_or_below(31_000), 20_000);
         assert_eq!(rate_ladder_at_or_below(50), 100);
+    }
+
+    #[test]
+    fn rate_steps_are_fractions_of_what_the_disk_does() {
+        let f = rate_by_fraction;
+        assert_eq!(f(0, 14_000, false), 12_600, "unlimited, ← is 90%");
+        assert_eq!(f(12_600, 14_000, false), 11_200);
+        assert_eq!(f(12_600, 14_000, true), 14_000);
+        assert_eq!(f(14_000, 14_000, true), 0, "100%, → is unlimited");
+        assert_eq!(f(20_000, 14_000, true), 0);
+        assert_eq!(f(140, 14_000, false), 70, "below 1% halves");
+        assert_eq!(f(1, 14_000, false), 1);
+        assert_eq!(
+            f(1000, 14_000, true),
+            1400,
+            "between fractions: the next one"
+        );
+        assert_eq!(f(1000, 14_000, false), 700);
     }
 
     #[test]

@@ -52,6 +52,7 @@ impl FakeEngine {
             total_latency: LatencySummary::default(),
             total_service_latency: LatencySummary::default(),
             total_left_out: LeftOut::default(),
+            sides: Default::default(),
             threads: vec![],
             first_errors: vec![],
         }

@@ -11,11 +11,13 @@ pub mod latency;
 pub mod log2;
 pub mod periods;
 pub mod seconds;
+pub mod sides;
 pub mod snapshot;
 pub mod window;
 
 pub use latency::{Latency, LatencySummary};
 pub use log2::{BUCKETS, Log2Histogram};
 pub use periods::{Began, Boundary, Period, PeriodTracker, Periods};
+pub use sides::{ReadWrite, Side, SideLatency, Sides, WRITE_TAG};
 pub use snapshot::{Counts, IoErrorRecord, LeftOut, Snapshot, ThreadSample};
 pub use window::{IntervalFigures, Window};

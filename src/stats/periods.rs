@@ -32,8 +32,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::latency::{CompactLatency, Latency, LatencySummary};
+use super::latency::LatencySummary;
 use super::log2::Log2Histogram;
+use super::sides::ReadWrite;
 use super::snapshot::{Counts, LeftOut, Snapshot, per_second};
 use super::window::Window;
 use crate::settings::Settings;
@@ -83,6 +84,9 @@ pub struct Period {
     /// Stopped intervals inside it (SIGSTOP, Ctrl-Z), not in the figures above.
     #[serde(default)]
     pub left_out: LeftOut,
+    /// Reads and writes apart (`read`, `write`), where the period did both.
+    #[serde(flatten)]
+    pub sides: Option<ReadWrite>,
 }
 
 fn one() -> usize {
@@ -143,24 +147,6 @@ struct Open {
     window: Window,
     /// Paused since its last running snapshot.
     paused: bool,
-}
-
-/// A period that ended (or several merged), its histograms compacted.
-#[derive(Debug, Clone)]
-struct Closed {
-    first_id: usize,
-    began: Began,
-    settings: Option<Settings>,
-    merged: usize,
-    start: Duration,
-    end: Duration,
-    elapsed: Duration,
-    counts: Counts,
-    left_out: LeftOut,
-    /// The exact percentiles (latency, service time) of a period not merged.
-    exact: Option<(LatencySummary, LatencySummary)>,
-    latency: CompactLatency,
-    service: CompactLatency,
 }
 
 /// Follows a run's snapshots and keeps its periods.
@@ -292,23 +278,7 @@ impl PeriodTracker {
 
     /// Keeps `p` as a closed period, merging the two oldest when there are too many.
     fn close(&mut self, p: Open) {
-        self.closed.push_back(Closed {
-            first_id: p.id,
-            began: p.began,
-            settings: Some(p.settings),
-            merged: 1,
-            start: p.start,
-            end: p.end,
-            elapsed: p.window.elapsed,
-            counts: p.window.counts,
-            left_out: p.window.left_out,
-            exact: Some((
-                p.window.latency.summary(),
-                p.window.service_latency.summary(),
-            )),
-            latency: p.window.latency.compact(),
-            service: p.window.service_latency.compact(),
-        });
+        self.closed.push_back(Closed::of(p));
         // The open period that follows counts too.
         while self.closed.len() >= MAX_PERIODS {
             let (Some(a), Some(b)) = (self.closed.pop_front(), self.closed.pop_front()) else {
@@ -335,61 +305,14 @@ impl Open {
             latency_ns: w.latency.summary(),
             service_latency_ns: w.service_latency.summary(),
             left_out: w.left_out,
+            sides: w.sides.figures(&w.counts, w.elapsed),
         }
     }
 }
 
-impl Closed {
-    fn period(&self) -> Period {
-        let (latency_ns, service_latency_ns) = self.exact.unwrap_or_else(|| {
-            (
-                Latency::from_compact(&self.latency).summary(),
-                Latency::from_compact(&self.service).summary(),
-            )
-        });
-        Period {
-            began: self.began,
-            settings: self.settings,
-            merged: self.merged,
-            start_s: self.start.as_secs_f64(),
-            end_s: self.end.as_secs_f64(),
-            elapsed_s: self.elapsed.as_secs_f64(),
-            counts: self.counts,
-            iops: per_second(self.counts.ops, self.elapsed),
-            bw_bytes_per_s: per_second(self.counts.bytes, self.elapsed),
-            latency_ns,
-            service_latency_ns,
-            left_out: self.left_out,
-        }
-    }
-
-    /// `self` followed by `next` as one row.
-    fn merge(self, next: Closed) -> Closed {
-        let add = |a: &CompactLatency, b: &CompactLatency| {
-            let mut l = Latency::from_compact(a);
-            l.add(&Latency::from_compact(b));
-            l.compact()
-        };
-        let mut counts = self.counts;
-        counts.add(&next.counts);
-        let mut left_out = self.left_out;
-        left_out.merge(&next.left_out);
-        Closed {
-            first_id: self.first_id,
-            began: self.began,
-            settings: self.settings.filter(|s| Some(*s) == next.settings),
-            merged: self.merged + next.merged,
-            start: self.start,
-            end: next.end,
-            elapsed: self.elapsed + next.elapsed,
-            counts,
-            left_out,
-            exact: None,
-            latency: add(&self.latency, &next.latency),
-            service: add(&self.service, &next.service),
-        }
-    }
-}
+#[path = "periods_closed.rs"]
+mod closed;
+use closed::Closed;
 
 #[cfg(test)]
 #[path = "periods_tests.rs"]

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use super::*;
+use crate::stats::Latency;
 
 /// Makes snapshots the way the sampler does: 100 ms intervals, totals that grow by each one
 /// (a stopped interval adds nothing, a paused one no time), zeroed by a reset.
@@ -60,6 +61,7 @@ impl Engine {
             total_latency: LatencySummary::default(),
             total_service_latency: LatencySummary::default(),
             total_left_out: LeftOut::default(),
+            sides: Default::default(),
             threads: vec![],
             first_errors: vec![],
         }
@@ -315,4 +317,45 @@ fn a_saved_period_reads_back() {
     );
     let back: Periods = serde_json::from_str(&text).unwrap();
     assert_eq!(back, p);
+}
+
+/// Read-only periods keep no sides of their own; merged with mixed ones (past
+/// `MAX_PERIODS`), each side still holds exactly its direction's ops.
+#[test]
+fn merged_rows_of_read_only_and_mixed_periods_keep_each_sides_count() {
+    let (mut e, mut t) = (Engine::default(), PeriodTracker::default());
+    for k in 0..MAX_PERIODS + 20 {
+        let mut s = e.run(threads(1 + k % 2), 10, 1000);
+        if k % 3 == 0 {
+            // 6 reads of 1 µs and 4 writes of 9 µs.
+            let (mut r, mut w) = (Latency::default(), Latency::default());
+            r.record_n(1000, 6);
+            w.record_n(9000, 4);
+            s.interval.read_ops = 6;
+            s.interval.write_ops = 4;
+            s.interval_latency.reset();
+            s.interval_latency.add(&r);
+            s.interval_latency.add(&w);
+            s.sides.interval_read = r;
+            s.sides.interval_write = w;
+        }
+        t.push(&s);
+    }
+    let p = t.report();
+    let first = &p.list[0];
+    assert!(first.merged > 1, "{first:?}");
+    let rw = first
+        .sides
+        .expect("a merged row of reads and writes has sides");
+    assert_eq!(rw.read.latency_ns.count, first.counts.read_ops);
+    assert_eq!(rw.write.latency_ns.count, first.counts.write_ops);
+    assert_eq!(rw.write.latency_ns.min, 9000);
+    for q in &p.list {
+        if let Some(rw) = q.sides {
+            assert_eq!(
+                rw.read.latency_ns.count + rw.write.latency_ns.count,
+                q.counts.ops
+            );
+        }
+    }
 }

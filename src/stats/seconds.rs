@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use super::latency::LatencySummary;
+use super::sides::ReadWrite;
 use super::snapshot::{Counts, Snapshot, per_second};
 use super::window::Window;
 use crate::settings::Settings;
@@ -50,6 +51,8 @@ pub struct Now {
     pub iops: f64,
     pub bw_bytes_per_s: f64,
     pub latency: LatencySummary,
+    /// Reads and writes apart, where the window did both.
+    pub sides: Option<ReadWrite>,
     pub threads: Vec<ThreadRow>,
 }
 
@@ -119,6 +122,7 @@ impl Seconds {
             iops,
             bw_bytes_per_s: w.bw(),
             latency: w.latency_summary(),
+            sides: w.sides.figures(&w.counts, w.elapsed),
             threads,
         });
     }

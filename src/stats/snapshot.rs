@@ -16,6 +16,7 @@ use std::time::Duration;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::latency::{Latency, LatencySummary};
+use super::sides::Sides;
 use crate::settings::Settings;
 
 /// Operation counters. `ops` counts I/Os that transferred the whole block; short, failed and
@@ -284,6 +285,8 @@ pub struct Snapshot {
     pub total_service_latency: LatencySummary,
     /// Stopped intervals since the start or the last reset, left out of the totals above.
     pub total_left_out: LeftOut,
+    /// Reads' and writes' latencies apart, in this interval and in total (`sides`).
+    pub sides: Sides,
     /// Every worker that ran since the start or reset, active ones first in id order.
     pub threads: Vec<ThreadSample>,
     /// The first few failed or short I/Os since the start or reset.

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::latency::{Latency, LatencySummary};
+use super::sides::{ReadWrite, SideLatency};
 use super::snapshot::{Counts, LeftOut, Snapshot, per_second};
 use crate::settings::Settings;
 
@@ -23,6 +24,8 @@ pub struct Window {
     pub latency: Latency,
     /// Service time, from submission.
     pub service_latency: Latency,
+    /// `latency` split: reads' and writes' apart.
+    pub sides: SideLatency,
     /// The merged snapshots in which the process was stopped.
     pub left_out: LeftOut,
     /// Settings of the last merged snapshot.
@@ -41,6 +44,7 @@ impl Default for Window {
             counts: Counts::default(),
             latency: Latency::default(),
             service_latency: Latency::default(),
+            sides: SideLatency::default(),
             left_out: LeftOut::default(),
             settings: None,
             snapshots: 0,
@@ -67,6 +71,13 @@ impl Window {
         // Both histograms auto-resize, so adding cannot fail on range.
         self.latency.add(&s.interval_latency);
         self.service_latency.add(s.service_latency());
+        let sides = &s.sides;
+        self.sides.add_interval(
+            &s.interval_latency,
+            &sides.interval_read,
+            &sides.interval_write,
+            &s.interval,
+        );
     }
 
     /// Adds all of `later`, a window that followed this one.
@@ -79,6 +90,7 @@ impl Window {
         self.counts.add(&later.counts);
         self.latency.add(&later.latency);
         self.service_latency.add(&later.service_latency);
+        self.sides.add(&later.sides);
         self.left_out.merge(&later.left_out);
         self.mixed_settings |= later.mixed_settings
             || self
@@ -137,6 +149,10 @@ pub struct IntervalFigures {
     /// The drive's temperature at the window's end, °C, where the consumer read a sensor
     /// (`sensors`); null without one (the run's `config.temperature` says why), never 0.
     pub temp_c: Option<f64>,
+    /// Reads and writes apart (`read` and `write`, each with ops, bytes, IOPS, bandwidth and
+    /// latency), where the window both read and wrote; absent otherwise.
+    #[serde(flatten)]
+    pub sides: Option<ReadWrite>,
 }
 
 impl Window {
@@ -154,6 +170,7 @@ impl Window {
             service_latency_ns: self.service_latency.summary(),
             left_out: self.left_out,
             temp_c: None,
+            sides: self.sides.figures(&self.counts, self.elapsed),
         }
     }
 }

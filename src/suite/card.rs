@@ -94,6 +94,7 @@ mod tests {
         let mut l = Latency::default();
         l.record_n(lat_ns, ops);
         let f = IntervalFigures {
+            sides: None,
             period: None,
             t_s: 1.0,
             elapsed_s: 1.0,

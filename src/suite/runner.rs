@@ -160,6 +160,7 @@ mod tests {
             first_errors: vec![],
             stopped: None,
             total_left_out: Default::default(),
+            sides: Default::default(),
         }
     }
 

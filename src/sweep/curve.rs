@@ -125,6 +125,7 @@ mod tests {
 
     fn step(rate_iops: u64, iops: f64, p99: u64) -> IntervalFigures {
         IntervalFigures {
+            sides: None,
             period: None,
             t_s: 0.0,
             elapsed_s: 3.0,

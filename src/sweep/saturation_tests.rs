@@ -4,6 +4,7 @@ use crate::stats::{Counts, LatencySummary};
 
 fn step(threads: usize, iops: f64, p99: u64) -> IntervalFigures {
     IntervalFigures {
+        sides: None,
         period: None,
         t_s: 0.0,
         settings: Settings {
@@ -174,6 +175,7 @@ fn noise_on_a_plateau_is_not_a_rise_but_a_last_jump_is() {
 #[test]
 fn block_size_sweeps_are_judged_by_bandwidth() {
     let mk = |bs: u64, mib_s: f64| IntervalFigures {
+        sides: None,
         period: None,
         settings: Settings {
             bs,

@@ -96,6 +96,8 @@ fn row(dev: &DeviceInfo, last_partition: bool) -> Row {
     }
     let kind = match (dev.kind, dev.rotational) {
         (DeviceKind::Partition, _) => "part",
+        // A loop device's rotational flag is the kernel's default, not a disk's.
+        (DeviceKind::Disk, _) if dev.link.kind == crate::model::disk::LinkKind::Loop => "loop",
         (DeviceKind::Disk, true) => "HDD",
         (DeviceKind::Disk, false) => "SSD",
     };

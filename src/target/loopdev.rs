@@ -27,6 +27,26 @@ pub struct Backing {
     pub shown: String,
 }
 
+/// What backs each loop device in `devices`, by kernel name, as sysfs names it
+/// (`loop/backing_file`): for a label ("loop → /var/tmp/x.img"), never for a decision.
+pub fn backing_files(
+    roots: &Roots,
+    devices: &[DeviceInfo],
+) -> std::collections::HashMap<String, String> {
+    devices
+        .iter()
+        .filter_map(|d| {
+            let file = roots
+                .sys
+                .join("block")
+                .join(&d.name)
+                .join("loop/backing_file");
+            let text = fs::read_to_string(file).ok()?;
+            Some((d.name.clone(), text.trim_end_matches('\n').to_string()))
+        })
+        .collect()
+}
+
 /// The backing of the loop device `info`, or `None` for other devices and free loop devices.
 /// `identify` resolves the sysfs path when the kernel cannot be asked (no device node here).
 pub fn backing(

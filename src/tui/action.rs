@@ -21,6 +21,8 @@ pub enum Action {
     ResetStats,
     /// Stop (the engine, or the layout) and leave.
     Quit,
+    /// Open the message log over the screen (`L`).
+    ShowLog,
     /// Ctrl-Z: give the terminal back and stop the process until `fg`.
     Suspend,
     /// Save the run (or the last sweep) as JSON to a timestamped file.

@@ -52,8 +52,10 @@ pub fn run(spec: &FleetSpec, _baseline: Option<&Baseline>) -> Result<FleetReport
                 screen.report = Some(report);
             }
             term.draw(|f| f.render_widget(&screen, f.area()))?;
+            let done = screen.report.is_some();
             let quit = match keys.recv_timeout(Duration::from_millis(100)) {
-                Ok(Event::Key(k)) => lookup(FLEET, &k, None, &()).is_some(),
+                // Esc leaves a finished fleet; only q and Ctrl-C stop one running.
+                Ok(Event::Key(k)) => lookup(FLEET, &k, None, &()).is_some_and(|stop| stop || done),
                 Ok(Event::InputClosed) => true,
                 Ok(_) | Err(RecvTimeoutError::Timeout) => false,
                 Err(RecvTimeoutError::Disconnected) => true,

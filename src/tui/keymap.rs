@@ -79,6 +79,9 @@ pub struct Binding<C: 'static, S: 'static> {
     pub keys: &'static [(Key, C)],
     pub when: Option<When<S>>,
     pub help: &'static str,
+    /// The word the screen's hint line gives this row ("sweep" makes "s sweep"); rows
+    /// without one are only in the `?` overlay.
+    pub hint: Option<&'static str>,
 }
 
 impl<C, S> Binding<C, S> {
@@ -88,6 +91,7 @@ impl<C, S> Binding<C, S> {
             keys,
             when: None,
             help,
+            hint: None,
         }
     }
 
@@ -97,6 +101,22 @@ impl<C, S> Binding<C, S> {
             keys,
             when: Some(when),
             help,
+            hint: None,
+        }
+    }
+
+    /// The same row, shown on the screen's hint line as its first key and `word`.
+    pub const fn hint(mut self, word: &'static str) -> Self {
+        self.hint = Some(word);
+        self
+    }
+
+    /// The key the hint line names: the first, or the first of a pair (`s` of `s t`).
+    pub fn hint_key(&self) -> String {
+        match self.keys.first() {
+            Some((Key::Then(p, _), _)) => p.to_string(),
+            Some((k, _)) => k.name(),
+            None => String::new(),
         }
     }
 
@@ -140,6 +160,16 @@ pub fn is_prefix<C, S>(table: &[Binding<C, S>], c: char) -> bool {
         .iter()
         .flat_map(|b| b.keys.iter())
         .any(|(k, _)| matches!(k, Key::Then(p, _) if *p == c))
+}
+
+/// The hint line's entries of `table` in state `state`: (key, word) for each row that has a
+/// hint and applies now, in the table's order.
+pub fn hints<C, S>(table: &[Binding<C, S>], state: &S) -> Vec<(String, &'static str)> {
+    table
+        .iter()
+        .filter(|b| b.when.as_ref().is_none_or(|w| (w.holds)(state)))
+        .filter_map(|b| b.hint.map(|w| (b.hint_key(), w)))
+        .collect()
 }
 
 /// A screen's keys on one line: "Enter back · e save · q Ctrl-C quit".

@@ -6,15 +6,18 @@
 //! state directly (selection, focus, typed text); what needs the engine or the disk goes out
 //! as an `Action`.
 
+mod complete;
 mod disks;
 mod run;
+mod series;
+mod slide;
 
 use std::path::PathBuf;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 
 use super::action::Action;
-use super::keymap::{Binding, Key, lookup, one_line};
+use super::keymap::{self, Binding, Key, lookup, one_line};
 use super::state::{App, Confirm, Picker, PickerRow, Screen};
 
 /// What Ctrl-C and Ctrl-Z do wherever they are pressed, before any screen's keys.
@@ -71,6 +74,7 @@ enum Pick {
     Start,
     Mark,
     Help,
+    Log,
     Quit,
 }
 
@@ -89,25 +93,34 @@ const PICKER: &[Binding<Pick, Picker>] = &[
     Binding::always(
         &[(Key::Code(KeyCode::Enter), Pick::Start)],
         "start (on all marked rows)",
-    ),
+    )
+    .hint("start"),
     Binding::always(
         &[(Key::Char(' '), Pick::Mark)],
         "mark / unmark a row, to run several targets at once",
-    ),
-    Binding::always(&[(Key::Char('?'), Pick::Help)], "this help"),
+    )
+    .hint("mark"),
+    Binding::always(
+        &[(Key::Char('L'), Pick::Log)],
+        "the message log: every message whole",
+    )
+    .hint("log"),
+    Binding::always(&[(Key::Char('?'), Pick::Help)], "this help").hint("help"),
     Binding::always(
         &[
             (Key::Char('q'), Pick::Quit),
             (Key::Code(KeyCode::Esc), Pick::Quit),
             (Key::Ctrl('c'), Pick::Quit),
         ],
-        "quit",
-    ),
+        "quit (nothing has run yet)",
+    )
+    .hint("quit"),
 ];
 
 /// The commands of a text field: the picker's path entry, the write confirmation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Entry {
+    Complete,
     Submit,
     Escape,
     Erase,
@@ -116,19 +129,24 @@ enum Entry {
 }
 
 const PATH_ENTRY: &[Binding<Entry, ()>] = &[
-    Binding::always(&[(Key::Code(KeyCode::Enter), Entry::Submit)], "start"),
-    Binding::always(&[(Key::Code(KeyCode::Esc), Entry::Escape)], "back"),
+    Binding::always(
+        &[(Key::Code(KeyCode::Tab), Entry::Complete)],
+        "complete the path (as a shell does: as far as it is one, else the choices)",
+    )
+    .hint("complete"),
+    Binding::always(&[(Key::Code(KeyCode::Enter), Entry::Submit)], "start").hint("start"),
+    Binding::always(&[(Key::Code(KeyCode::Esc), Entry::Escape)], "back").hint("back"),
     Binding::always(&[(Key::Code(KeyCode::Backspace), Entry::Erase)], "erase"),
-    Binding::always(&[(Key::Ctrl('c'), Entry::Quit)], "quit"),
     Binding::always(&[(Key::Text, Entry::Type)], "type the path"),
+    Binding::always(&[(Key::Ctrl('c'), Entry::Quit)], "quit").hint("quit"),
 ];
 
 const CONFIRM: &[Binding<Entry, ()>] = &[
-    Binding::always(&[(Key::Code(KeyCode::Enter), Entry::Submit)], "writes"),
-    Binding::always(&[(Key::Code(KeyCode::Esc), Entry::Escape)], "read-only"),
+    Binding::always(&[(Key::Code(KeyCode::Enter), Entry::Submit)], "writes").hint("writes"),
+    Binding::always(&[(Key::Code(KeyCode::Esc), Entry::Escape)], "read-only").hint("read-only"),
     Binding::always(&[(Key::Code(KeyCode::Backspace), Entry::Erase)], "erase"),
-    Binding::always(&[(Key::Ctrl('c'), Entry::Quit)], "quit"),
     Binding::always(&[(Key::Text, Entry::Type)], "type the device's path"),
+    Binding::always(&[(Key::Ctrl('c'), Entry::Quit)], "quit").hint("quit"),
 ];
 
 /// The layout of the scratch file: only leaving.
@@ -139,17 +157,22 @@ const PREPARING: &[Binding<(), ()>] = &[Binding::always(
         (Key::Ctrl('c'), ()),
     ],
     "stop the layout and quit",
-)];
+)
+.hint("stop and quit")];
 
-/// What the fleet screen's keys do: stop every host early, or leave once the report is in.
-pub const FLEET: &[Binding<(), ()>] = &[Binding::always(
-    &[
-        (Key::Char('q'), ()),
-        (Key::Code(KeyCode::Esc), ()),
-        (Key::Ctrl('c'), ()),
-    ],
-    "stop every host early (each still reports); once done, leave",
-)];
+/// What the fleet screen's keys do: stop every host early (`true`), or, with Esc, leave once
+/// the report is in (`false`: Esc never ends a fleet still running).
+pub const FLEET: &[Binding<bool, ()>] = &[
+    Binding::always(
+        &[(Key::Char('q'), true), (Key::Ctrl('c'), true)],
+        "stop every host early (each still reports); once done, leave",
+    )
+    .hint("quit"),
+    Binding::always(
+        &[(Key::Code(KeyCode::Esc), false)],
+        "once done, leave (while the hosts run, nothing: q stops them)",
+    ),
+];
 
 impl App {
     /// Handles a key; the returned action is for the run loop to carry out.
@@ -162,7 +185,7 @@ impl App {
             Some(Global::Quit) => return Action::Quit,
             None => {}
         }
-        if self.help || self.fio.is_some() {
+        if self.help || self.fio.is_some() || self.log_shown {
             let (max, page) = super::ui::overlay_scroll_range(self);
             let scroll = |by: isize| self.overlay_scroll.saturating_add_signed(by).min(max);
             match lookup(OVERLAY, &key, None, &()) {
@@ -172,12 +195,13 @@ impl App {
                 _ => {
                     self.help = false;
                     self.fio = None;
+                    self.log_shown = false;
                     self.overlay_scroll = 0;
                 }
             }
             return Action::None;
         }
-        match &mut self.screen {
+        let action = match &mut self.screen {
             Screen::Picker(p) => picker_key(p, key, &mut self.help),
             Screen::Confirm(c) => confirm_key(c, key),
             Screen::Preparing(_) => match lookup(PREPARING, &key, None, &()) {
@@ -186,7 +210,62 @@ impl App {
             },
             Screen::Run(r) => run::run_key(r, key, &mut self.help, &mut self.fio),
             Screen::Disks(d) => disks::disks_key(d, key, &mut self.help),
+        };
+        if action == Action::ShowLog {
+            self.log_shown = true;
+            // The newest messages: the overlay stops at its last page.
+            self.overlay_scroll = usize::MAX;
+            return Action::None;
         }
+        action
+    }
+}
+
+/// Every screen's keys as the README lists them (a Markdown table per screen), made from
+/// the same tables the handlers and the `?` overlay read; a test keeps README.md's copy
+/// equal to it.
+#[cfg(test)]
+pub fn reference() -> String {
+    fn rows<C, S>(t: &[Binding<C, S>]) -> Vec<(String, &'static str)> {
+        t.iter().map(|b| (b.label(), b.help)).collect()
+    }
+    let mut screens: Vec<(&str, Vec<(String, &'static str)>)> = vec![
+        ("the run screen", run::rows(super::state::View::Live)),
+        ("a sweep's chart", run::rows(super::state::View::Sweep)),
+        ("a suite's card", run::rows(super::state::View::Suite)),
+        ("the picker", rows(PICKER)),
+        ("the picker's path entry", rows(PATH_ENTRY)),
+        ("the write confirmation", rows(CONFIRM)),
+        ("laying out the scratch file", rows(PREPARING)),
+    ];
+    screens.extend(disks::all_rows());
+    screens.push((
+        "the help, the fio job or the message log shown",
+        rows(OVERLAY),
+    ));
+    screens.push(("everywhere", rows(GLOBAL)));
+    let mut out = String::new();
+    for (name, rows) in screens {
+        out.push_str(&format!(
+            "\n**{name}**\n\n| keys | what they do |\n|---|---|\n"
+        ));
+        for (keys, help) in rows {
+            out.push_str(&format!("| `{keys}` | {help} |\n"));
+        }
+    }
+    out
+}
+
+/// The hint line's entries of the screen showing: `? help` first, quit last, the feature
+/// keys between, from the same tables as the handlers and the `?` overlay.
+pub fn hints(app: &App) -> Vec<(String, &'static str)> {
+    match &app.screen {
+        Screen::Picker(p) if p.input.is_some() => keymap::hints(PATH_ENTRY, &()),
+        Screen::Picker(p) => keymap::hints(PICKER, p),
+        Screen::Confirm(_) => keymap::hints(CONFIRM, &()),
+        Screen::Preparing(_) => keymap::hints(PREPARING, &()),
+        Screen::Run(r) => run::hints(r),
+        Screen::Disks(d) => disks::hints(d),
     }
 }
 
@@ -231,6 +310,7 @@ fn picker_key(p: &mut Picker, key: KeyEvent, help: &mut bool) -> Action {
         Some(Pick::First) => p.selected = 0,
         Some(Pick::Last) => p.selected = last,
         Some(Pick::Help) => *help = true,
+        Some(Pick::Log) => return Action::ShowLog,
         Some(Pick::Quit) => return Action::Quit,
         Some(Pick::Mark) => p.toggle_mark(),
         Some(Pick::Start) if !p.marked.is_empty() => {
@@ -277,11 +357,20 @@ fn path_entry_key(p: &mut Picker, key: KeyEvent) -> Action {
             return Action::Start(Some(PathBuf::from(path)));
         }
         Some(Entry::Escape) => p.input = None,
+        Some(Entry::Complete) => {
+            let (completed, choices) = complete::complete(input);
+            *input = completed;
+            p.message = choices;
+        }
         Some(Entry::Erase) => {
             input.pop();
+            p.message = None;
         }
         Some(Entry::Quit) => return Action::Quit,
-        Some(Entry::Type) => typed(input, &key),
+        Some(Entry::Type) => {
+            typed(input, &key);
+            p.message = None;
+        }
         None => {}
     }
     Action::None
@@ -294,6 +383,7 @@ fn confirm_key(c: &mut Confirm, key: KeyEvent) -> Action {
         Some(Entry::Erase) => {
             c.input.pop();
         }
+        Some(Entry::Complete) => {}
         Some(Entry::Quit) => return Action::Quit,
         Some(Entry::Type) => typed(&mut c.input, &key),
         None => {}
@@ -329,6 +419,31 @@ mod tests {
         ] {
             assert_eq!(problem, None);
         }
+    }
+
+    /// README.md's key reference is the one the tables make: a key added, changed or
+    /// dropped in a table and not in the README fails here. `UPDATE_README=1` rewrites it.
+    #[test]
+    fn the_readme_lists_the_keys_the_tables_have() {
+        const BEGIN: &str =
+            "<!-- keys: made from src/tui/keys by `UPDATE_README=1 cargo test --lib readme` -->\n";
+        const END: &str = "<!-- keys end -->";
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+        let readme = std::fs::read_to_string(path).unwrap();
+        let (Some(a), Some(b)) = (readme.find(BEGIN), readme.find(END)) else {
+            panic!("README.md has no key reference between {BEGIN:?} and {END:?}");
+        };
+        let listed = &readme[a + BEGIN.len()..b];
+        let made = reference();
+        if listed != made && std::env::var_os("UPDATE_README").is_some() {
+            let updated = format!("{}{made}{}", &readme[..a + BEGIN.len()], &readme[b..]);
+            std::fs::write(path, updated).unwrap();
+            return;
+        }
+        assert!(
+            listed == made,
+            "README.md's keys differ from the tables; run UPDATE_README=1 cargo test --lib readme\n--- README\n{listed}\n--- tables\n{made}"
+        );
     }
 
     /// Ctrl-C quits wherever it is pressed (`GLOBAL`); every screen's help says so in its

@@ -42,7 +42,7 @@ use crate::exit::ExitStatus;
 use crate::model::disks::DisksReport;
 use crate::render::baseline::BaselineFile;
 use crate::render::files;
-use crate::render::final_text::final_text;
+use crate::render::final_text::final_text_at;
 use crate::results::export::Export;
 use crate::results::save::save_export;
 use crate::results::state_dir;
@@ -87,26 +87,49 @@ pub fn run(config: Config, notice: Option<String>) -> Result<ExitStatus> {
             report,
             sweep,
             suite,
-        } => finish(&config, baseline.as_ref(), report, sweep, suite),
+            notes,
+            width,
+        } => {
+            let shown = Shown {
+                notes,
+                width: usize::from(width).max(crate::render::text::SUMMARY_WIDTH),
+            };
+            finish(&config, baseline.as_ref(), report, sweep, suite, shown)
+        }
     };
     drop(session);
     Ok(code)
 }
 
-/// After a run: the summary (the sweep's, the card) on the normal screen, the result saved
-/// to `--json FILE` / `--csv FILE`, and kept in the state directory when the terminal went
-/// away and no JSON file holds it.
+/// What the summary adds and how wide it may be.
+struct Shown {
+    /// The verdicts of the sweep or suite not printed whole.
+    notes: Vec<String>,
+    /// The terminal's columns, 80 at least: no line is wider.
+    width: usize,
+}
+
+/// After a run: the summary (the sweep's, the card, the verdicts of those the run went on
+/// after) on the normal screen, fitted to the terminal's width; the result saved to `--json
+/// FILE` / `--csv FILE`, and kept in the state directory when the terminal went away and no
+/// JSON file holds it.
 fn finish(
     config: &Config,
     baseline: Option<&BaselineFile>,
     report: Box<crate::model::RunReport>,
     sweep: Option<Box<crate::model::SweepReport>>,
     suite: Option<Box<crate::suite::SuiteReport>>,
+    shown: Shown,
 ) -> ExitStatus {
-    let mut text = final_text(&report, sweep.as_deref(), baseline);
+    let mut text = final_text_at(&report, sweep.as_deref(), baseline, shown.width);
     if let Some(card) = &suite {
         text.push_str(&crate::render::card::card(card));
     }
+    for note in &shown.notes {
+        text.push_str(note);
+        text.push('\n');
+    }
+    let text = crate::render::final_text::fit_width(&text, shown.width);
     // Not println!: stdout may be gone (SIGHUP), and that must not panic. In ASCII where
     // the screen was (the front door told `output` so).
 

@@ -40,6 +40,11 @@ pub enum Outcome {
         report: Box<RunReport>,
         sweep: Option<Box<SweepReport>>,
         suite: Option<Box<SuiteReport>>,
+        /// The verdicts of a sweep or suite that ran but is not printed whole (the run
+        /// went on after it), a line each.
+        notes: Vec<String>,
+        /// The terminal's width at the end: the summary fits it (80 columns at least).
+        width: u16,
     },
     /// A run on several targets ended: print its table.
     Disks(Box<crate::model::disks::DisksReport>),
@@ -123,7 +128,7 @@ impl Session {
             return;
         }
         match action {
-            Action::None | Action::Suspend => {}
+            Action::None | Action::Suspend | Action::ShowLog => {}
             Action::Quit => self.quit(app, None),
             Action::Start(target) => self.start(app, target),
             Action::StartMany(targets) => self.start_many(app, targets),
@@ -274,6 +279,7 @@ impl Session {
             Event::DiskDone(i) => self.disk_done(app, i),
             Event::PreparedMany(result) => self.prepared_many(app, result),
         }
+        app.note_messages();
         Ok(full_redraw)
     }
 }

@@ -48,6 +48,7 @@ pub fn interval(t_s: f64, elapsed_s: f64, s: Settings, iops: f64, lat_ns: u64) -
     l.record_n(lat_ns * 4, ops / 10);
     let bytes = ops * s.bs;
     IntervalFigures {
+        sides: None,
         period: None,
         t_s,
         elapsed_s,
@@ -81,6 +82,7 @@ pub fn run(intervals: Vec<IntervalFigures>) -> RunReport {
         config: config(first),
         periods: diskscope::stats::Periods::default(),
         total: TotalReport {
+            sides: None,
             elapsed_s,
             counts,
             iops: counts.ops as f64 / elapsed_s,
@@ -114,6 +116,7 @@ pub fn period_of(
     }
     let elapsed_s: f64 = intervals.iter().map(|i| i.elapsed_s).sum();
     diskscope::stats::Period {
+        sides: None,
         began: diskscope::stats::Began::Change,
         settings: Some(settings(threads, 4096)),
         merged: 1,

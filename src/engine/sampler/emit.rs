@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::{Cut, Sampler};
 use crate::engine::worker::WorkerSlot;
-use crate::stats::{Counts, Snapshot, ThreadSample};
+use crate::stats::{Counts, SideLatency, Sides, Snapshot, ThreadSample};
 
 /// One worker's part of an interval: its cumulative counters and latency sum as handed over,
 /// or `None` when it could not be taken this time.
@@ -32,6 +32,9 @@ impl Sampler {
         // beyond its tick (the sampler may have been stopped mid-emit rather than asleep).
         let stopped = stopped.map(|late| late.max(elapsed.saturating_sub(self.tick)));
         let (interval, total, threads) = self.per_worker(taken, elapsed, stopped, paused);
+        // Each latency was recorded once, into its direction; the interval's whole
+        // distribution is put together here (see `SideLatency::take_interval`).
+        let (interval_latency, apart) = self.interval_sides.take_interval();
         match stopped {
             // Left out of the run's time, counts and latency, and counted apart.
             Some(stop) => self.left_out.add(stop, elapsed, &interval),
@@ -39,15 +42,20 @@ impl Sampler {
                 if !paused {
                     self.total_elapsed += elapsed;
                 }
-                self.total_latency.add(&self.interval_latency);
+                self.total_latency.add(&interval_latency);
+                self.total_sides.add_interval(
+                    &interval_latency,
+                    &apart.read,
+                    &apart.write,
+                    &interval,
+                );
                 if settings.rate_iops > 0 {
                     self.total_service.add(&self.interval_service);
                 } else {
-                    self.total_service.add(&self.interval_latency);
+                    self.total_service.add(&interval_latency);
                 }
             }
         }
-        let interval_latency = std::mem::take(&mut self.interval_latency);
         // Without a rate, service time and latency are the same figure: `None` says so.
         let interval_service_latency = if settings.rate_iops > 0 {
             Some(std::mem::take(&mut self.interval_service))
@@ -76,12 +84,24 @@ impl Sampler {
             total_latency: self.total_latency.summary(),
             total_service_latency: self.total_service.summary(),
             total_left_out: self.left_out,
+            sides: self.sides(apart),
             threads,
             first_errors,
         };
         self.seq += 1;
         // A consumer that went away is not an error: the run is being torn down.
         self.out.send(snapshot);
+    }
+
+    /// The snapshot's reads and writes apart: this interval's (`apart`) and the run's.
+    fn sides(&self, apart: SideLatency) -> Sides {
+        let (total_read, total_write) = self.total_sides.summaries();
+        Sides {
+            interval_read: apart.read,
+            interval_write: apart.write,
+            total_read,
+            total_write,
+        }
     }
 
     /// Each worker's hand-over, counters and latencies together (the latencies recorded into
@@ -98,8 +118,8 @@ impl Sampler {
                 &mut self.spare,
                 &mut self.spare_service,
             );
-            for &ns in &self.spare {
-                self.interval_latency.record(ns);
+            for &tagged in &self.spare {
+                self.interval_sides.record_tagged(tagged);
             }
             for &ns in &self.spare_service {
                 self.interval_service.record(ns);

@@ -22,7 +22,7 @@ use super::stops;
 use super::worker::{self, Control, ControlState, WorkerSlot};
 use super::{Command, Geometry, Options, SnapshotSink};
 use crate::settings::Settings;
-use crate::stats::{Counts, Latency, LeftOut};
+use crate::stats::{Counts, Latency, LeftOut, SideLatency};
 
 /// Stack for worker threads: the hot loop needs little, and 1024 threads of the default 2 MiB
 /// would reserve 2 GiB of address space.
@@ -89,10 +89,11 @@ pub(super) fn spawn(
             ..settings
         },
         paused: false,
-        interval_latency: Latency::default(),
         total_latency: Latency::default(),
         interval_service: Latency::default(),
         total_service: Latency::default(),
+        interval_sides: SideLatency::default(),
+        total_sides: SideLatency::default(),
         spare: Vec::new(),
         spare_service: Vec::new(),
         total_elapsed: Duration::ZERO,
@@ -131,12 +132,16 @@ struct Sampler {
     last: Instant,
     settings: Settings,
     paused: bool,
-    interval_latency: Latency,
     total_latency: Latency,
     /// Service times (from submission) of this interval's I/Os, recorded only with a rate;
-    /// without one they are `interval_latency` itself.
+    /// without one they are the interval's latencies themselves.
     interval_service: Latency,
     total_service: Latency,
+    /// This interval's latencies, each recorded once into its direction's histogram (the
+    /// snapshot's whole one is put together at the cut), and the run's, reads and writes
+    /// apart (`total_latency` holds them together).
+    interval_sides: SideLatency,
+    total_sides: SideLatency,
     /// An empty batch to swap with a worker's mailbox.
     spare: Vec<u64>,
     spare_service: Vec<u64>,
@@ -362,6 +367,7 @@ impl Sampler {
         }
         self.total_latency.reset();
         self.total_service.reset();
+        self.total_sides.reset();
         self.total_elapsed = Duration::ZERO;
         self.left_out = LeftOut::default();
         let mut kept = self

@@ -35,8 +35,34 @@ enum Cmd {
     Heatmap,
     Members,
     Help,
+    Log,
+    /// `y` when quitting was asked.
+    QuitAsked,
+    /// Esc on the table: nothing to go back to; the run goes on.
+    Esc,
     Quit,
 }
+
+const HELP: Binding<Cmd, Disks> =
+    Binding::always(&[(Key::Char('?'), Cmd::Help)], "this help (any key closes)").hint("help");
+const LOG: Binding<Cmd, Disks> = Binding::always(
+    &[(Key::Char('L'), Cmd::Log)],
+    "the message log: every message whole",
+)
+.hint("log");
+const QUIT_ASKED: Binding<Cmd, Disks> = Binding::when(
+    &[(Key::Char('y'), Cmd::QuitAsked)],
+    crate::tui::keymap::When {
+        name: "asked",
+        holds: |d| d.quit_asked,
+    },
+    "quit, when asked",
+);
+const QUIT: Binding<Cmd, Disks> = Binding::always(
+    &[(Key::Char('q'), Cmd::Quit), (Key::Ctrl('c'), Cmd::Quit)],
+    "quit and print the table (after a minute, q asks once: q or y again)",
+)
+.hint("quit");
 
 const SLIDE: Binding<Cmd, Disks> = Binding::always(
     &[
@@ -75,11 +101,13 @@ const TABLE: &[Binding<Cmd, Disks>] = &[
     Binding::always(
         &[(Key::Code(KeyCode::Enter), Cmd::Open)],
         "open the target's own run screen (Esc comes back)",
-    ),
+    )
+    .hint("open"),
     Binding::always(
         &[(Key::Char('o'), Cmd::Order)],
         "order: as given / slowest first",
-    ),
+    )
+    .hint("order"),
     Binding::always(
         &[
             (Key::Code(KeyCode::Tab), Cmd::FocusNext),
@@ -92,7 +120,8 @@ const TABLE: &[Binding<Cmd, Disks>] = &[
     Binding::always(
         &[(Key::Char(' '), Cmd::Pause)],
         "pause / resume every target",
-    ),
+    )
+    .hint("pause"),
     Binding::always(
         &[(Key::Char('r'), Cmd::Reset)],
         "reset every target's statistics",
@@ -100,16 +129,16 @@ const TABLE: &[Binding<Cmd, Disks>] = &[
     Binding::always(
         &[(Key::Char('e'), Cmd::Export)],
         "save every target's run so far as diskscope-*.json and its chart as .svg",
-    ),
-    Binding::always(&[(Key::Char('?'), Cmd::Help)], "this help (any key closes)"),
+    )
+    .hint("save"),
     Binding::always(
-        &[
-            (Key::Char('q'), Cmd::Quit),
-            (Key::Code(KeyCode::Esc), Cmd::Quit),
-            (Key::Ctrl('c'), Cmd::Quit),
-        ],
-        "quit and print the table",
+        &[(Key::Code(KeyCode::Esc), Cmd::Esc)],
+        "back: closes what is open; never ends the run",
     ),
+    LOG,
+    HELP,
+    QUIT_ASKED,
+    QUIT,
 ];
 
 /// One target's run screen, opened from the table.
@@ -120,7 +149,8 @@ const OPEN: &[Binding<Cmd, Disks>] = &[
             (Key::Code(KeyCode::Enter), Cmd::Back),
         ],
         "back to every target",
-    ),
+    )
+    .hint("back"),
     Binding::always(
         &[
             (Key::Code(KeyCode::Tab), Cmd::FocusNext),
@@ -137,7 +167,8 @@ const OPEN: &[Binding<Cmd, Disks>] = &[
     Binding::always(
         &[(Key::Char(' '), Cmd::Pause)],
         "pause / resume every target",
-    ),
+    )
+    .hint("pause"),
     Binding::always(
         &[(Key::Char('r'), Cmd::Reset)],
         "reset every target's statistics",
@@ -145,7 +176,8 @@ const OPEN: &[Binding<Cmd, Disks>] = &[
     Binding::always(
         &[(Key::Char('e'), Cmd::Export)],
         "save every target's run so far as diskscope-*.json and its chart as .svg",
-    ),
+    )
+    .hint("save"),
     Binding::always(
         &[
             (Key::Char('['), Cmd::ScrollUp),
@@ -158,16 +190,16 @@ const OPEN: &[Binding<Cmd, Disks>] = &[
     Binding::always(
         &[(Key::Char('d'), Cmd::Heatmap)],
         "latency distribution / heatmap",
-    ),
+    )
+    .hint("heatmap"),
     Binding::always(
         &[(Key::Char('m'), Cmd::Members)],
         "md/dm target: its member disks in the kernel pane",
     ),
-    Binding::always(&[(Key::Char('?'), Cmd::Help)], "this help (any key closes)"),
-    Binding::always(
-        &[(Key::Char('q'), Cmd::Quit), (Key::Ctrl('c'), Cmd::Quit)],
-        "quit and print the table",
-    ),
+    LOG,
+    HELP,
+    QUIT_ASKED,
+    QUIT,
 ];
 
 /// Rows a page key moves.
@@ -182,6 +214,21 @@ pub(super) fn rows(d: &Disks) -> Vec<(String, &'static str)> {
     table(d).iter().map(|b| (b.label(), b.help)).collect()
 }
 
+/// Both views' rows, for the README's key reference: the table, then one target opened.
+#[cfg(test)]
+pub(super) fn all_rows() -> [(&'static str, Vec<(String, &'static str)>); 2] {
+    let rows = |t: &[Binding<Cmd, Disks>]| t.iter().map(|b| (b.label(), b.help)).collect();
+    [
+        ("several targets: the table", rows(TABLE)),
+        ("several targets: one target opened", rows(OPEN)),
+    ]
+}
+
+/// The hint line's entries of the view showing.
+pub(super) fn hints(d: &Disks) -> Vec<(String, &'static str)> {
+    crate::tui::keymap::hints(table(d), d)
+}
+
 /// The other view's keys, a line.
 pub(super) fn other_view(d: &Disks) -> String {
     let (name, t) = if d.open.is_some() {
@@ -194,7 +241,15 @@ pub(super) fn other_view(d: &Disks) -> String {
 
 /// Handles a key on the disks screen.
 pub(super) fn disks_key(d: &mut Disks, key: KeyEvent, help: &mut bool) -> Action {
-    let Some(cmd) = lookup(table(d), &key, None, d) else {
+    let cmd = lookup(table(d), &key, None, d);
+    if std::mem::take(&mut d.quit_asked) {
+        // Asked once: q or y quits, any other key goes on (and does what it does).
+        d.message = None;
+        if matches!(cmd, Some(Cmd::Quit | Cmd::QuitAsked)) {
+            return Action::Quit;
+        }
+    }
+    let Some(cmd) = cmd else {
         return Action::None;
     };
     match cmd {
@@ -229,9 +284,28 @@ pub(super) fn disks_key(d: &mut Disks, key: KeyEvent, help: &mut bool) -> Action
         Cmd::ScrollUp | Cmd::ScrollDown | Cmd::Heatmap | Cmd::Members => opened(d, cmd),
         Cmd::Export => return Action::Export,
         Cmd::Help => *help = true,
-        Cmd::Quit => return Action::Quit,
+        Cmd::Log => return Action::ShowLog,
+        Cmd::Esc => {
+            d.message =
+                Some("Esc goes back; nothing to close here, the run goes on (q quits)".into());
+        }
+        Cmd::Quit => return quit(d),
+        Cmd::QuitAsked => {}
     }
     Action::None
+}
+
+/// `q`: quits, but after a minute of running asks once first (`q` or `y` again quits).
+fn quit(d: &mut Disks) -> Action {
+    if d.ask_before_quit && d.elapsed >= crate::tui::state::run::ASK_AFTER && !d.stopping {
+        d.quit_asked = true;
+        d.message = Some(format!(
+            "quit after {} of running? q or y quits, any other key goes on",
+            crate::units::format_duration(d.elapsed)
+        ));
+        return Action::None;
+    }
+    Action::Quit
 }
 
 /// The opened run screen's own keys: its thread table, heatmap and members pane.

@@ -4,10 +4,10 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
-use crate::fio::job::FioJob;
-use crate::settings::{Knob, Settings, Step, rate_ladder_at_or_below, stepped};
+use super::series;
+use crate::settings::Step;
 use crate::suite::SuiteName;
-use crate::sweep::{Dimension, SWEEP_IODEPTH, SWEEP_THREADS, default_sweep, psync_refusal};
+use crate::sweep::Dimension;
 use crate::tui::action::Action;
 use crate::tui::keymap::{Binding, Key, When, is_prefix, lookup, one_line};
 use crate::tui::state::{FioOverlay, Run, View};
@@ -33,13 +33,23 @@ enum Cmd {
     Export,
     Fio,
     Help,
+    Log,
+    /// Rate back to unlimited.
+    Unlimited,
+    /// Every slider back to the settings the run started with.
+    StartValues,
+    /// Esc with nothing to close or cancel: says that the run goes on.
+    Esc,
     Quit,
 }
 
 impl Cmd {
     /// Commands refused while a sweep runs: they would change what it measures.
     fn locked_by_sweep(self) -> bool {
-        matches!(self, Cmd::Step(_) | Cmd::Sweep(_) | Cmd::Suite)
+        matches!(
+            self,
+            Cmd::Step(_) | Cmd::Sweep(_) | Cmd::Suite | Cmd::Unlimited | Cmd::StartValues
+        )
     }
 }
 
@@ -59,10 +69,27 @@ const SUITE_DONE: When<Run> = When {
 const FIO: Binding<Cmd, Run> = Binding::always(
     &[(Key::Char('f'), Cmd::Fio)],
     "the fio command line and job file for these settings",
-);
+)
+.hint("fio");
 const HELP: Binding<Cmd, Run> = Binding::always(
     &[(Key::Char('?'), Cmd::Help)],
     "this help (arrows and PgUp/PgDn scroll it)",
+)
+.hint("help");
+const LOG: Binding<Cmd, Run> = Binding::always(
+    &[(Key::Char('L'), Cmd::Log)],
+    "the message log: every message whole, with its time on the run's clock",
+)
+.hint("log");
+/// Quitting a run that went on for more than a minute asks once.
+const QUIT_ASKED: When<Run> = When {
+    name: "asked",
+    holds: |r| r.quit_asked,
+};
+const CONFIRM_QUIT: Binding<Cmd, Run> = Binding::when(
+    &[(Key::Char('y'), Cmd::Quit)],
+    QUIT_ASKED,
+    "quit, when asked",
 );
 
 /// The live view: sliders, graphs, the sweep and suite keys.
@@ -85,7 +112,7 @@ const LIVE: &[Binding<Cmd, Run>] = &[
             (Key::Char('h'), Cmd::Step(Step::Down)),
             (Key::Char('l'), Cmd::Step(Step::Up)),
         ],
-        "threads/depth/block size: halve/double; %: one step; rate: 1-2-5 ladder",
+        "threads/depth/block size: halve/double; %: one step; rate: fractions of the IOPS measured unlimited (90% … 1%; → from 100% is unlimited)",
     ),
     Binding::always(
         &[
@@ -96,6 +123,12 @@ const LIVE: &[Binding<Cmd, Run>] = &[
         ],
         "threads/depth: one more/fewer; rate: a tenth; others: one step",
     ),
+    Binding::always(&[(Key::Char('u'), Cmd::Unlimited)], "rate back to unlimited").hint("unlimited"),
+    Binding::always(
+        &[(Key::Char('0'), Cmd::StartValues)],
+        "every slider back to the value the run started with",
+    )
+    .hint("start"),
     Binding::always(&[(Key::Char(' '), Cmd::Pause)], "pause / resume"),
     Binding::always(&[(Key::Char('r'), Cmd::Reset)], "reset the statistics"),
     Binding::always(
@@ -122,7 +155,8 @@ const LIVE: &[Binding<Cmd, Run>] = &[
             (Key::Then('s', 'q'), Cmd::Sweep(Dimension::Iodepth)),
         ],
         "sweep threads 1..64 / block size 512..4M / depth 1..256",
-    ),
+    )
+    .hint("sweep"),
     Binding::always(
         &[(Key::Then('s', 'r'), Cmd::Sweep(Dimension::Rate))],
         "latency vs load: unlimited, then 10..100% of it",
@@ -130,12 +164,17 @@ const LIVE: &[Binding<Cmd, Run>] = &[
     Binding::when(
         &[(Key::Code(KeyCode::Esc), Cmd::CancelSweep)],
         SWEEPING,
-        "cancel the sweep; the run goes on",
+        "cancel the sweep (its settings are put back); the run goes on",
+    ),
+    Binding::always(
+        &[(Key::Code(KeyCode::Esc), Cmd::Esc)],
+        "back: closes what is open, cancels a sweep or suite; never ends the run",
     ),
     Binding::always(
         &[(Key::Char('c'), Cmd::Suite)],
         "run the standard suite: the card (Esc cancels)",
-    ),
+    )
+    .hint("suite"),
     Binding::always(
         &[(Key::Char('v'), Cmd::ShowLast)],
         "show the last sweep's chart or card (Enter/Esc: back)",
@@ -143,35 +182,45 @@ const LIVE: &[Binding<Cmd, Run>] = &[
     Binding::always(
         &[(Key::Char('e'), Cmd::Export)],
         "save the run, or the sweep or card running or last, as diskscope-*.json and its chart as .svg",
-    ),
+    )
+    .hint("save"),
     FIO,
+    LOG,
     HELP,
+    CONFIRM_QUIT,
     Binding::always(
-        &[
-            (Key::Char('q'), Cmd::Quit),
-            (Key::Code(KeyCode::Esc), Cmd::Quit),
-            (Key::Ctrl('c'), Cmd::Quit),
-        ],
-        "quit and print the summary",
-    ),
+        &[(Key::Char('q'), Cmd::Quit), (Key::Ctrl('c'), Cmd::Quit)],
+        "quit and print the summary (after a minute, q asks once: q or y again)",
+    )
+    .hint("quit"),
 ];
 
 /// The sweep's chart.
 const SWEEP_VIEW: &[Binding<Cmd, Run>] = &[
+    Binding::when(
+        &[(Key::Code(KeyCode::Esc), Cmd::CancelSweep)],
+        SWEEPING,
+        "cancel the sweep (its settings are put back); the run goes on",
+    )
+    .hint("cancel"),
     Binding::always(
         &[
             (Key::Code(KeyCode::Enter), Cmd::Back),
             (Key::Code(KeyCode::Esc), Cmd::Back),
         ],
         "back to the run (it goes on)",
-    ),
-    Binding::always(&[(Key::Char('e'), Cmd::Export)], "save the sweep"),
+    )
+    .hint("back"),
+    Binding::always(&[(Key::Char('e'), Cmd::Export)], "save the sweep").hint("save"),
     FIO,
+    LOG,
     HELP,
+    CONFIRM_QUIT,
     Binding::always(
         &[(Key::Char('q'), Cmd::Quit), (Key::Ctrl('c'), Cmd::Quit)],
         "quit",
-    ),
+    )
+    .hint("quit"),
 ];
 
 /// The suite's card: while it runs, Esc cancels it; other keys but q, ? and f say so.
@@ -179,15 +228,17 @@ const SUITE_VIEW: &[Binding<Cmd, Run>] = &[
     Binding::when(
         &[(Key::Code(KeyCode::Esc), Cmd::CancelSuite)],
         SUITE_RUNNING,
-        "cancel the suite; the run goes on",
-    ),
+        "cancel the suite (the settings from before come back); the run goes on",
+    )
+    .hint("cancel"),
     Binding::always(
         &[
             (Key::Code(KeyCode::Enter), Cmd::Back),
             (Key::Code(KeyCode::Esc), Cmd::Back),
         ],
         "back to the run",
-    ),
+    )
+    .hint("back"),
     Binding::when(
         &[(Key::Char(' '), Cmd::Pause)],
         SUITE_DONE,
@@ -196,16 +247,21 @@ const SUITE_VIEW: &[Binding<Cmd, Run>] = &[
     Binding::always(
         &[(Key::Char('e'), Cmd::Export)],
         "save the card (as it stands while it runs)",
-    ),
+    )
+    .hint("save"),
     Binding::always(
         &[(Key::Char('f'), Cmd::Fio)],
         "the fio job of the whole suite",
-    ),
+    )
+    .hint("fio"),
+    LOG,
     HELP,
+    CONFIRM_QUIT,
     Binding::always(
         &[(Key::Char('q'), Cmd::Quit), (Key::Ctrl('c'), Cmd::Quit)],
         "quit",
-    ),
+    )
+    .hint("quit"),
 ];
 
 fn table(view: View) -> &'static [Binding<Cmd, Run>] {
@@ -219,6 +275,11 @@ fn table(view: View) -> &'static [Binding<Cmd, Run>] {
 /// The rows of `view`'s keys, for the overlay.
 pub(super) fn rows(view: View) -> Vec<(String, &'static str)> {
     table(view).iter().map(|b| (b.label(), b.help)).collect()
+}
+
+/// The hint line's entries of the view showing.
+pub(super) fn hints(run: &Run) -> Vec<(String, &'static str)> {
+    crate::tui::keymap::hints(table(run.view), run)
 }
 
 /// The run screen's other views' keys, a line each (all three when no run shows).
@@ -245,11 +306,20 @@ pub(super) fn run_key(
     if run.view == View::Live && prefix.is_some() {
         run.sweep_prompt = false;
     }
+    // A notice lasts until the next key (the log keeps it).
+    run.notice = None;
     let cmd = lookup(table(run.view), &key, prefix, run);
+    if std::mem::take(&mut run.quit_asked) {
+        // Asked once: q or y quits, any other key goes on (and does what it does).
+        run.message = None;
+        if cmd == Some(Cmd::Quit) {
+            return Action::Quit;
+        }
+    }
     match (cmd, key.code) {
         (Some(cmd), _) => apply(run, cmd, help, fio),
         (None, KeyCode::Char(c)) if prefix.is_none() && is_prefix(table(run.view), c) => {
-            sweep_prompt(run)
+            series::sweep_prompt(run)
         }
         (None, _) if prefix.is_some() => {
             run.notice = None;
@@ -263,37 +333,15 @@ pub(super) fn run_key(
     }
 }
 
-/// `s`: the next key picks the sweep's dimension.
-fn sweep_prompt(run: &mut Run) -> Action {
-    if run.sweeping() {
-        return locked(run);
-    }
-    run.sweep_prompt = true;
-    run.message = None;
-    run.notice = Some(format!(
-        "sweep: t threads {}..{} · b block size 512..4M · q depth 1..{} · r latency curve · {:.1} s/step · other keys cancel",
-        SWEEP_THREADS.0,
-        SWEEP_THREADS.1,
-        SWEEP_IODEPTH.1,
-        run.step_time.as_secs_f64()
-    ));
-    Action::None
-}
-
-fn locked(run: &mut Run) -> Action {
-    run.message = Some("a sweep is running: the sliders are locked (Esc cancels the sweep)".into());
-    Action::None
-}
-
 /// Carries out `cmd`; what needs the engine or the disk goes out as the action.
 fn apply(run: &mut Run, cmd: Cmd, help: &mut bool, fio: &mut Option<FioOverlay>) -> Action {
     if run.sweeping() && cmd.locked_by_sweep() {
-        return locked(run);
+        return series::locked(run);
     }
     match cmd {
         Cmd::FocusNext => run.focus = run.focus.next(),
         Cmd::FocusPrev => run.focus = run.focus.prev(),
-        Cmd::Step(s) => return step(run, s),
+        Cmd::Step(s) => return super::slide::step(run, s),
         Cmd::Pause => {
             run.paused = !run.paused;
             return Action::Pause(run.paused);
@@ -312,88 +360,27 @@ fn apply(run: &mut Run, cmd: Cmd, help: &mut bool, fio: &mut Option<FioOverlay>)
             k.show_members = !k.show_members && !k.members.is_empty();
         }
         Cmd::Heatmap => run.show_heatmap = !run.show_heatmap,
-        Cmd::Sweep(d) => return start_sweep(run, d),
-        Cmd::CancelSweep => run.cancel_sweep("cancelled", "Esc"),
+        Cmd::Sweep(d) => return series::start_sweep(run, d),
+        Cmd::CancelSweep => return run.cancel_sweep("cancelled", "Esc"),
         Cmd::CancelSuite => return run.cancel_suite(),
         Cmd::Suite => return run.start_suite(SuiteName::Standard, run.suite_timing, run.ram_bytes),
-        Cmd::ShowLast => show_last(run),
+        Cmd::ShowLast => series::show_last(run),
         Cmd::Back => run.view = View::Live,
         Cmd::Export => return Action::Export,
-        Cmd::Fio => *fio = Some(fio_overlay(run)),
+        Cmd::Fio => *fio = Some(series::fio_overlay(run)),
         Cmd::Help => *help = true,
-        Cmd::Quit => return Action::Quit,
+        Cmd::Log => return Action::ShowLog,
+        Cmd::Unlimited => {
+            return super::slide::apply_settings(run, super::slide::rate_unlimited(run));
+        }
+        Cmd::StartValues => return super::slide::apply_settings(run, run.start_settings),
+        Cmd::Esc => {
+            run.notice =
+                Some("Esc goes back; nothing to close here, the run goes on (q quits)".into());
+        }
+        Cmd::Quit => return super::slide::quit(run),
     }
     Action::None
-}
-
-/// `v`: the last card when a suite ran and no sweep, else the last sweep's chart.
-fn show_last(run: &mut Run) {
-    if run.suite.is_some() && run.sweep.is_none() {
-        run.view = View::Suite;
-    } else if run.sweep.is_some() {
-        run.view = View::Sweep;
-    }
-}
-
-/// The fio equivalent of what the screen shows: the suite's whole plan on its card, else
-/// the settings in force.
-fn fio_overlay(run: &Run) -> FioOverlay {
-    let job = match (&run.view, &run.suite) {
-        (View::Suite, Some(suite)) => FioJob::suite(&run.suite_config(), suite.runner.plan()),
-        _ => FioJob::run(&run.current_config()),
-    };
-    FioOverlay {
-        command_line: job.command_line(),
-        job_file: job.job_file(),
-    }
-}
-
-/// Starts the default sweep of `d`, or says why there is none.
-fn start_sweep(run: &mut Run, d: Dimension) -> Action {
-    match default_sweep(d, &run.info) {
-        Ok(spec) => run.start_sweep(spec),
-        Err(e) => {
-            run.message = Some(e);
-            Action::None
-        }
-    }
-}
-
-fn step(run: &mut Run, step: Step) -> Action {
-    if run.focus == Knob::QueueDepth
-        && let Err(why) = psync_refusal(&run.info)
-    {
-        run.message = Some(why);
-        return Action::None;
-    }
-    let next = match (run.focus, run.settings.rate_iops, step) {
-        // Leaving "unlimited": the ladder value below what the disk does now, so the first
-        // step is a load it can carry rather than the ladder's top.
-        (Knob::Rate, 0, Step::Down | Step::Minus) => Ok(Settings {
-            rate_iops: run
-                .seconds
-                .now
-                .as_ref()
-                .filter(|n| n.iops >= 1.0)
-                .map_or(10_000_000, |n| rate_ladder_at_or_below(n.iops as u64)),
-            ..run.settings
-        }),
-        _ => stepped(run.settings, run.focus, step, run.info.target.write_allowed),
-    };
-    match next {
-        Ok(n) if n == run.settings => Action::None,
-        Ok(n) => {
-            run.message = None;
-            if let Some(sweep) = &mut run.sweep {
-                sweep.superseded = true;
-            }
-            Action::Apply(n)
-        }
-        Err(msg) => {
-            run.message = Some(msg);
-            Action::None
-        }
-    }
 }
 
 #[cfg(test)]

@@ -152,7 +152,8 @@ impl Session {
                 "buffered"
             }
         );
-        let disks = Disks::new(mode, group.settings(), runs, self.config.outlier_pct);
+        let mut disks = Disks::new(mode, group.settings(), runs, self.config.outlier_pct);
+        disks.ask_before_quit = std::io::IsTerminal::is_terminal(&std::io::stdout());
         app.screen = Screen::Disks(Box::new(disks));
         let n = targets.len();
         self.disks = Some(DisksSession {

@@ -175,6 +175,8 @@ impl Session {
             report: Box::new(report),
             sweep: run.and_then(Run::sweep_at_quit).map(Box::new),
             suite: run.and_then(Run::suite_at_quit).map(Box::new),
+            notes: run.map(Run::series_notes).unwrap_or_default(),
+            width: app.viewport.width,
         }));
     }
 }

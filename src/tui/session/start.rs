@@ -52,7 +52,8 @@ impl Session {
             self.start(&mut app, target);
             return app;
         }
-        let (devices, message) = match discover(&Roots::system()) {
+        let roots = Roots::system();
+        let (devices, message) = match discover(&roots) {
             Ok(d) => {
                 let mut d = visible(d, self.config.all);
                 crate::health::read_listed(&mut d);
@@ -60,6 +61,7 @@ impl Session {
             }
             Err(e) => (Vec::new(), Some(format!("cannot list devices: {e:#}"))),
         };
+        let loops = crate::target::loopdev::backing_files(&roots, &devices);
         let size = self.config.size.unwrap_or(DEFAULT_SCRATCH_SIZE);
         let label = format!(
             "scratch file here (./{SCRATCH_NAME}, {})",
@@ -67,6 +69,7 @@ impl Session {
         );
         let mut picker = Picker::new(label, devices);
         picker.message = message;
+        picker.loops = loops;
         App::new(Screen::Picker(picker), color)
     }
 
@@ -236,6 +239,8 @@ impl Session {
         run.suite_timing = self.config.suite_timing;
         run.ram_bytes = crate::engine::memory::ram_bytes();
         run.meta = crate::model::Meta::now();
+        // Quitting after a minute asks once, where a person watches the screen.
+        run.ask_before_quit = std::io::IsTerminal::is_terminal(&std::io::stdout());
         // `--sweep` in a terminal: the sweep starts at once (its steps are checked against
         // the target first, as headless does).
         let sweep = self.config.sweep.take();

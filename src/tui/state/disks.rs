@@ -97,6 +97,10 @@ pub struct Disks {
     pub open: Option<usize>,
     pub message: Option<String>,
     pub stopping: bool,
+    /// Quitting after a minute asks once (where stdout is a terminal), as a single run's.
+    pub ask_before_quit: bool,
+    /// `q` was pressed once after a minute: `q` or `y` now quits.
+    pub quit_asked: bool,
     /// Every target's shared seconds and merged latency, for the report at the end.
     pub collector: Collector,
 }
@@ -143,6 +147,8 @@ impl Disks {
             open: None,
             message: None,
             stopping: false,
+            ask_before_quit: false,
+            quit_asked: false,
             collector: Collector::new(n, KEPT_SECONDS),
         }
     }

@@ -6,6 +6,7 @@
 pub mod confirm;
 pub mod disks;
 pub mod fleet;
+pub mod log;
 pub mod marks;
 pub mod picker;
 pub mod rows;
@@ -17,6 +18,7 @@ pub mod why;
 
 pub use confirm::Confirm;
 pub use disks::Disks;
+pub use log::{MessageLog, Source};
 pub use picker::{Picker, PickerRow, Preparing};
 pub use run::{AppRates, KernelView, Run};
 pub use series::{Series, SweepState};
@@ -63,6 +65,10 @@ pub struct App {
     pub viewport: ratatui::layout::Size,
     /// Draw in ASCII: the locale's character set is not UTF-8 (`locale::utf8`).
     pub ascii: bool,
+    /// Every message the screens showed, whole, with its time (`L` opens it).
+    pub log: MessageLog,
+    /// The message log is shown over the screen.
+    pub log_shown: bool,
 }
 
 impl App {
@@ -77,6 +83,38 @@ impl App {
             overlay_scroll: 0,
             viewport: ratatui::layout::Size::new(80, 24),
             ascii: false,
+            log: MessageLog::default(),
+            log_shown: false,
+        }
+    }
+
+    /// Logs what the screen shows now that it did not before: its message, notice, latest
+    /// finding and warnings, at the run's clock (called after every event).
+    pub fn note_messages(&mut self) {
+        let log = &mut self.log;
+        match &self.screen {
+            Screen::Run(r) => {
+                let at = r.last.as_ref().map(|s| s.at);
+                log.see(Source::Message, r.message.as_deref(), at);
+                log.see(Source::Notice, r.notice.as_deref(), at);
+                let finding = r.why.latest.as_ref().map(|f| f.text.as_str());
+                log.see(Source::Finding, finding, at);
+                let warnings = r.info.warnings.join("; ");
+                let warnings = (!warnings.is_empty()).then(|| format!("warning: {warnings}"));
+                log.see(Source::Warning, warnings.as_deref(), at);
+                let notes = r.suite.as_ref().map(|s| {
+                    let notes: Vec<String> = s.notes.iter().map(|n| format!("note: {n}")).collect();
+                    notes.join("; ")
+                });
+                log.see(Source::Note, notes.as_deref().filter(|n| !n.is_empty()), at);
+            }
+            Screen::Picker(p) => {
+                log.see(Source::Message, p.message.as_deref(), None);
+                log.see(Source::Notice, p.notice.as_deref(), None);
+            }
+            Screen::Disks(d) => log.see(Source::Message, d.message.as_deref(), None),
+            Screen::Confirm(c) => log.see(Source::Message, c.message.as_deref(), None),
+            Screen::Preparing(_) => {}
         }
     }
 
@@ -104,10 +142,13 @@ impl App {
             match result {
                 Ok(()) => run.message = None,
                 Err(e) if run.sweeping() => {
-                    run.cancel_sweep("stopped", "a refused setting");
-                    if let Some(m) = &mut run.message {
-                        m.push_str(&format!(": {e}"));
-                    }
+                    // The engine keeps the last step it took; the message says why it stopped.
+                    let _ = run.cancel_sweep("stopped", "a refused setting");
+                    run.notice = None;
+                    // The engine kept the last step it took.
+                    run.message = Some(format!(
+                        "sweep stopped by a refused setting; the run goes on: {e}"
+                    ));
                 }
                 Err(e) if run.suite_running() => {
                     // The engine is left as the refusal left it; the card stops here.

@@ -30,6 +30,9 @@ pub struct Picker {
     pub notice: Option<String>,
     /// Rows marked with space, in order: Enter starts on all of them at once.
     pub marked: Vec<usize>,
+    /// What backs each loop device, by kernel name (sysfs `loop/backing_file`): the row
+    /// says what the device is rather than what its rotational flag claims.
+    pub loops: std::collections::HashMap<String, String>,
 }
 
 impl Picker {
@@ -47,6 +50,7 @@ impl Picker {
             message: None,
             notice: None,
             marked: Vec::new(),
+            loops: std::collections::HashMap::new(),
         }
     }
 

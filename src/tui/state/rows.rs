@@ -168,6 +168,7 @@ mod tests {
                     total_latency: Default::default(),
                     total_service_latency: Default::default(),
                     total_left_out: Default::default(),
+                    sides: Default::default(),
                     threads: vec![],
                     first_errors: vec![],
                 };

@@ -117,7 +117,20 @@ pub struct Run {
     pub marks: Marks,
     /// What made this run, when (stamped by the session as the engine starts).
     pub meta: Meta,
+    /// The settings the run started with: what `0` puts every slider back to.
+    pub start_settings: Settings,
+    /// IOPS the disk did in the last whole second run unpaced (or, paced, below the rate
+    /// asked): what the rate slider's steps are fractions of.
+    pub rate_base: Option<u64>,
+    /// Quitting after a minute asks first (false where stdout is not a terminal, and in
+    /// tests that drive the state).
+    pub ask_before_quit: bool,
+    /// `q` was pressed once after a minute: `q` or `y` now quits, another key goes on.
+    pub quit_asked: bool,
 }
+
+/// How long a run goes before quitting it asks first.
+pub const ASK_AFTER: Duration = Duration::from_secs(60);
 
 impl Run {
     /// A run screen with no data yet.
@@ -157,6 +170,32 @@ impl Run {
             periods: PeriodTracker::default(),
             marks: Marks::default(),
             meta: Meta::default(),
+            start_settings: settings,
+            rate_base: None,
+            ask_before_quit: false,
+            quit_asked: false,
+        }
+    }
+
+    /// The run's clock: how long it has gone.
+    pub fn elapsed(&self) -> Duration {
+        self.last.as_ref().map_or(Duration::ZERO, |s| s.at)
+    }
+
+    /// Follows what the disk does unpaced, from the last whole second at one setting: the
+    /// rate slider steps in fractions of it.
+    fn follow_rate_base(&mut self) {
+        let Some(now) = self.seconds.now.as_ref() else {
+            return;
+        };
+        if now.mixed_settings || now.iops < 1.0 || self.paused {
+            return;
+        }
+        let iops = now.iops.round() as u64;
+        let rate = now.settings.rate_iops;
+        // Paced, the disk shows what it can only when it falls short of the rate.
+        if rate == 0 || (iops as f64) < rate as f64 * 0.95 {
+            self.rate_base = Some(iops);
         }
     }
 
@@ -184,7 +223,11 @@ impl Run {
             merged.add(h);
         }
         self.latency = merged;
+        let windows = self.seconds.windows;
         self.seconds.push(&s);
+        if self.seconds.windows != windows {
+            self.follow_rate_base();
+        }
         // The last temperature read, as the screen's last second closed (at most 1 s old), is
         // the one a row closing now carries.
         let temp_c = self.why.temp_c;

@@ -88,24 +88,40 @@ impl Run {
                 (sweep.saturation, sweep.curve) =
                     findings(sweep.dimension(), sweep.results(), self.info.target.direct);
                 self.view = View::Sweep;
-                Action::None
+                // As a suite does: the settings from before come back, and the screen says so.
+                let base = sweep.base;
+                self.notice = Some(format!(
+                    "sweep done: settings back to {}, as before it",
+                    crate::render::periods::period_words(&base)
+                ));
+                Action::Apply(base)
             }
             next => next.map_or(Action::None, action_of),
         }
     }
 
     /// Stops a running sweep (`why`: "cancelled", "stopped"; `by`: what did, for its
-    /// report); the run goes on with the settings in force.
-    pub fn cancel_sweep(&mut self, why: &str, by: &str) {
-        if let Some(sweep) = self.sweep.as_mut().filter(|w| w.running()) {
-            sweep.cancel();
-            sweep.stopped_by = Some(by.to_string());
-            self.message = Some(format!(
-                "sweep {why} after {} of {} steps; the run goes on",
-                sweep.results().len(),
-                sweep.runner.steps().len()
-            ));
+    /// report); the run goes on. The action puts back the settings from before the sweep
+    /// (the caller applies it, or, after a refused step, leaves the engine as it is).
+    pub fn cancel_sweep(&mut self, why: &str, by: &str) -> Action {
+        let Some(sweep) = self.sweep.as_mut().filter(|w| w.running()) else {
+            return Action::None;
+        };
+        sweep.cancel();
+        sweep.stopped_by = Some(by.to_string());
+        // A notice, not a message: the message line is cleared when the engine takes the
+        // settings back.
+        let base = sweep.base;
+        self.notice = Some(format!(
+            "sweep {why} after {} of {} steps: settings back to {}",
+            sweep.results().len(),
+            sweep.runner.steps().len(),
+            crate::render::periods::period_words(&base)
+        ));
+        if base == self.settings {
+            return Action::None;
         }
+        Action::Apply(base)
     }
 
     /// True while a sweep runs (the sliders are locked).
@@ -162,6 +178,52 @@ impl Run {
             .as_ref()
             .filter(|w| w.running() || self.last_sweep().is_some())
             .and(self.sweep_report())
+    }
+
+    /// What the summary says of the sweep and the suite that ran but are not printed whole
+    /// at quit (the run went on after them): each one's verdict, a line each.
+    pub fn series_notes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(w) = self
+            .sweep
+            .as_ref()
+            .filter(|_| self.sweep_at_quit().is_none())
+        {
+            let (saturation, curve) = match w.state {
+                SweepState::Done => (w.saturation.clone(), w.curve.clone()),
+                _ => findings(w.dimension(), w.results(), self.info.target.direct),
+            };
+            let how = match (w.state, &w.stopped_by) {
+                (SweepState::Done, _) => "ran".to_string(),
+                (_, Some(by)) => format!(
+                    "was stopped by {by} after {} of {} steps",
+                    w.results().len(),
+                    w.runner.steps().len()
+                ),
+                _ => "was stopped".to_string(),
+            };
+            let verdict = curve
+                .map(|c| c.summary)
+                .or(saturation.map(|s| s.summary))
+                .unwrap_or_else(|| "no verdict: too few steps measured".into());
+            out.push(format!(
+                "sweep of {} {how}: {verdict}",
+                w.dimension().name()
+            ));
+        }
+        if let Some(s) = self
+            .suite
+            .as_ref()
+            .filter(|_| self.suite_at_quit().is_none())
+        {
+            out.push(format!(
+                "suite {} was cancelled after {} of {} passes: no card (e saves one as it stands)",
+                s.runner.plan().suite.name(),
+                s.runner.passes_done(),
+                s.runner.plan().passes.len()
+            ));
+        }
+        out
     }
 
     /// Marks the series running as stopped by `by` (a quit): its report says so.

@@ -56,7 +56,7 @@ pub(super) fn draw_disks(d: &Disks, theme: Theme, area: Rect, buf: &mut Buffer) 
     draw_aggregate(d, theme, graph, buf);
     let shown = draw_table(d, theme, table, buf);
     outliers_line(d, theme, outliers.width, shown).render(outliers, buf);
-    key_line(d, theme).render(keys, buf);
+    super::hints::fit_message(key_line(d, theme), keys.width, theme).render(keys, buf);
 }
 
 /// The status line, fitted to `width`: the mode, then "? help", give way first.
@@ -393,7 +393,7 @@ fn key_line(d: &Disks, theme: Theme) -> Line<'static> {
     match &d.message {
         Some(m) => Line::styled(m.clone(), theme.error()),
         None => Line::styled(
-            "↑↓ choose · Enter open · o order · Tab ←→ sliders · space pause · r reset · q quit · ? help",
+            "↑↓ choose · Tab ←→ sliders on every target · r reset statistics",
             theme.dim(),
         ),
     }

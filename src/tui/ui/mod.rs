@@ -17,6 +17,7 @@
 
 mod disks;
 mod fleet;
+pub(crate) mod hints;
 mod overlays;
 mod panes;
 mod run;
@@ -35,6 +36,29 @@ use super::widgets::Theme;
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let theme = Theme { color: self.color };
+        let full = area;
+        if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
+            too_small(area, buf);
+            return;
+        }
+        // The hint line: the last row, which no message takes.
+        let area = if area.height >= 4 {
+            let keys = super::keys::hints(self);
+            hints::hint_line(&keys, area.width, theme).render(
+                Rect {
+                    y: area.bottom() - 1,
+                    height: 1,
+                    ..area
+                },
+                buf,
+            );
+            Rect {
+                height: area.height - 1,
+                ..area
+            }
+        } else {
+            area
+        };
         match &self.screen {
             Screen::Picker(p) => setup::draw_picker(p, theme, area, buf),
             Screen::Confirm(c) => setup::draw_confirm(c, theme, area, buf),
@@ -48,12 +72,26 @@ impl Widget for &App {
             Screen::Run(r) => run::draw_run(r, self.baseline.as_ref(), theme, area, buf),
             Screen::Disks(d) => disks::draw_disks(d, theme, area, buf),
         }
-        overlays::draw_overlay(self, theme, area, buf);
-        controls_shown(area, buf);
+        overlays::draw_overlay(self, theme, full, buf);
+        controls_shown(full, buf);
         if self.ascii {
-            to_ascii(area, buf);
+            to_ascii(full, buf);
         }
     }
+}
+
+/// Below this size (columns, rows) no screen is usable: it says how large it must be.
+pub const MIN_SIZE: (u16, u16) = (40, 10);
+
+/// The screen in a terminal smaller than `MIN_SIZE`: what it is, and what it must be.
+fn too_small(area: Rect, buf: &mut Buffer) {
+    let text = format!(
+        "diskscope needs a terminal of at least {}x{} (80x24 shows everything); this one is {}x{}. Enlarge it, or q quits.",
+        MIN_SIZE.0, MIN_SIZE.1, area.width, area.height
+    );
+    ratatui::widgets::Paragraph::new(text)
+        .wrap(ratatui::widgets::Wrap { trim: true })
+        .render(area, buf);
 }
 
 /// How far the help or the fio job can scroll in the terminal the last draw had, and the

@@ -127,10 +127,30 @@ fn fio_lines(f: &FioOverlay, theme: Theme, width: usize) -> Vec<Line<'static>> {
     lines
 }
 
+/// The message log at `width` columns: each message whole, after its time on the run's clock.
+fn log_lines(app: &App, theme: Theme, width: usize) -> Vec<Line<'static>> {
+    if app.log.entries.is_empty() {
+        return vec![Line::styled("no messages yet", theme.dim())];
+    }
+    let mut lines = Vec::new();
+    for e in &app.log.entries {
+        let at = e.at.map_or_else(
+            || "     -".to_string(),
+            |t| format!("{:>6}", crate::units::format_duration(t)),
+        );
+        let head = Span::styled(format!("{at}  "), theme.dim());
+        lines.extend(hanging(head, &e.text, 8, width));
+    }
+    lines
+}
+
 /// The overlay showing, if any: its title and its lines for a terminal of `area`.
 fn overlay(app: &App, theme: Theme, area: Rect) -> Option<(&'static str, Vec<Line<'static>>)> {
     let width = inner_width(area);
-    if app.help {
+    if app.log_shown {
+        let title = " messages, newest last: ↑ ↓ PgUp PgDn scroll, any other key closes ";
+        Some((title, log_lines(app, theme, width)))
+    } else if app.help {
         let title = " keys: ↑ ↓ PgUp PgDn scroll, any other key closes ";
         Some((title, help_lines(app, theme, width)))
     } else {

@@ -8,6 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Widget};
 
+use super::hints::fit_message;
 use super::panes::{draw_bw, draw_histogram, draw_iops, draw_kernel, draw_latency, draw_threads};
 use super::{framed, why};
 use crate::render::baseline::{Baseline, Figures};
@@ -16,6 +17,7 @@ use crate::settings::Knob;
 use crate::settings::{MAX_BS, MAX_IODEPTH, MAX_THREADS};
 use crate::tui::state::{Run, Series};
 use crate::tui::widgets::Theme;
+use crate::tui::widgets::sides::SideLines;
 use crate::tui::widgets::slider::Slider;
 use crate::units::{format_block_size, format_bytes, format_count_rate, format_duration};
 
@@ -123,22 +125,7 @@ fn fit(mut parts: Parts, path: &str, width: u16) -> Line<'static> {
     Line::from(parts.into_iter().flat_map(|(_, s)| s).collect::<Vec<_>>())
 }
 
-/// `text` cut to `max` characters by replacing its middle with "…" (a path keeps its start
-/// and its file name).
-pub(super) fn shorten_middle(text: &str, max: usize) -> String {
-    let n = text.chars().count();
-    if n <= max {
-        return text.to_string();
-    }
-    if max < 2 {
-        return "…".chars().take(max).collect();
-    }
-    let head = (max - 1) / 2;
-    let tail = max - 1 - head;
-    let start: String = text.chars().take(head).collect();
-    let end: String = text.chars().skip(n - tail).collect();
-    format!("{start}…{end}")
-}
+pub(super) use crate::tui::widgets::shorten_middle;
 
 /// "sweep threads: step 3/7 (4 threads), measuring · Esc cancels" while a sweep runs.
 pub(super) fn sweep_progress(run: &Run) -> Option<String> {
@@ -158,15 +145,18 @@ pub(super) fn sweep_progress(run: &Run) -> Option<String> {
     ))
 }
 
+/// The message line: an error, a notice (until the next key), a sweep's progress, the
+/// rate's shortfall, the newest finding, the warnings, else the keys the hint line has no
+/// room for.
 pub(super) fn message_line(run: &Run, theme: Theme) -> Line<'static> {
     if let Some(m) = &run.message {
         Line::styled(m.clone(), theme.error())
+    } else if let Some(n) = &run.notice {
+        Line::styled(n.clone(), theme.accent())
     } else if let Some(p) = sweep_progress(run) {
         Line::styled(p, theme.warn())
     } else if let Some(s) = rate_shortfall(run) {
         Line::styled(s, theme.warn())
-    } else if let Some(n) = &run.notice {
-        Line::styled(n.clone(), theme.accent())
     } else if let Some(f) = why::finding_line(run, theme) {
         f
     } else if !run.info.warnings.is_empty() {
@@ -176,7 +166,7 @@ pub(super) fn message_line(run: &Run, theme: Theme) -> Line<'static> {
         )
     } else {
         Line::styled(
-            "space pause · r reset · s sweep · e save · f fio · q quit · ? help",
+            "Tab/↑↓ slider · ←→ +- change · space pause · r reset statistics",
             theme.dim(),
         )
     }
@@ -219,7 +209,7 @@ pub(super) fn draw_run(
     ])
     .areas(area);
     status_line(run, theme, status.width, None).render(status, buf);
-    message_line(run, theme).render(message, buf);
+    fit_message(message_line(run, theme), message.width, theme).render(message, buf);
     if body.width >= 80 && body.height >= 20 {
         let [top, bottom] =
             Layout::vertical([Constraint::Length(9), Constraint::Fill(1)]).areas(body);
@@ -227,7 +217,7 @@ pub(super) fn draw_run(
             Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(top);
         draw_controls(run, theme, controls, buf);
         draw_kernel(run, theme, kernel, buf);
-        draw_panes(run, base, theme, [2, 2, 3], bottom, buf);
+        draw_panes(run, base, theme, [3, 2, 3], bottom, buf);
     } else if body.height >= 8 {
         let [controls, rest] =
             Layout::vertical([Constraint::Length(8), Constraint::Fill(1)]).areas(body);
@@ -278,6 +268,7 @@ pub(super) fn draw_panes(
     area: Rect,
     buf: &mut Buffer,
 ) {
+    let area = draw_sides(run, theme, area, buf);
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
     let [iops, bw, lat] = Layout::vertical(weights.map(Constraint::Fill)).areas(left);
@@ -287,6 +278,37 @@ pub(super) fn draw_panes(
     let [hist, threads] = Layout::vertical([Constraint::Fill(1), Constraint::Fill(1)]).areas(right);
     draw_histogram(run, theme, hist, buf);
     draw_threads(run, theme, threads, buf);
+}
+
+/// While the mix reads and writes, a line per direction at the top of `area` (when there is
+/// room for the panes below); returns what is left.
+fn draw_sides(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) -> Rect {
+    let mixed = (1..100).contains(&run.settings.read_pct);
+    if !mixed || area.height < 10 {
+        return area;
+    }
+    let [top, rest] =
+        Layout::vertical([Constraint::Length(SideLines::HEIGHT), Constraint::Fill(1)]).areas(area);
+    let sides = run.seconds.now.as_ref().and_then(|n| n.sides.as_ref());
+    SideLines { sides, theme }.render(top, buf);
+    rest
+}
+
+/// The rate slider's value and where it sits: paced, the share of what the disk did
+/// unpaced where that is known ("50% 7.2k"), else the rate on a log scale.
+fn rate_value(run: &Run) -> (String, f64) {
+    let rate = run.settings.rate_iops;
+    match run.rate_base.filter(|b| *b > 0) {
+        Some(base) => {
+            let share = rate as f64 / base as f64;
+            let value = format!("{:.0}% {}", share * 100.0, format_count_rate(rate as f64));
+            (value, share.min(0.97))
+        }
+        None => (
+            format_count_rate(rate as f64),
+            log_position(rate, 100, 10_000_000).min(0.97),
+        ),
+    }
 }
 
 /// Where a value sits on a log2 scale from `lo` to `hi`.
@@ -332,10 +354,7 @@ pub(super) fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffe
             }
             Knob::RandomPct => (s.random_pct.to_string(), f64::from(s.random_pct) / 100.0),
             Knob::Rate if s.rate_iops == 0 => ("unlimited".into(), 1.0),
-            Knob::Rate => (
-                format_count_rate(s.rate_iops as f64),
-                log_position(s.rate_iops, 100, 10_000_000).min(0.97),
-            ),
+            Knob::Rate => rate_value(run),
         };
         Slider {
             label: knob.label(),

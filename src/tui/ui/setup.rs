@@ -1,6 +1,7 @@
 //! The screens before a run: the target picker, the write confirmation for a block device,
 //! and the scratch file's layout (or the target's opening).
 
+use super::hints::fit_message;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -61,7 +62,8 @@ pub(super) fn draw_picker(p: &Picker, theme: Theme, area: Rect, buf: &mut Buffer
     .render(title, buf);
     PickerTable { picker: p, theme }.render(body, buf);
     if let Some(m) = &p.message {
-        Line::styled(m.as_str(), theme.error()).render(message, buf);
+        let line = Line::styled(m.clone(), theme.error());
+        fit_message(line, message.width, theme).render(message, buf);
     } else if !p.marked.is_empty() {
         let n = p.marked.len();
         Line::styled(
@@ -73,7 +75,8 @@ pub(super) fn draw_picker(p: &Picker, theme: Theme, area: Rect, buf: &mut Buffer
         )
         .render(message, buf);
     } else if let Some(n) = &p.notice {
-        Line::styled(n.as_str(), theme.accent()).render(message, buf);
+        let line = Line::styled(n.clone(), theme.accent());
+        fit_message(line, message.width, theme).render(message, buf);
     } else {
         Line::styled("reads only unless started with --allow-write", theme.dim())
             .render(message, buf);

@@ -9,6 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
 use super::framed;
+use super::hints::fit_message;
 use super::panes::draw_iops;
 use super::run::{draw_panes, draw_run, run_baseline, shorten_middle, status_line};
 use crate::render::baseline::Baseline;
@@ -65,7 +66,12 @@ pub(super) fn draw_suite(
         " card: median of the passes, spread (max-min)/median ",
         theme.dim(),
     );
-    let inner = framed(Block::bordered().title(title), card, buf);
+    let mut block = Block::bordered().title(title);
+    if let Some(p) = progress(suite).filter(|_| run.notice.is_some() || run.message.is_some()) {
+        // The message line has something else to say: the progress stays in sight here.
+        block = block.title_bottom(Span::styled(format!(" {p} "), theme.warn()));
+    }
+    let inner = framed(block, card, buf);
     Paragraph::new(rows).render(inner, buf);
     message_line(run, suite, theme, message.width).render(message, buf);
     draw_graphs(run, baseline, theme, graphs, buf);
@@ -84,7 +90,7 @@ fn draw_graphs(run: &Run, baseline: Option<&Baseline>, theme: Theme, area: Rect,
     draw_panes(run, base, theme, [1, 1, 1], area, buf);
 }
 
-/// The card's header, a row per test and the notes (each cut to `width`).
+/// The card's header, a row per test and the notes (each cut to `width`, the log has them).
 fn card_lines(suite: &SuiteRun, theme: Theme, width: usize) -> Vec<Line<'static>> {
     let cols = |dir: &str| {
         format!(
@@ -125,11 +131,10 @@ fn card_lines(suite: &SuiteRun, theme: Theme, width: usize) -> Vec<Line<'static>
         }
         lines.push(Line::from(spans));
     }
+    // A note too long for the card is cut and says the log has it whole.
     for n in &suite.notes {
-        lines.push(Line::styled(
-            shorten_middle(&format!("note: {n}"), width),
-            theme.warn(),
-        ));
+        let note = Line::styled(format!("note: {n}"), theme.warn());
+        lines.push(fit_message(note, width as u16, theme));
     }
     lines
 }
@@ -160,32 +165,35 @@ fn cell(t: &TestResult, d: Direction, planned: usize, under_way: bool) -> String
     }
 }
 
-/// Which pass runs, an error or notice, or the keys once the card is done.
+/// "4k random read pass 2/3, measuring (5/24) · Esc cancels" while the suite runs.
+fn progress(suite: &SuiteRun) -> Option<String> {
+    let p = suite.runner.progress().filter(|_| suite.running())?;
+    Some(format!(
+        "{} {} pass {}/{}, {} ({}/{}) · Esc cancels",
+        p.test,
+        p.direction.name(),
+        p.pass,
+        p.of_passes,
+        p.phase,
+        p.done + 1,
+        p.total
+    ))
+}
+
+/// An error or notice (what `e` saved), which pass runs, or what Enter and Esc do.
 fn message_line(run: &Run, suite: &SuiteRun, theme: Theme, width: u16) -> Line<'static> {
     let text = |s: String| shorten_middle(&s, width as usize);
     if let Some(m) = &run.message {
-        return Line::styled(text(m.clone()), theme.error());
-    }
-    if let Some(p) = suite.runner.progress().filter(|_| suite.running()) {
-        return Line::styled(
-            text(format!(
-                "{} {} pass {}/{}, {} ({}/{}) · Esc cancels",
-                p.test,
-                p.direction.name(),
-                p.pass,
-                p.of_passes,
-                p.phase,
-                p.done + 1,
-                p.total
-            )),
-            theme.warn(),
-        );
+        return fit_message(Line::styled(m.clone(), theme.error()), width, theme);
     }
     if let Some(n) = &run.notice {
-        return Line::styled(text(n.clone()), theme.accent());
+        return fit_message(Line::styled(n.clone(), theme.accent()), width, theme);
+    }
+    if let Some(p) = progress(suite) {
+        return Line::styled(text(p), theme.warn());
     }
     Line::styled(
-        text("Enter/Esc back to the sliders · e save the card · f fio job · q quit".into()),
+        text("the card: Enter/Esc back to the sliders (the run goes on)".into()),
         theme.dim(),
     )
 }

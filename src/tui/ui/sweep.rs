@@ -8,6 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
+use super::hints::fit_message;
 use super::run::{draw_run, status_line, sweep_progress};
 use crate::render::baseline::Baseline;
 use crate::render::compare::compare_step;
@@ -54,7 +55,7 @@ pub(super) fn draw_sweep(
         table: step_table(sweep, baseline, area.width, theme),
     };
     if area.height < 6 {
-        return draw_cramped(lines, area, buf);
+        return draw_cramped(lines, theme, area, buf);
     }
     draw_full(run, sweep, lines, baseline, theme, area, buf);
 }
@@ -96,17 +97,18 @@ fn finding(sweep: &SweepRun, direct: bool, theme: Theme) -> Line<'static> {
     }
 }
 
-/// The bottom line: the sweep's progress, a message or notice, else the keys.
+/// The message line: a message or notice (what `e` saved), the sweep's progress, else
+/// what Enter and Esc do.
 fn key_line(run: &Run, theme: Theme) -> Line<'static> {
-    if let Some(p) = sweep_progress(run) {
-        Line::styled(p, theme.warn())
-    } else if let Some(m) = &run.message {
+    if let Some(m) = &run.message {
         Line::styled(m.clone(), theme.error())
     } else if let Some(n) = &run.notice {
         Line::styled(n.clone(), theme.accent())
+    } else if let Some(p) = sweep_progress(run) {
+        Line::styled(p, theme.warn())
     } else {
         Line::styled(
-            "Enter/Esc back to the run (it goes on) · e save the sweep · q quit · ? help",
+            "the sweep's chart: Enter/Esc back to the run (it goes on)",
             theme.dim(),
         )
     }
@@ -148,7 +150,7 @@ fn step_table(
 }
 
 /// Fewer than 6 rows: the finding on top, the key line at the bottom.
-fn draw_cramped(lines: SweepLines, area: Rect, buf: &mut Buffer) {
+fn draw_cramped(lines: SweepLines, theme: Theme, area: Rect, buf: &mut Buffer) {
     lines.finding.render(Rect { height: 1, ..area }, buf);
     if area.height > 1 {
         let bottom = Rect {
@@ -156,7 +158,7 @@ fn draw_cramped(lines: SweepLines, area: Rect, buf: &mut Buffer) {
             height: 1,
             ..area
         };
-        lines.keys.render(bottom, buf);
+        fit_message(lines.keys, bottom.width, theme).render(bottom, buf);
     }
 }
 
@@ -241,7 +243,7 @@ fn draw_full(
         .wrap(Wrap { trim: true })
         .render(finding_area, buf);
     Paragraph::new(lines.table).render(table_area, buf);
-    lines.keys.render(keys_area, buf);
+    fit_message(lines.keys, keys_area.width, theme).render(keys_area, buf);
 }
 
 /// The chart of a threads, block-size or depth sweep, with its legend.

@@ -1,5 +1,5 @@
 //! The TUI's own widgets: a slider per knob, the log2 latency histogram, the per-thread table,
-//! the target picker, the kernel-versus-app panel and the sweep's chart. Each draws plain data handed to it into
+//! the target picker, the kernel-versus-app panel, reads and writes apart and the sweep's chart. Each draws plain data handed to it into
 //! a `Buffer`; none reads a clock, the engine or a file, so each can be tested on its own.
 
 pub mod curve;
@@ -9,6 +9,7 @@ pub mod kernel;
 pub mod marks;
 pub mod members;
 pub mod picker;
+pub mod sides;
 pub mod slider;
 pub mod sweep;
 pub mod threads;
@@ -65,4 +66,21 @@ impl Theme {
     pub fn selected(self) -> Style {
         Style::new().add_modifier(Modifier::REVERSED)
     }
+}
+
+/// `text` cut to `max` characters by replacing its middle with "…" (a path keeps its start
+/// and its file name).
+pub(crate) fn shorten_middle(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_string();
+    }
+    if max < 2 {
+        return "…".chars().take(max).collect();
+    }
+    let head = (max - 1) / 2;
+    let tail = max - 1 - head;
+    let start: String = text.chars().take(head).collect();
+    let end: String = text.chars().skip(n - tail).collect();
+    format!("{start}…{end}")
 }

@@ -19,17 +19,27 @@ pub struct PickerTable<'a> {
 }
 
 /// The cells of one device row: target, size, lbs/pbs, link, health, state, model.
-fn cells(d: &DeviceInfo) -> [String; 7] {
+fn cells(d: &DeviceInfo, backing: Option<&String>) -> [String; 7] {
+    let loop_device = d.link.kind == crate::model::disk::LinkKind::Loop;
     let state = match &d.access {
         Access::Denied(why) => format!("cannot open: {why}"),
         Access::Ok if !d.holders.is_empty() => format!("in use by {}", d.holders.join(",")),
         Access::Ok if !d.mountpoints.is_empty() => format!("mounted {}", d.mountpoints.join(",")),
-        Access::Ok => String::new(),
+        // A loop device is what backs it (its file keeps its name when cut).
+        Access::Ok => backing.map_or_else(String::new, |file| {
+            let room = MAX_CELL - "loop → ".chars().count();
+            format!(
+                "loop → {}",
+                super::shorten_middle(&crate::units::visible(file), room)
+            )
+        }),
     };
-    let model = d
-        .model
-        .as_deref()
-        .unwrap_or(if d.rotational { "(rotational)" } else { "" });
+    // A loop device's rotational flag is the kernel's default, not a spinning disk.
+    let model = match &d.model {
+        Some(m) => m.clone(),
+        None if d.rotational && !loop_device => "(rotational)".into(),
+        None => String::new(),
+    };
     [
         d.path.clone(),
         format_bytes(d.size_bytes),
@@ -37,7 +47,7 @@ fn cells(d: &DeviceInfo) -> [String; 7] {
         d.link.label.clone(),
         d.health.as_ref().map(|h| h.cell()).unwrap_or_default(),
         state,
-        model.to_string(),
+        model,
     ]
 }
 
@@ -68,9 +78,12 @@ fn widths(rows: &[[String; 7]]) -> [usize; 7] {
     w
 }
 
-/// One line of the table: cells padded to their widths (cut with `…` when longer).
-fn line(cells: &[String; 7], w: &[usize; 7]) -> String {
+/// One line of the table: cells padded to their widths (cut with `…` when longer); the last
+/// loses its middle to fit `room` columns (a long model keeps its end).
+fn line(cells: &[String; 7], w: &[usize; 7], room: usize) -> String {
     let mut out = Vec::with_capacity(7);
+    let shown = w[..LAST].iter().filter(|x| **x > 0).count();
+    let last_room = room.saturating_sub(w[..LAST].iter().sum::<usize>() + shown);
     for (i, cell) in cells.iter().enumerate() {
         if i == HEALTH && w[i] == 0 {
             continue;
@@ -79,6 +92,8 @@ fn line(cells: &[String; 7], w: &[usize; 7]) -> String {
         let text = if n > w[i] && i < LAST {
             let cut: String = cell.chars().take(w[i].saturating_sub(1)).collect();
             format!("{cut}…")
+        } else if i == LAST && n > last_room && last_room >= 12 {
+            super::shorten_middle(cell, last_room)
         } else {
             cell.clone()
         };
@@ -102,12 +117,12 @@ impl Widget for PickerTable<'_> {
             .rows
             .iter()
             .filter_map(|r| match r {
-                PickerRow::Device(d) => Some(cells(d)),
+                PickerRow::Device(d) => Some(cells(d, p.loops.get(&d.name))),
                 _ => None,
             })
             .collect();
         let widths = widths(&device_cells);
-        let header = format!("  {}", line(&HEADER.map(String::from), &widths));
+        let header = format!("  {}", line(&HEADER.map(String::from), &widths, usize::MAX));
         buf.set_stringn(area.x, area.y, &header, w, self.theme.dim());
         let rows = area.height.saturating_sub(1) as usize;
         // Keep the selected row on screen.
@@ -123,7 +138,8 @@ impl Widget for PickerTable<'_> {
                     } else {
                         self.theme.dim()
                     };
-                    (line(&cells(d), &widths), style)
+                    let cells = cells(d, p.loops.get(&d.name));
+                    (line(&cells, &widths, w.saturating_sub(2)), style)
                 }
                 PickerRow::EnterPath => match &p.input {
                     Some(text) => (format!("path: {text}█"), self.theme.accent()),
