@@ -820,3 +820,21 @@ fn two_names_of_one_drive_read_it_once_and_say_the_same() {
     assert_eq!(list[0]["disk"], "sda", "{list}");
     assert_eq!(list[0]["health"], list[1]["health"], "{list}");
 }
+
+#[test]
+fn a_smartctl_on_path_that_cannot_run_is_named_with_the_fix() {
+    // A directory named smartctl first on PATH, and nothing else by that name.
+    let dir = tempfile::tempdir().unwrap();
+    let bogus = dir.path().join("smartctl");
+    std::fs::create_dir(&bogus).unwrap();
+    let path = OsString::from(format!("{}:/nonexistent", dir.path().display()));
+    let out = stdout(&run(&path, &sysfs("sata-3g"), &["--health"]));
+    assert_eq!(
+        out.trim_end(),
+        format!(
+            "/dev/sda: smartctl did not start: {} is not an executable file (Permission \
+             denied); remove it from PATH or install smartmontools",
+            bogus.display()
+        )
+    );
+}

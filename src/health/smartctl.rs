@@ -67,6 +67,24 @@ fn hung(device: &str, limit: Duration) -> HealthGap {
     )
 }
 
+/// Why smartctl did not start, naming the file on `PATH` that could not run (a directory
+/// named smartctl, a file without its execute bit) and what to do.
+fn not_started(e: &std::io::Error) -> String {
+    let found = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join("smartctl"))
+            .find(|p| p.exists())
+    });
+    match found {
+        Some(p) if e.kind() == std::io::ErrorKind::PermissionDenied => format!(
+            "smartctl did not start: {} is not an executable file (Permission denied); remove \
+             it from PATH or install smartmontools",
+            crate::units::visible(&p.display().to_string())
+        ),
+        _ => format!("smartctl did not start: {e}"),
+    }
+}
+
 /// Runs `smartctl args…`, waiting at most the timeout: for it to exit, and for its output to
 /// end (a child it left behind may hold that open). Its output is read as bytes, since a
 /// drive's strings need not be UTF-8, and what is not is replaced, not the whole answer lost.
@@ -81,7 +99,7 @@ fn call(args: &[&str], device: &str) -> Result<Answer, HealthGap> {
         .spawn()
         .map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => HealthGap::new(GapKind::NoSmartctl, absent_text()),
-            _ => HealthGap::new(GapKind::Failed, format!("smartctl did not start: {e}")),
+            _ => HealthGap::new(GapKind::Failed, not_started(&e)),
         })?;
     let pid = child.id();
     let mut stdout = child.stdout.take();
