@@ -121,6 +121,24 @@ fn texts(findings: &Value) -> Vec<String> {
         .collect()
 }
 
+/// `--health`'s report with each wrapped line joined to the one it continues (a line
+/// indented four or more that is not a new "- " item).
+fn joined(report: &str) -> String {
+    let mut out = String::new();
+    for line in report.lines() {
+        let deep = line.starts_with("    ") && !line.trim_start().starts_with("- ");
+        if deep && !out.is_empty() {
+            out.pop();
+            out.push(' ');
+            out.push_str(line.trim_start());
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
+}
+
 fn row<'a>(table: &'a str, name: &str) -> &'a str {
     table
         .lines()
@@ -199,7 +217,11 @@ fn an_hdd_sold_as_new_is_caught_by_its_farm_log() {
         fixture("hdd-farm.json").display(),
         fixture("hdd-reset.json").display()
     ));
-    let out = stdout(&run(&stub.path(), &sysfs("sata-3g"), &["--health"]));
+    let out = joined(&stdout(&run(
+        &stub.path(),
+        &sysfs("sata-3g"),
+        &["--health"],
+    )));
     assert!(
         out.starts_with("/dev/sda: worn; its own verdict: PASSED"),
         "{out}"
@@ -673,5 +695,146 @@ fn a_sweep_keeps_the_drives_health_at_its_start_and_end() {
             .any(|t| t.starts_with("3 new UDMA CRC errors during the run")),
         "{}",
         j["findings"]
+    );
+}
+
+#[test]
+fn a_hung_smartctl_whose_child_holds_its_output_open_is_still_stopped_in_time() {
+    // A wrapper script (`sh` running smartctl as its child, not exec'ing it) that hangs: the
+    // child keeps the output pipe open after the script itself is killed.
+    let hung = Stub::new("sleep 30\nexit 0");
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_diskscope"))
+        .args(["--health"])
+        .env("PATH", hung.path())
+        .env("SYSFS_PATH", sysfs("sata-3g"))
+        .env("DISKSCOPE_SMARTCTL_TIMEOUT", "0.5")
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "waited {:?} for: {text}",
+        started.elapsed()
+    );
+    assert_eq!(
+        text.trim_end(),
+        "/dev/sda: smartctl did not answer for /dev/sda within 0.5 s: stopped it"
+    );
+}
+
+#[test]
+fn bytes_that_are_not_utf8_in_a_drives_strings_do_not_lose_its_record() {
+    // A drive's IDENTIFY strings are bytes; smartctl passes bytes above 0x7f through as they
+    // are, which is not UTF-8.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("sata-ssd-worn.json")).unwrap();
+    let mut bytes = text.into_bytes();
+    let at = bytes
+        .windows(b"S3Z1NB0K".len())
+        .position(|w| w == b"S3Z1NB0K")
+        .expect("the fixture's serial");
+    bytes[at] = 0xe9;
+    let answer = dir.path().join("latin1.json");
+    std::fs::write(&answer, bytes).unwrap();
+    let stub = Stub::new(&format!("cat '{}'", answer.display()));
+    let out = joined(&stdout(&run(
+        &stub.path(),
+        &sysfs("sata-3g"),
+        &["--health"],
+    )));
+    assert!(out.starts_with("/dev/sda: worn"), "{out}");
+    assert!(out.contains("serial \u{fffd}3Z1NB0K000001X"), "{out}");
+}
+
+#[test]
+fn json_cut_short_is_one_short_line_not_the_whole_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("sata-ssd-worn.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let compact = serde_json::to_string(&v).unwrap();
+    let cut = dir.path().join("cut.json");
+    std::fs::write(&cut, &compact[..compact.len() / 2]).unwrap();
+    let stub = Stub::new(&format!("cat '{}'\nexit 0", cut.display()));
+    let out = stdout(&run(&stub.path(), &sysfs("sata-3g"), &["--health"]));
+    assert_eq!(
+        out.trim_end(),
+        format!(
+            "/dev/sda: smartctl's JSON for /dev/sda ended after {} bytes, cut short, exit status 0",
+            compact.len() / 2
+        )
+    );
+}
+
+#[test]
+fn a_drive_that_answers_no_smart_figures_is_unknown_not_ok() {
+    // A USB bridge that passes identity through but no SMART data: smartctl exits with bit 2
+    // (a SMART command failed) and its answer holds no verdict, counter or wear figure.
+    let stub = Stub::answering("usb-silent.json", 4);
+    let sys = sysfs("sata-3g");
+    let table = stdout(&run(&stub.path(), &sys, &["--list"]));
+    assert!(row(&table, "sda").contains("unknown"), "{table}");
+    let out = stdout(&run(&stub.path(), &sys, &["--health"]));
+    assert!(out.starts_with("/dev/sda: unknown\n"), "{out}");
+    assert!(
+        joined(&out).contains(
+            "its answer holds no SMART verdict, error counter or wear figure: nothing here \
+             says whether it is sound"
+        ),
+        "{out}"
+    );
+    let devs = json(&run(&stub.path(), &sys, &["--health", "--json"]));
+    assert_eq!(devs[0]["health"]["status"], "unknown", "{devs}");
+    assert_eq!(devs[0]["health"]["power_on_hours"], 9120, "{devs}");
+}
+
+#[test]
+fn the_health_report_fits_80_columns_as_the_list_does() {
+    for (file, status) in [
+        ("sata-ssd-worn.json", 0),
+        ("nvme-used-up.json", 0),
+        ("sas.json", 0),
+        ("usb-silent.json", 4),
+    ] {
+        let stub = Stub::answering(file, status);
+        let out = stdout(&run(&stub.path(), &sysfs("sata-3g"), &["--health"]));
+        assert_fits(&out);
+    }
+}
+
+#[test]
+fn two_names_of_one_drive_read_it_once_and_say_the_same() {
+    let stub = Stub::answering("sata-ssd-worn.json", 0);
+    let work = common::workdir();
+    let sub = work.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let fake = sata_under(work.path());
+    let sys = fake.path().join("sys");
+    let (a, b) = (work.path().to_str().unwrap(), sub.to_str().unwrap());
+    let list = json(&run(
+        &stub.path(),
+        &sys,
+        &["--health", "--json", "--", a, b],
+    ));
+    assert_eq!(stub.calls().len(), 1, "{:?}", stub.calls());
+    assert_eq!(list[0]["disk"], "sda", "{list}");
+    assert_eq!(list[0]["health"], list[1]["health"], "{list}");
+}
+
+#[test]
+fn a_smartctl_on_path_that_cannot_run_is_named_with_the_fix() {
+    // A directory named smartctl first on PATH, and nothing else by that name.
+    let dir = tempfile::tempdir().unwrap();
+    let bogus = dir.path().join("smartctl");
+    std::fs::create_dir(&bogus).unwrap();
+    let path = OsString::from(format!("{}:/nonexistent", dir.path().display()));
+    let out = stdout(&run(&path, &sysfs("sata-3g"), &["--health"]));
+    assert_eq!(
+        out.trim_end(),
+        format!(
+            "/dev/sda: smartctl did not start: {} is not an executable file (Permission \
+             denied); remove it from PATH or install smartmontools",
+            bogus.display()
+        )
     );
 }

@@ -1,14 +1,14 @@
 //! What the drive's own record says, in words: whether "new" is new (hours, power cycles,
 //! bytes written; SMART's hours against Seagate's FARM log), whether it is failing or worn
 //! (bad sectors, media errors, its own verdict, NVMe critical warnings, endurance, spare),
-//! and what moved while the run went (`changes`). `verdict` sums a record up in the one word
+//! and what moved while the run went (`changes`, in `health_changes`). `verdict` sums a record up in the one word
 //! the HEALTH column shows. Every limit is in `thresholds`, with its source.
 
 use super::thresholds::{
     HEALTH_ENDURANCE_USED_PCT, HEALTH_FARM_SLACK_HOURS, HEALTH_NOT_NEW_HOURS,
     HEALTH_NOT_NEW_WRITTEN_BYTES, HEALTH_WORN_USED_PCT, HOURS_PER_YEAR,
 };
-use super::words::{clock, decimal_bytes, grouped};
+use super::words::{decimal_bytes, grouped};
 use super::{Finding, kind};
 use crate::model::health::{
     DeviceHealth, HealthRead, HealthRecord, Verdict, counter, critical_warning as cw,
@@ -16,15 +16,15 @@ use crate::model::health::{
 
 /// What a counter means, for its finding: key, words for one, words for many, the verdict it
 /// gives, and what it says about the drive.
-struct Meaning {
-    key: &'static str,
-    one: &'static str,
-    many: &'static str,
-    verdict: Verdict,
-    means: &'static str,
+pub(super) struct Meaning {
+    pub(super) key: &'static str,
+    pub(super) one: &'static str,
+    pub(super) many: &'static str,
+    pub(super) verdict: Verdict,
+    pub(super) means: &'static str,
 }
 
-const MEANINGS: [Meaning; 9] = [
+pub(super) const MEANINGS: [Meaning; 9] = [
     Meaning {
         key: counter::PENDING,
         one: "sector pending reallocation",
@@ -88,21 +88,6 @@ const MEANINGS: [Meaning; 9] = [
         verdict: Verdict::Ok,
         means: "the cable or backplane, not the drive",
     },
-];
-
-/// Counters whose rise during a run is said, beyond those with a meaning above.
-const ALSO_WATCHED: [(&str, &str, &str); 3] = [
-    (counter::NON_MEDIUM, "non-medium error", "non-medium errors"),
-    (
-        counter::ERROR_LOG_ENTRIES,
-        "error log entry",
-        "error log entries",
-    ),
-    (
-        counter::UNSAFE_SHUTDOWNS,
-        "unsafe shutdown",
-        "unsafe shutdowns",
-    ),
 ];
 
 fn count(n: u64, one: &str, many: &str) -> String {
@@ -234,13 +219,32 @@ fn wear_findings(r: &HealthRecord) -> Vec<Finding> {
 /// The drive's own verdict is FAILING. For NVMe, smartctl derives that verdict from the
 /// critical warning bits, which are judged one by one instead (a drive at 100% used sets bit
 /// 0x04 while it works: smartmontools#537).
-fn self_failed(r: &HealthRecord) -> bool {
+pub(super) fn self_failed(r: &HealthRecord) -> bool {
     r.passed == Some(false) && r.critical_warning.is_none()
+}
+
+/// Whether the record holds anything that says if the drive is sound: its own verdict, a
+/// watched counter, wear, spare or NVMe's critical warning. A USB bridge that passes no SMART
+/// through leaves only identity and perhaps hours, which say nothing of that.
+fn says_soundness(r: &HealthRecord) -> bool {
+    r.passed.is_some()
+        || !r.counters.is_empty()
+        || r.percentage_used.is_some()
+        || r.critical_warning.is_some()
+        || r.available_spare_pct.is_some()
 }
 
 /// Everything a record says, in reading order: failing first, then worn, then its age.
 pub fn record_findings(r: &HealthRecord) -> Vec<Finding> {
     let mut out = Vec::new();
+    if verdict(r) == Verdict::Unknown {
+        out.push(Finding::new(
+            kind::HEALTH_UNKNOWN,
+            "its answer holds no SMART verdict, error counter or wear figure: nothing here \
+             says whether it is sound (a USB bridge that passes no SMART through answers so)"
+                .into(),
+        ));
+    }
     if self_failed(r) {
         out.push(Finding::new(
             kind::HEALTH_FAILING,
@@ -252,7 +256,7 @@ pub fn record_findings(r: &HealthRecord) -> Vec<Finding> {
     out.extend(hours_reset(r));
     out.extend(not_new(r));
     let rank = |f: &Finding| match f.kind.as_str() {
-        kind::HEALTH_FAILING | kind::HEALTH_WARNING => 0,
+        kind::HEALTH_FAILING | kind::HEALTH_WARNING | kind::HEALTH_UNKNOWN => 0,
         kind::HEALTH_HOURS_RESET => 1,
         kind::HEALTH_WORN => 2,
         _ => 3,
@@ -261,7 +265,7 @@ pub fn record_findings(r: &HealthRecord) -> Vec<Finding> {
     out
 }
 
-/// The one word for a record: failing, worn or ok.
+/// The one word for a record: failing, worn or ok; unknown where nothing in it says which.
 pub fn verdict(r: &HealthRecord) -> Verdict {
     let warn = r.critical_warning.unwrap_or(0);
     let used = r.percentage_used.unwrap_or(0);
@@ -287,8 +291,10 @@ pub fn verdict(r: &HealthRecord) -> Verdict {
     } else if used >= HEALTH_WORN_USED_PCT || by_counter(Verdict::Worn) || hours_reset(r).is_some()
     {
         Verdict::Worn
-    } else {
+    } else if says_soundness(r) {
         Verdict::Ok
+    } else {
+        Verdict::Unknown
     }
 }
 
@@ -310,57 +316,6 @@ pub fn device_health(read: HealthRead) -> DeviceHealth {
             gap: Some(gap),
         },
     }
-}
-
-/// What moved between two reads of the record, found by the later one `at_s` seconds into
-/// the run; `whole_run` when the two are the run's start and end (then the words say "during
-/// the run" rather than a time).
-pub fn changes(
-    before: &HealthRecord,
-    after: &HealthRecord,
-    at_s: f64,
-    whole_run: bool,
-) -> Vec<Finding> {
-    let when = if whole_run {
-        "during the run".to_string()
-    } else {
-        format!("at {}", clock(at_s))
-    };
-    let mut out = Vec::new();
-    let watched = MEANINGS
-        .iter()
-        .map(|m| (m.key, m.one, m.many, Some(m)))
-        .chain(ALSO_WATCHED.iter().map(|(k, o, m)| (*k, *o, *m, None)));
-    for (key, one, many, meaning) in watched {
-        let (Some(a), Some(b)) = (before.counter(key), after.counter(key)) else {
-            continue;
-        };
-        if b <= a {
-            continue;
-        }
-        let mut text = format!(
-            "{} new {}",
-            grouped(b - a),
-            if b - a == 1 { one } else { many }
-        );
-        text.push_str(&format!(" {when}"));
-        if key == counter::UDMA_CRC {
-            text.push_str(": the cable or backplane, not the drive");
-        } else if let Some(m) = meaning {
-            text.push_str(&format!(": {}", m.means));
-        }
-        out.push(Finding::new(kind::HEALTH_CHANGED, text).at(at_s));
-    }
-    let new_bits = after.critical_warning.unwrap_or(0) & !before.critical_warning.unwrap_or(0);
-    if new_bits != 0 {
-        let text = format!("critical warning 0x{new_bits:02x} set {when}");
-        out.push(Finding::new(kind::HEALTH_CHANGED, text).at(at_s));
-    }
-    if self_failed(after) && before.passed != Some(false) {
-        let text = format!("the drive's SMART self-assessment turned to FAILING {when}");
-        out.push(Finding::new(kind::HEALTH_CHANGED, text).at(at_s));
-    }
-    out
 }
 
 #[cfg(test)]

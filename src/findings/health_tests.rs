@@ -1,4 +1,5 @@
 use super::*;
+use crate::findings::health_changes::changes;
 
 fn texts(f: &[Finding]) -> Vec<&str> {
     f.iter().map(|f| f.text.as_str()).collect()
@@ -27,6 +28,7 @@ fn a_used_drive_says_its_hours_cycles_and_writes() {
         power_on_hours: Some(3),
         power_cycles: Some(2),
         written_bytes: Some(1_000_000),
+        passed: Some(true),
         ..HealthRecord::default()
     };
     assert!(
@@ -195,11 +197,47 @@ fn counters_that_moved_are_findings_with_their_time() {
         mid[0].text.starts_with("2 new media errors at 0:42"),
         "{mid:?}"
     );
-    assert!(
-        changes(&b, &a, 42.0, false).is_empty(),
-        "a counter going back is no news"
-    );
     assert!(changes(&a, &a, 42.0, false).is_empty());
+}
+
+#[test]
+fn counters_or_hours_that_go_down_are_said_not_taken_as_no_news() {
+    let mut a = HealthRecord {
+        power_on_hours: Some(31_002),
+        ..HealthRecord::default()
+    };
+    a.set_counter(counter::UDMA_CRC, "UDMA_CRC_Error_Count", Some(199), 7);
+    let mut b = a.clone();
+    b.power_on_hours = Some(12);
+    b.set_counter(counter::UDMA_CRC, "UDMA_CRC_Error_Count", Some(199), 0);
+    assert_eq!(
+        texts(&changes(&a, &b, 42.0, false)),
+        [
+            "power-on hours went down from 31,002 to 12 at 0:42: a drive's own counts only \
+             rise, so its record was reset or it does not tell the truth",
+            "UDMA_CRC_Error_Count went down from 7 to 0 at 0:42: a drive's own counts only \
+             rise, so its record was reset or it does not tell the truth",
+        ]
+    );
+}
+
+#[test]
+fn another_drive_answering_is_said_and_its_figures_not_compared() {
+    let mut a = HealthRecord {
+        serial: Some("S3Z1NB0K000001X".into()),
+        ..HealthRecord::default()
+    };
+    a.set_counter(counter::MEDIA_ERRORS, "media errors", None, 0);
+    let mut b = a.clone();
+    b.serial = Some("WKD0XXXX".into());
+    b.set_counter(counter::MEDIA_ERRORS, "media errors", None, 40);
+    assert_eq!(
+        texts(&changes(&a, &b, 61.0, true)),
+        [
+            "another drive answered during the run: its serial number is not the one read at \
+          the start, so its figures are not compared with those"
+        ]
+    );
 }
 
 #[test]
@@ -238,5 +276,31 @@ fn smartctls_failed_verdict_on_nvme_is_read_from_the_bits() {
         record_findings(&r)
             .iter()
             .all(|f| !f.text.contains("FAILING"))
+    );
+}
+
+#[test]
+fn a_record_without_verdict_counters_or_wear_is_unknown_whatever_its_hours() {
+    let silent = HealthRecord {
+        power_on_hours: Some(9120),
+        model: Some("Generic USB3.0 Bridge".into()),
+        ..HealthRecord::default()
+    };
+    assert_eq!(verdict(&silent), Verdict::Unknown);
+    let said = record_findings(&silent);
+    assert_eq!(said[0].kind, kind::HEALTH_UNKNOWN, "{said:?}");
+    assert!(
+        said.iter().any(|f| f.kind == kind::HEALTH_NOT_NEW),
+        "{said:?}"
+    );
+    let passed = HealthRecord {
+        passed: Some(true),
+        ..silent
+    };
+    assert_eq!(verdict(&passed), Verdict::Ok);
+    assert!(
+        record_findings(&passed)
+            .iter()
+            .all(|f| f.kind != kind::HEALTH_UNKNOWN)
     );
 }

@@ -24,6 +24,7 @@
 pub mod collect;
 pub mod conditions;
 pub mod health;
+pub mod health_changes;
 pub mod link;
 pub mod outliers;
 pub mod queue;

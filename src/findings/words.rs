@@ -39,7 +39,7 @@ pub fn decimal_bytes(value: f64) -> String {
 
 /// A decimal byte rate with three significant digits: "850 B/s", "480 MB/s", "2.10 GB/s".
 pub fn bytes_per_s(value: f64) -> String {
-    const UNITS: [&str; 5] = ["B/s", "kB/s", "MB/s", "GB/s", "TB/s"];
+    const UNITS: [&str; 7] = ["B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s", "EB/s"];
     if !value.is_finite() || value <= 0.0 {
         return "0 B/s".into();
     }
@@ -100,6 +100,9 @@ mod tests {
         assert_eq!(grouped(1_234_567), "1,234,567");
         assert_eq!(decimal_bytes(412.16e12), "412 TB");
         assert_eq!(decimal_bytes(85.3e9), "85.3 GB");
+        // A datacenter SSD's lifetime writes: petabytes, not "3200 TB".
+        assert_eq!(decimal_bytes(3.2e15), "3.20 PB");
+        assert_eq!(decimal_bytes(18.4e18), "18.4 EB");
     }
 
     #[test]

@@ -7,11 +7,13 @@
 //! (`-l farm`): its power-on hours are the drive's own, kept apart from SMART's.
 //!
 //! Every call is bounded (`DISKSCOPE_SMARTCTL_TIMEOUT` seconds, 10 by default): a hung
-//! smartctl is killed and said in one line. Absent, failing or printing garbage, it is one line
+//! smartctl is killed with whatever it started (its own process group) and said in one line. Absent, failing or printing garbage, it is one line
 //! too (`HealthGap`), never a panic. What the JSON means is `smartctl_json`'s.
 
 use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use super::smartctl_json;
@@ -41,7 +43,51 @@ fn timeout() -> Duration {
         .map_or(DEFAULT_TIMEOUT, Duration::from_secs_f64)
 }
 
-/// Runs `smartctl args…`, waiting at most the timeout.
+/// The most of smartctl's output read: its JSON is kilobytes; a runaway is cut here.
+const MOST_READ: u64 = 16 << 20;
+
+/// Kills smartctl and whatever it started (it runs in a process group of its own), so that
+/// no child of a wrapper script keeps its output open.
+fn kill_group(pid: u32) {
+    if let Ok(pid) = i32::try_from(pid) {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
+fn hung(device: &str, limit: Duration) -> HealthGap {
+    HealthGap::new(
+        GapKind::Failed,
+        format!(
+            "smartctl did not answer for {device} within {}: stopped it",
+            crate::units::format_seconds(limit.as_secs_f64())
+        ),
+    )
+}
+
+/// Why smartctl did not start, naming the file on `PATH` that could not run (a directory
+/// named smartctl, a file without its execute bit) and what to do.
+fn not_started(e: &std::io::Error) -> String {
+    let found = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join("smartctl"))
+            .find(|p| p.exists())
+    });
+    match found {
+        Some(p) if e.kind() == std::io::ErrorKind::PermissionDenied => format!(
+            "smartctl did not start: {} is not an executable file (Permission denied); remove \
+             it from PATH or install smartmontools",
+            crate::units::visible(&p.display().to_string())
+        ),
+        _ => format!("smartctl did not start: {e}"),
+    }
+}
+
+/// Runs `smartctl args…`, waiting at most the timeout: for it to exit, and for its output to
+/// end (a child it left behind may hold that open). Its output is read as bytes, since a
+/// drive's strings need not be UTF-8, and what is not is replaced, not the whole answer lost.
 fn call(args: &[&str], device: &str) -> Result<Answer, HealthGap> {
     let mut child = Command::new("smartctl")
         .args(args)
@@ -49,18 +95,21 @@ fn call(args: &[&str], device: &str) -> Result<Answer, HealthGap> {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
+        .process_group(0)
         .spawn()
         .map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => HealthGap::new(GapKind::NoSmartctl, absent_text()),
-            _ => HealthGap::new(GapKind::Failed, format!("smartctl did not start: {e}")),
+            _ => HealthGap::new(GapKind::Failed, not_started(&e)),
         })?;
+    let pid = child.id();
     let mut stdout = child.stdout.take();
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
         if let Some(out) = stdout.as_mut() {
-            let _ = out.take(16 << 20).read_to_string(&mut text);
+            let _ = out.take(MOST_READ).read_to_end(&mut bytes);
         }
-        text
+        let _ = tx.send(bytes);
     });
     let limit = timeout();
     let start = Instant::now();
@@ -69,22 +118,25 @@ fn call(args: &[&str], device: &str) -> Result<Answer, HealthGap> {
             Ok(Some(status)) => break status,
             Ok(None) if start.elapsed() < limit => std::thread::sleep(Duration::from_millis(10)),
             _ => {
-                let _ = child.kill();
+                kill_group(pid);
                 let _ = child.wait();
-                let _ = reader.join();
-                return Err(HealthGap::new(
-                    GapKind::Failed,
-                    format!(
-                        "smartctl did not answer for {device} within {}: stopped it",
-                        crate::units::format_seconds(limit.as_secs_f64())
-                    ),
-                ));
+                return Err(hung(device, limit));
             }
         }
     };
-    let stdout = reader.join().unwrap_or_default();
+    let left = limit.saturating_sub(start.elapsed());
+    let bytes = match rx.recv_timeout(left.max(Duration::from_millis(100))) {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            // smartctl exited, something it started holds its output open: what it printed
+            // is all there is.
+            kill_group(pid);
+            rx.recv_timeout(Duration::from_secs(1))
+                .map_err(|_| hung(device, limit))?
+        }
+    };
     Ok(Answer {
-        stdout,
+        stdout: String::from_utf8_lossy(&bytes).into_owned(),
         status: status.code(),
     })
 }

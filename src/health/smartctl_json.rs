@@ -77,7 +77,11 @@ pub fn parse(device: &str, stdout: &str, status: Option<i32>) -> HealthRead {
     Ok(record(device, &json))
 }
 
-/// smartctl printed something that is not its JSON.
+/// How much of a line that is not JSON is quoted.
+const QUOTED_CHARS: usize = 60;
+
+/// smartctl printed something that is not its JSON: said in one short line, never the whole
+/// answer (its compact JSON is one line of kilobytes).
 fn not_json(device: &str, stdout: &str, status: Option<i32>) -> HealthGap {
     if stdout.contains("UNRECOGNIZED OPTION") {
         return HealthGap::new(
@@ -85,16 +89,36 @@ fn not_json(device: &str, stdout: &str, status: Option<i32>) -> HealthGap {
             "smartctl is older than 7.0 and has no --json: upgrade smartmontools",
         );
     }
+    let exit = status.map_or(String::new(), |s| format!(", exit status {s}"));
+    let cut_short = serde_json::from_str::<Value>(stdout).is_err_and(|e| e.is_eof());
+    if cut_short && stdout.trim_start().starts_with('{') {
+        return HealthGap::new(
+            GapKind::Failed,
+            format!(
+                "smartctl's JSON for {device} ended after {} bytes, cut short{exit}",
+                stdout.len()
+            ),
+        );
+    }
     let first = stdout.lines().map(str::trim).find(|l| !l.is_empty());
     let what = match first {
-        Some(line) => format!("printed no JSON ({})", crate::units::one_line(line)),
+        Some(line) => format!("printed no JSON ({})", quoted(line)),
         None => "printed nothing".into(),
     };
-    let exit = status.map_or(String::new(), |s| format!(", exit status {s}"));
     HealthGap::new(
         GapKind::Failed,
         format!("smartctl {what} for {device}{exit}"),
     )
+}
+
+/// The start of `line`, one line, at most `QUOTED_CHARS` characters.
+fn quoted(line: &str) -> String {
+    let line = crate::units::one_line(line);
+    if line.chars().count() <= QUOTED_CHARS {
+        return line.into_owned();
+    }
+    let head: String = line.chars().take(QUOTED_CHARS - 1).collect();
+    format!("{head}…")
 }
 
 /// smartctl's own messages, errors first.
@@ -370,5 +394,18 @@ mod tests {
         assert_eq!(leading_number("12 (Min/Max 20/45)"), Some(12));
         assert_eq!(leading_number(" 7"), Some(7));
         assert_eq!(leading_number("n/a"), None);
+    }
+
+    #[test]
+    fn what_is_not_json_is_quoted_short() {
+        let long = format!("garbage {}", "x".repeat(500));
+        let gap = parse("/dev/sda", &long, Some(0)).unwrap_err();
+        assert!(gap.text.chars().count() < 120, "{}", gap.text);
+        assert!(gap.text.contains("(garbage xxx"), "{}", gap.text);
+        let cut = parse("/dev/sda", &WORN[..100], Some(0)).unwrap_err();
+        assert_eq!(
+            cut.text,
+            "smartctl's JSON for /dev/sda ended after 100 bytes, cut short, exit status 0"
+        );
     }
 }

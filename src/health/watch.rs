@@ -10,7 +10,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::HealthTarget;
-use crate::model::health::{HealthRead, HealthRecord};
+use crate::model::health::{GapKind, HealthGap, HealthRead, HealthRecord};
 
 /// How often a run reads the record between its start and its end.
 pub const EVERY: Duration = Duration::from_secs(60);
@@ -19,8 +19,11 @@ pub const EVERY: Duration = Duration::from_secs(60);
 pub struct HealthWatch {
     target: HealthTarget,
     start: HealthRead,
-    /// Records read since the last poll, with the seconds since the start read.
-    rx: Option<Receiver<(f64, HealthRecord)>>,
+    /// Reads since the last poll, with the seconds since the start read.
+    rx: Option<Receiver<(f64, HealthRead)>>,
+    /// The last minute read, when it failed (smartctl hung or printed garbage): the end read
+    /// is not tried again to wait as long.
+    failed: Option<HealthGap>,
     stop: Option<Sender<()>>,
     thread: Option<JoinHandle<()>>,
     reads: usize,
@@ -51,6 +54,7 @@ impl HealthWatch {
             rx: None,
             stop: None,
             thread: None,
+            failed: None,
             reads: 1,
             read,
         };
@@ -64,8 +68,9 @@ impl HealthWatch {
             .name("diskscope-health".into())
             .spawn(move || {
                 while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
-                    if let Ok(r) = read(&target)
-                        && tx.send((started.elapsed().as_secs_f64(), r)).is_err()
+                    if tx
+                        .send((started.elapsed().as_secs_f64(), read(&target)))
+                        .is_err()
                     {
                         return;
                     }
@@ -88,11 +93,25 @@ impl HealthWatch {
     pub fn poll(&mut self) -> Vec<(f64, HealthRecord)> {
         let got: Vec<_> = self.rx.iter().flat_map(|rx| rx.try_iter()).collect();
         self.reads += got.len();
-        got
+        let mut records = Vec::new();
+        for (at, read) in got {
+            match read {
+                Ok(r) => {
+                    self.failed = None;
+                    records.push((at, r));
+                }
+                Err(gap) if gap.kind == GapKind::Failed => self.failed = Some(gap),
+                // Asleep: the end read may find it awake.
+                Err(_) => self.failed = None,
+            }
+        }
+        records
     }
 
     /// Stops the minute reads and reads once more: the records not polled yet (with their
-    /// seconds), and the end read (`None` where the start read none).
+    /// seconds), and the end read (`None` where the start read none). Where the last minute
+    /// read failed, its failure stands for the end read: a hung smartctl is not waited on
+    /// twice.
     pub fn finish(&mut self) -> (Vec<(f64, HealthRecord)>, Option<HealthRead>) {
         self.stop = None;
         if let Some(t) = self.thread.take() {
@@ -103,6 +122,9 @@ impl HealthWatch {
             return (last, None);
         }
         self.rx = None;
+        if let Some(gap) = self.failed.take() {
+            return (last, Some(Err(gap)));
+        }
         self.reads += 1;
         (last, Some((self.read)(&self.target)))
     }
@@ -163,6 +185,41 @@ mod tests {
             .collect();
         assert!(crc.windows(2).all(|w| w[0] < w[1]), "{crc:?}");
         assert!(w.reads() >= 3);
+    }
+
+    static HANGS: AtomicU64 = AtomicU64::new(0);
+    static END_READS: AtomicU64 = AtomicU64::new(0);
+
+    /// Answers at the start, then fails as a hung smartctl does.
+    fn hangs_later(_: &HealthTarget) -> HealthRead {
+        if HANGS.fetch_add(1, Ordering::SeqCst) == 0 {
+            return Ok(HealthRecord::default());
+        }
+        if std::thread::current().name() != Some("diskscope-health") {
+            END_READS.fetch_add(1, Ordering::SeqCst);
+        }
+        Err(HealthGap::new(
+            GapKind::Failed,
+            "smartctl did not answer for /dev/sda within 10 s: stopped it",
+        ))
+    }
+
+    #[test]
+    fn a_minute_read_that_failed_stands_for_the_end_read() {
+        let mut w = HealthWatch::start_with(
+            target(LinkKind::Sata),
+            Duration::from_millis(5),
+            hangs_later,
+        );
+        while HANGS.load(Ordering::SeqCst) < 2 {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let (seen, end) = w.finish();
+        assert!(seen.is_empty());
+        let gap = end.expect("an end").expect_err("the failure");
+        assert!(gap.text.contains("did not answer"), "{gap:?}");
+        let again = END_READS.load(Ordering::SeqCst);
+        assert_eq!(again, 0, "read again at the end");
     }
 
     #[test]

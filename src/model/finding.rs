@@ -86,6 +86,8 @@ pub mod kind {
     pub const HEALTH_WARNING: &str = "health_warning";
     /// A counter of the drive's record moved during the run.
     pub const HEALTH_CHANGED: &str = "health_changed";
+    /// The drive answered, but with nothing that says whether it is sound.
+    pub const HEALTH_UNKNOWN: &str = "health_unknown";
 }
 
 #[cfg(test)]

@@ -100,12 +100,9 @@ pub fn report(label: &str, h: &DeviceHealth) -> String {
         None => "",
     };
     let mut out = format!("{label}: {}{verdict}\n", h.status.word());
-    out.push_str(&format!(
-        "  read from {} ({})\n",
-        visible(&r.device),
-        identity(r)
-    ));
-    out.push_str(&wrapped(" ", &figures(r), "  "));
+    let from = format!("{} ({})", visible(&r.device), identity(r));
+    out.push_str(&wrapped("  read from", &from, "    "));
+    out.push_str(&wrapped(" ", &figures(r), "    "));
     if !r.counters.is_empty() {
         out.push_str(&wrapped("  counters:", &counters(r), "    "));
     }
@@ -120,7 +117,7 @@ pub fn report(label: &str, h: &DeviceHealth) -> String {
     } else {
         out.push_str("  findings:\n");
         for f in &h.findings {
-            out.push_str(&format!("    - {}\n", f.text));
+            out.push_str(&wrapped("    -", &f.text, "      "));
         }
     }
     out
@@ -161,7 +158,7 @@ pub fn around_line(h: &HealthAround) -> String {
                 .as_deref()
                 .map_or(String::new(), |n| format!("; {}", visible(n)));
             format!(
-                "health: read at the start only ({}){why}: {}",
+                "health: read at the start only ({}): {}{why}",
                 start.source_text(),
                 figures(start)
             )
@@ -170,5 +167,40 @@ pub fn around_line(h: &HealthAround) -> String {
             "health: {}",
             visible(h.note.as_deref().unwrap_or("not read"))
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::health::HealthSource;
+
+    fn record() -> HealthRecord {
+        HealthRecord {
+            source: Some(HealthSource::Smartctl),
+            source_version: Some("7.3".into()),
+            power_on_hours: Some(4012),
+            power_cycles: Some(61),
+            ..HealthRecord::default()
+        }
+    }
+
+    #[test]
+    fn without_an_end_read_the_start_figures_come_before_why_not_after_it() {
+        let h = HealthAround {
+            start: Some(record()),
+            end: None,
+            note: Some(
+                "not read at the end: smartctl did not answer for /dev/sda within 10 s: \
+                 stopped it"
+                    .into(),
+            ),
+            reads: 1,
+        };
+        assert_eq!(
+            around_line(&h),
+            "health: read at the start only (smartctl 7.3): 4,012 h on, 61 power cycles; not \
+             read at the end: smartctl did not answer for /dev/sda within 10 s: stopped it"
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! `--health [TARGET…]`: the drive's own record and what it says, for each target (the disk
 //! under it) or, without one, every disk; no I/O is run and nothing is written. Drives are
-//! read side by side (`health::read_all`).
+//! read side by side (`health::read_all`), each once however many targets are on it.
 
 use std::path::{Path, PathBuf};
 
@@ -52,12 +52,30 @@ fn entries(config: &Config) -> Result<Vec<(String, HealthTarget)>> {
         .collect()
 }
 
+/// Each drive read once however many of the targets are on it (a disk and its partition, two
+/// directories of one filesystem): one smartctl call, so their reports cannot disagree.
+fn read_once_each(targets: Vec<HealthTarget>) -> Vec<DeviceHealth> {
+    let mut unique: Vec<HealthTarget> = Vec::new();
+    let which: Vec<usize> = targets
+        .into_iter()
+        .map(|t| match unique.iter().position(|u| *u == t) {
+            Some(i) => i,
+            None => {
+                unique.push(t);
+                unique.len() - 1
+            }
+        })
+        .collect();
+    let read = read_all(unique);
+    which.into_iter().map(|i| read[i].clone()).collect()
+}
+
 /// `--health`: prints each drive's record and findings (text) or the list (`--json`).
 pub fn run(config: &Config) -> Result<ExitStatus> {
     let named = entries(config)?;
     let disks: Vec<Option<String>> = named.iter().map(|(_, t)| t.disk.clone()).collect();
     let (labels, targets): (Vec<String>, Vec<HealthTarget>) = named.into_iter().unzip();
-    let read = read_all(targets);
+    let read = read_once_each(targets);
     let list: Vec<Entry> = labels
         .into_iter()
         .zip(disks)

@@ -5,7 +5,8 @@
 //! between two reads, at the time the later read found it.
 
 use crate::findings::Finding;
-use crate::findings::health::{changes, device_health, record_findings};
+use crate::findings::health::{device_health, record_findings};
+use crate::findings::health_changes::changes;
 use crate::health::watch::HealthWatch;
 use crate::model::health::{DeviceHealth, HealthAround, HealthRecord};
 
