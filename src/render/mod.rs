@@ -16,6 +16,7 @@ pub mod chart;
 pub mod compare;
 pub mod conditions;
 pub mod csv;
+mod details;
 pub mod disks;
 pub mod disks_compare;
 pub mod disks_saved;

@@ -13,6 +13,7 @@ pub mod baseline_file;
 pub mod export;
 pub mod file;
 pub mod save;
+mod saved_check;
 pub mod saved_doc;
 pub mod state_dir;
 

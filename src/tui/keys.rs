@@ -8,9 +8,13 @@
 
 mod complete;
 mod disks;
+#[cfg(test)]
+mod readme;
 pub(super) mod run;
 mod series;
 mod slide;
+#[cfg(test)]
+pub use readme::reference;
 pub(super) mod sliders;
 
 use std::path::PathBuf;
@@ -225,41 +229,6 @@ impl App {
         }
         action
     }
-}
-
-/// Every screen's keys as the README lists them (a Markdown table per screen), made from
-/// the same tables the handlers and the `?` overlay read; a test keeps README.md's copy
-/// equal to it.
-#[cfg(test)]
-pub fn reference() -> String {
-    fn rows<C, S>(t: &[Binding<C, S>]) -> Vec<(String, &'static str)> {
-        t.iter().map(|b| (b.label(), b.help)).collect()
-    }
-    let mut screens: Vec<(&str, Vec<(String, &'static str)>)> = vec![
-        ("the run screen", run::rows(super::state::View::Live)),
-        ("a sweep's chart", run::rows(super::state::View::Sweep)),
-        ("a suite's card", run::rows(super::state::View::Suite)),
-        ("the picker", rows(PICKER)),
-        ("the picker's path entry", rows(PATH_ENTRY)),
-        ("the write confirmation", rows(CONFIRM)),
-        ("laying out the scratch file", rows(PREPARING)),
-    ];
-    screens.extend(disks::all_rows());
-    screens.push((
-        "the help, the fio job or the message log shown",
-        rows(OVERLAY),
-    ));
-    screens.push(("everywhere", rows(GLOBAL)));
-    let mut out = String::new();
-    for (name, rows) in screens {
-        out.push_str(&format!(
-            "\n**{name}**\n\n| keys | what they do |\n|---|---|\n"
-        ));
-        for (keys, help) in rows {
-            out.push_str(&format!("| `{keys}` | {help} |\n"));
-        }
-    }
-    out
 }
 
 /// The hint line's entries of the screen showing: `? help` first, quit last, the feature

@@ -16,6 +16,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 mod emit;
+mod reset;
 
 use super::io::BlockIo;
 use super::stops;
@@ -363,30 +364,6 @@ impl Sampler {
                 let _ = h.join();
             }
         }
-    }
-
-    fn reset(&mut self) {
-        self.reap();
-        self.workers.retain(|w| w.active || w.handle.is_some());
-        for w in &mut self.workers {
-            w.base = w.prev;
-            w.active_time = Duration::ZERO;
-        }
-        for w in &mut self.workers {
-            w.left_out = (Counts::default(), 0);
-        }
-        self.total_latency.reset();
-        self.total_service.reset();
-        self.total_sides.reset();
-        self.total_elapsed = Duration::ZERO;
-        self.left_out = LeftOut::default();
-        let mut kept = self
-            .control
-            .errors
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        kept.clear();
-        self.control.errors_kept.store(0, Relaxed);
     }
 
     /// Stops every worker and waits up to `STOP_GRACE` for them; a worker stuck in an I/O
