@@ -26,6 +26,7 @@ mod fleet;
 mod health;
 mod local;
 mod suite;
+pub mod surface;
 
 /// Run length when none is given and there is no TUI (kept in `settings`, below the CLI,
 /// which checks `--until-steady` against it).
@@ -42,6 +43,8 @@ pub enum Mode {
     List,
     /// `--health`: the drives' own records and what they say, no I/O.
     Health,
+    /// `--surface`: the surface scan; `tui` when the screen is drawn.
+    Surface { tui: bool },
     /// `--fio`: the equivalent fio job.
     Fio,
     /// One timed run, printed as text, JSON or CSV.
@@ -94,6 +97,10 @@ impl Mode {
             );
         }
         let tui = !config.no_tui && config.output == Output::Text && terminal.is_ok();
+        if config.surface.is_some() {
+            surface::check(config)?;
+            return Ok(Mode::Surface { tui });
+        }
         if config.fleet.is_some() {
             return Ok(Mode::Fleet { tui });
         }
@@ -182,6 +189,10 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         Mode::Man => print_and_exit(&crate::cli::docs::man_page()),
         Mode::List => list_devices(&config),
         Mode::Health => health::run(&config),
+        Mode::Surface { tui: false } | Mode::Surface { tui: true } => match config.surface {
+            Some(ask) => surface::run(&config, ask),
+            None => Ok(ExitStatus::Failure),
+        },
         Mode::Fio => fio::print_fio(&config),
         Mode::Tui => crate::tui::run(config, notice),
         Mode::Run | Mode::Sweep(_) | Mode::Suite(_) => local::run(&config, &mode),
@@ -201,12 +212,17 @@ pub fn run(config: Config) -> Result<ExitStatus> {
 fn prints_text(mode: &Mode, output: Output) -> bool {
     let text = matches!(output, Output::Text | Output::Quiet);
     match mode {
-        Mode::Tui | Mode::Show | Mode::Fleet { tui: true } | Mode::Disks { tui: true } => true,
+        Mode::Tui
+        | Mode::Show
+        | Mode::Surface { tui: true }
+        | Mode::Fleet { tui: true }
+        | Mode::Disks { tui: true } => true,
         Mode::Run
         | Mode::Sweep(_)
         | Mode::Suite(_)
         | Mode::List
         | Mode::Health
+        | Mode::Surface { tui: false }
         | Mode::Fleet { .. }
         | Mode::Disks { .. } => text,
         Mode::Completions(_) | Mode::Man | Mode::Fio => false,
