@@ -75,22 +75,24 @@ fn against_neighbours(report: &SurfaceReport) -> Vec<(usize, f64, f64)> {
 }
 
 /// Regions whose rate, against their neighbourhood's, is an outlier among this disk's regions
-/// (modified z-score), at most `SURFACE_SLOW_SHARE` of it, and cost at least
-/// `SURFACE_MIN_EXCESS_S` more than the neighbourhood's rate would have: their indices.
+/// (modified z-score of the log of the ratio: rates scatter by factors, not by amounts), at
+/// most `SURFACE_SLOW_SHARE` of it, and cost at least `SURFACE_MIN_EXCESS_S` more than the
+/// neighbourhood's rate would have: their indices.
 pub fn slow_indices(report: &SurfaceReport) -> Vec<usize> {
     let rows = against_neighbours(report);
     let ratios: Vec<f64> = rows.iter().map(|&(_, bw, m)| bw / m.max(1.0)).collect();
-    let Some(center) = median(ratios.clone()) else {
+    let logs: Vec<f64> = ratios.iter().map(|r| r.max(1e-12).ln()).collect();
+    let Some(center) = median(logs.clone()) else {
         return Vec::new();
     };
-    let mad = median(ratios.iter().map(|r| (r - center).abs()).collect()).unwrap_or(0.0);
+    let mad = median(logs.iter().map(|r| (r - center).abs()).collect()).unwrap_or(0.0);
     rows.iter()
-        .zip(&ratios)
-        .filter(|&(_, &r)| {
+        .zip(ratios.iter().zip(&logs))
+        .filter(|&(_, (&r, &log))| {
             let outlier = if mad > 0.0 {
-                0.6745 * (r - center) / mad < -SURFACE_OUTLIER_Z
+                0.6745 * (log - center) / mad < -SURFACE_OUTLIER_Z
             } else {
-                r < center
+                log < center
             };
             outlier && r <= SURFACE_SLOW_SHARE
         })
@@ -264,5 +266,83 @@ pub fn curve_shape(report: &SurfaceReport, facts: &SurfaceFacts) -> Vec<Finding>
         )]
     } else {
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::surface::fold::{Completion, Fold};
+    use crate::surface::plan::ScanPlan;
+
+    /// A scan of 100 regions of 8 MiB whose reads take `ms(i)` milliseconds per MiB.
+    fn scan(ms: impl Fn(u64) -> f64) -> SurfaceReport {
+        let plan = ScanPlan::full(800 << 20, 1 << 20, 100);
+        let mut fold = Fold::new(&plan, "/dev/sdz", 8);
+        for i in 0..800u64 {
+            let ns = (ms(i / 8) * 1e6) as u64;
+            fold.add(&Completion {
+                offset: i << 20,
+                len: 1 << 20,
+                latency_ns: ns,
+                service_ns: ns,
+                result: Ok(()),
+            });
+        }
+        fold.finish(10.0, true)
+    }
+
+    #[test]
+    fn jitter_is_no_slow_region_but_a_stretch_at_a_tenth_is() {
+        // Every third region 2.5× slower: scatter, and 8 MiB costs 30 ms more, under 100 ms.
+        let noisy = scan(|i| if i % 3 == 0 { 10.0 } else { 4.0 });
+        assert!(
+            slow_regions(&noisy).is_empty(),
+            "{:?}",
+            slow_regions(&noisy)
+        );
+        let weak = scan(|i| if (40..42).contains(&i) { 60.0 } else { 6.0 });
+        let found = slow_regions(&weak);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].text.contains("at 320 MiB–336 MiB"),
+            "{}",
+            found[0].text
+        );
+        assert!(
+            found[0]
+                .text
+                .contains("reads at 17.5 MB/s against 174.8 MB/s"),
+            "{}",
+            found[0].text
+        );
+    }
+
+    #[test]
+    fn the_curve_should_fall_on_a_spinning_disk_and_not_on_flash() {
+        let whole = |rotational| SurfaceFacts {
+            rotational: Some(rotational),
+            span_share: Some(1.0),
+        };
+        let falling = scan(|i| 5.0 + 4.0 * i as f64 / 100.0);
+        let flat = scan(|_| 5.0);
+        assert!(curve_shape(&falling, &whole(true)).is_empty());
+        assert_eq!(
+            curve_shape(&flat, &whole(true))[0].kind,
+            kind::SURFACE_FLAT_CURVE
+        );
+        assert!(curve_shape(&flat, &whole(false)).is_empty());
+        assert_eq!(
+            curve_shape(&falling, &whole(false))[0].kind,
+            kind::SURFACE_FALLING_FLASH
+        );
+        let part = SurfaceFacts {
+            span_share: Some(0.5),
+            ..whole(true)
+        };
+        assert!(
+            curve_shape(&flat, &part).is_empty(),
+            "half a disk holds half its fall"
+        );
     }
 }
