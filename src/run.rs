@@ -189,7 +189,8 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         Mode::Man => print_and_exit(&crate::cli::docs::man_page()),
         Mode::List => list_devices(&config),
         Mode::Health => health::run(&config),
-        Mode::Surface { tui: false } | Mode::Surface { tui: true } => match config.surface {
+        Mode::Surface { tui: true } => crate::tui::run(config, notice),
+        Mode::Surface { tui: false } => match config.surface {
             Some(ask) => surface::run(&config, ask),
             None => Ok(ExitStatus::Failure),
         },

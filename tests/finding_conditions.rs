@@ -60,6 +60,7 @@ fn surface_report() -> diskscope::model::surface::SurfaceReport {
             len: 1 << 20,
             latency_ns: ms * 8_000_000,
             service_ns: ms * 1_000_000,
+            busy_ns: ms * 1_000_000,
             result: if i == 40 {
                 Err("Input/output error (os error 5)".into())
             } else {

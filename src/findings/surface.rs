@@ -286,6 +286,7 @@ mod tests {
                 len: 1 << 20,
                 latency_ns: ns,
                 service_ns: ns,
+                busy_ns: ns,
                 result: Ok(()),
             });
         }

@@ -189,9 +189,10 @@ pub const HOURS_PER_YEAR: f64 = 8766.0;
 // (zoned bit recording), never by half between neighbouring regions.
 // ---------------------------------------------------------------------------------------------
 
-/// Regions on each side of a region that make its neighbourhood (choice: 8 + 8 of 2,048 is
-/// under 1% of the disk, narrow enough that the outer-to-inner fall is flat across it).
-pub const SURFACE_NEIGHBOURS: usize = 8;
+/// Regions on each side of a region that make its neighbourhood (choice: 32 + 32 of 2,048 is
+/// 3% of the disk, across which the outer-to-inner fall is under 2%; its median stands for
+/// the neighbourhood as long as a slow stretch covers less than half of it, 1.5% of the disk).
+pub const SURFACE_NEIGHBOURS: usize = 32;
 /// Modified z-score below which a region's rate, against its neighbourhood's, is an outlier
 /// among this disk's regions (Iglewicz and Hoaglin, "How to Detect and Handle Outliers",
 /// ASQC 1993: |0.6745 (x − median) / MAD| > 3.5).

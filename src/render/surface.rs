@@ -176,6 +176,7 @@ mod tests {
                 len: 1 << 20,
                 latency_ns: ms * 1_000_000,
                 service_ns: ms * 1_000_000,
+                busy_ns: ms * 1_000_000,
                 result: if i == 3 {
                     Err("Input/output error".into())
                 } else {

@@ -10,37 +10,15 @@ use anyhow::{Result, anyhow};
 
 use crate::cli::{Config, Output};
 use crate::exit::ExitStatus;
-use crate::findings::conditions::{Conditions, Device};
-use crate::findings::surface::{SurfaceFacts, detect};
 use crate::model::Meta;
-use crate::model::finding::Finding;
 use crate::model::surface::{SurfaceDoc, SurfaceReport};
-use crate::settings::Settings;
+use crate::surface::judge::findings;
 use crate::surface::scan::Progress;
-use crate::surface::session::{self, DEFAULT_BLOCK, DEFAULT_DEPTH, ScanRequest, SurfaceAsk};
-use crate::target::facts::DiskFacts;
-use crate::target::open::Target;
+use crate::surface::session::{self, SurfaceAsk, request};
 use crate::target::prepare::prepare;
 use crate::target::shell::quote_path;
 use crate::units::{format_bytes, format_duration};
 use crate::{output, render, signals};
-
-/// The scan's block and depth: `-b` and `-Q` where given (not the run's defaults), else
-/// 1 MiB at depth 8.
-pub fn request(ask: SurfaceAsk, settings: Settings) -> ScanRequest {
-    let defaults = Settings::default();
-    let block = if settings.bs == defaults.bs {
-        DEFAULT_BLOCK
-    } else {
-        settings.bs
-    };
-    let depth = if settings.iodepth == defaults.iodepth {
-        DEFAULT_DEPTH
-    } else {
-        settings.iodepth
-    };
-    ask.request(block, depth)
-}
 
 /// What `--surface` cannot go with, refused in one line each.
 pub fn check(config: &Config) -> Result<()> {
@@ -65,30 +43,6 @@ pub fn check(config: &Config) -> Result<()> {
         )),
         None => Ok(()),
     }
-}
-
-/// What the findings need to know of the disk under `target`.
-pub fn facts_and_conditions(target: &Target) -> (SurfaceFacts, Conditions) {
-    let facts = DiskFacts::for_path(&crate::sys::sysfs_root(), &target.path);
-    let share = target
-        .device_bytes
-        .map(|d| target.span_bytes as f64 / d.max(1) as f64);
-    let surface = SurfaceFacts {
-        rotational: facts.queue_limits.rotational,
-        span_share: share,
-    };
-    let conditions = Conditions {
-        direct: target.direct,
-        device: Device::of(facts.link.kind),
-        ..Conditions::default()
-    };
-    (surface, conditions)
-}
-
-/// The findings of `report` on `target`.
-pub fn findings(report: &SurfaceReport, target: &Target) -> Vec<Finding> {
-    let (facts, conditions) = facts_and_conditions(target);
-    detect(report, &facts, &conditions)
 }
 
 /// A progress line on stderr, once a second, on a terminal only.

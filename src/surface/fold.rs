@@ -8,6 +8,8 @@
 //! is shorter: the first of a run, or after the queue ran dry), as iostat's svctm. A stall of
 //! 300 ms shows as one read of 300 ms, as Victoria's single-block reads would show it; the
 //! sum of service times is the scan's busy time, so a region's bandwidth is its bytes over it.
+//! Reads reaped together share the gap since the previous completion: each is judged on the
+//! whole gap (it waited that long) but adds its share of it to its region's busy time.
 
 use crate::model::surface::{Cell, LatencyClass, ReadError, RegionStat, ScanKind, SurfaceReport};
 use crate::surface::plan::ScanPlan;
@@ -23,8 +25,12 @@ pub struct Completion {
     pub len: u64,
     /// Submission to completion.
     pub latency_ns: u64,
-    /// The device's time on it (see the module's note).
+    /// The device's time on it (see the module's note): what its class is judged on.
     pub service_ns: u64,
+    /// Its share of the scan's busy time: the service time divided among the reads reaped
+    /// together (a fast device completes several at once; the first is not the only one
+    /// that took the time). Regions' rates are their bytes over the sum of these.
+    pub busy_ns: u64,
     /// `Err` with the kernel's words for a failed (or short) read.
     pub result: Result<(), String>,
 }
@@ -77,7 +83,7 @@ impl Fold {
             return;
         };
         stat.ios += 1;
-        stat.busy_s += c.service_ns as f64 / 1e9;
+        stat.busy_s += c.busy_ns as f64 / 1e9;
         stat.max_latency_ns = stat.max_latency_ns.max(c.latency_ns);
         stat.max_service_ns = stat.max_service_ns.max(c.service_ns);
         match &c.result {
@@ -124,6 +130,7 @@ mod tests {
             len: MIB,
             latency_ns: service_ms * 8_000_000,
             service_ns: service_ms * 1_000_000,
+            busy_ns: service_ms * 1_000_000,
             result: Ok(()),
         }
     }

@@ -81,19 +81,30 @@ impl Clock {
         }
     }
 
-    /// The completion of `f` now, with its latency and service time.
-    fn complete(&mut self, f: Flight, result: Result<(), String>) -> Completion {
+    /// The completions of the reads reaped together now, with their latency, service time
+    /// and share of the busy time (`fold`'s note).
+    fn complete(&mut self, reaped: Vec<(Flight, Result<(), String>)>) -> Vec<Completion> {
         let now = Instant::now();
-        let began = self.last_done.map_or(f.submitted, |d| d.max(f.submitted));
+        let last = self.last_done;
+        let began = |submitted: Instant| last.map_or(submitted, |d| d.max(submitted));
+        let earliest = reaped.iter().map(|(f, _)| f.submitted).min().unwrap_or(now);
+        let gap_ns = now.duration_since(began(earliest)).as_nanos() as u64;
+        let share_ns = gap_ns / reaped.len().max(1) as u64;
         self.last_done = Some(now);
-        self.done_bytes += f.read.len;
-        Completion {
-            offset: f.read.offset,
-            len: f.read.len,
-            latency_ns: now.duration_since(f.submitted).as_nanos() as u64,
-            service_ns: now.duration_since(began).as_nanos() as u64,
-            result,
-        }
+        reaped
+            .into_iter()
+            .map(|(f, result)| {
+                self.done_bytes += f.read.len;
+                Completion {
+                    offset: f.read.offset,
+                    len: f.read.len,
+                    latency_ns: now.duration_since(f.submitted).as_nanos() as u64,
+                    service_ns: now.duration_since(began(f.submitted)).as_nanos() as u64,
+                    busy_ns: share_ns,
+                    result,
+                }
+            })
+            .collect()
     }
 
     fn progress(&self, resume_offset: u64) -> Progress {
@@ -189,12 +200,15 @@ fn scan_uring(
             .completion()
             .map(|c| (c.user_data(), c.result()))
             .collect();
+        let mut reaped = Vec::with_capacity(done.len());
         for (slot, res) in done {
             if let Some(f) = flights.get_mut(slot as usize).and_then(Option::take) {
                 in_flight -= 1;
-                let c = clock.complete(f, outcome(i64::from(res), f.read.len));
-                fold.add(&c);
+                reaped.push((f, outcome(i64::from(res), f.read.len)));
             }
+        }
+        for c in clock.complete(reaped) {
+            fold.add(&c);
         }
         if clock.tick_due() {
             let oldest = flights.iter().flatten().map(|f| f.read.offset).min();
@@ -222,8 +236,9 @@ fn scan_psync(
             Ok(n) => outcome(n as i64, read.len),
             Err(e) => Err(e.to_string()),
         };
-        let c = clock.complete(Flight { read, submitted }, res);
-        fold.add(&c);
+        for c in clock.complete(vec![(Flight { read, submitted }, res)]) {
+            fold.add(&c);
+        }
         if clock.tick_due() && !tick(&fold, &clock.progress(reads.next_offset())) {
             complete = false;
             break;

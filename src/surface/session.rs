@@ -62,6 +62,23 @@ impl SurfaceAsk {
     }
 }
 
+/// The scan's block and depth: `-b` and `-Q` where given (not the run's defaults), else
+/// 1 MiB at depth 8.
+pub fn request(ask: SurfaceAsk, settings: crate::settings::Settings) -> ScanRequest {
+    let defaults = crate::settings::Settings::default();
+    let block = if settings.bs == defaults.bs {
+        DEFAULT_BLOCK
+    } else {
+        settings.bs
+    };
+    let depth = if settings.iodepth == defaults.iodepth {
+        DEFAULT_DEPTH
+    } else {
+        settings.iodepth
+    };
+    ask.request(block, depth)
+}
+
 /// What to scan, as the command line or the TUI asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScanRequest {

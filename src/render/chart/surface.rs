@@ -182,6 +182,7 @@ mod tests {
                 len: 1 << 20,
                 latency_ns: 1_000_000,
                 service_ns: 1_000_000,
+                busy_ns: 1_000_000,
                 result: if i == 2 { Err("EIO".into()) } else { Ok(()) },
             });
         }
