@@ -61,6 +61,12 @@ pub(super) fn check_fleet(a: &Args) -> Result<(), String> {
                 .into(),
         );
     }
+    if a.workload.surface.is_some() {
+        return Err(
+            "--surface reads one target of this machine in order, and --fleet runs a test on the hosts; drop one of them"
+                .into(),
+        );
+    }
     let prints_and_exits = [
         ("--list", a.other.list),
         ("--health", a.other.health),

@@ -389,6 +389,13 @@ mod tests {
                 Refused(vec!["--all"], "--all prints something of this machine"),
             ),
             (
+                "surface",
+                Refused(
+                    vec!["--surface"],
+                    "--surface reads one target of this machine",
+                ),
+            ),
+            (
                 "completions",
                 Refused(vec!["--completions", "bash"], "--completions prints"),
             ),
