@@ -153,6 +153,26 @@ pub fn scan(
     }
 }
 
+/// The reads the ring has completed, taken out of their slots, with what each returned.
+fn reap(
+    ring: &mut IoUring,
+    flights: &mut [Option<Flight>],
+    in_flight: &mut usize,
+) -> Vec<(Flight, Result<(), String>)> {
+    let done: Vec<(u64, i32)> = ring
+        .completion()
+        .map(|c| (c.user_data(), c.result()))
+        .collect();
+    let mut reaped = Vec::with_capacity(done.len());
+    for (slot, res) in done {
+        if let Some(f) = flights.get_mut(slot as usize).and_then(Option::take) {
+            *in_flight -= 1;
+            reaped.push((f, outcome(i64::from(res), f.read.len)));
+        }
+    }
+    reaped
+}
+
 /// Registers the scan's buffers with the ring (ReadFixed): the kernel pins their pages once,
 /// not 256 pages at every 1 MiB read. False where the kernel refuses (a locked-memory limit):
 /// plain reads then.
@@ -229,18 +249,7 @@ fn scan_uring(
                 return Err(e);
             }
         }
-        let done: Vec<(u64, i32)> = ring
-            .completion()
-            .map(|c| (c.user_data(), c.result()))
-            .collect();
-        let mut reaped = Vec::with_capacity(done.len());
-        for (slot, res) in done {
-            if let Some(f) = flights.get_mut(slot as usize).and_then(Option::take) {
-                in_flight -= 1;
-                reaped.push((f, outcome(i64::from(res), f.read.len)));
-            }
-        }
-        for c in clock.complete(reaped) {
+        for c in clock.complete(reap(&mut ring, &mut flights, &mut in_flight)) {
             fold.add(&c);
         }
         if clock.tick_due() {
