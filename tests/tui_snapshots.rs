@@ -28,6 +28,7 @@ fn settings() -> Settings {
         read_pct: 100,
         random_pct: 100,
         rate_iops: 0,
+        random_distribution: Default::default(),
     }
 }
 

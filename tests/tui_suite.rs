@@ -163,6 +163,7 @@ fn started() -> (App, FakeEngine) {
         read_pct: 100,
         random_pct: 0,
         rate_iops: 0,
+        random_distribution: Default::default(),
     };
     assert_eq!(a, Action::ApplyPaused(first, false));
     engine.act(&mut app, a);

@@ -13,7 +13,7 @@ use clap::Args;
 
 use super::values;
 use crate::fleet::hosts::HostList;
-use crate::settings::IoEngine;
+use crate::settings::{Distribution, IoEngine};
 use crate::suite::SuiteName;
 use crate::sweep::SweepSpec;
 
@@ -46,6 +46,13 @@ pub struct WorkloadArgs {
     /// Percentage of I/Os at random offsets; the rest are sequential
     #[arg(long, default_value = "100", value_name = "PCT", value_parser = values::percentage)]
     pub random: u8,
+
+    /// Where random offsets land, in fio's spelling: random (uniform), zipf:θ (e.g. zipf:1.2),
+    /// pareto:h (h of the I/Os on the hottest 1-h of the blocks, e.g. pareto:0.8), or a hot
+    /// band zoned:X/Y:R/S (X % of the I/Os on Y % of the span; hotband:X/Y for short). Hot
+    /// blocks are scattered over the span, the same ones in every run
+    #[arg(long, default_value = "random", value_name = "DIST", value_parser = values::distribution)]
+    pub random_distribution: Distribution,
 
     /// How long to run: 10s, 2m, 1h; at least 100ms, one tick of the sampler [default: 10s
     /// without the TUI]
@@ -165,7 +172,7 @@ pub struct SeriesArgs {
     /// always, writes with --allow-write; -T is the time per pass [5s]
     #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "standard",
           value_parser = values::suite,
-          conflicts_with_all = ["threads", "iodepth", "bs", "read", "random", "sweep", "tui", "end_fsync"])]
+          conflicts_with_all = ["threads", "iodepth", "bs", "read", "random", "random_distribution", "sweep", "tui", "end_fsync"])]
     pub suite: Option<SuiteName>,
 
     /// With --suite: passes per test and direction; the card shows their median, min-max and

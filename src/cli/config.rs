@@ -202,6 +202,7 @@ fn workload(w: &WorkloadArgs, rate_iops: u64) -> Result<Settings, String> {
         read_pct: w.read,
         random_pct: w.random,
         rate_iops,
+        random_distribution: w.random_distribution,
     })
 }
 

@@ -14,15 +14,14 @@
 //! - `--rate` (total over threads) → `rate_iops` per job, the total divided by the jobs, and
 //!   for a mix split into reads and writes (fio caps each direction apart); fio times latency
 //!   from submission, which is diskscope's `service_latency_ns`, not its corrected figure.
-//! - The span: random offsets are uniform over the whole blocks of the span, with replacement
-//!   (`norandommap`, a 64-bit generator), so every job gets `offset=0`, `size=` the span.
+//! - The span: random offsets cover the whole span, with replacement (`norandommap`, a 64-bit
+//!   generator): every job gets `offset=0`, `size=` the span; `random_distribution` as asked.
 //! - Sequential stripes: each thread walks its own stripe and wraps at its end
 //!   (`engine::pattern`). The stripes come from `OffsetGen` itself; when they are equal and
 //!   back to back, one job with `offset_increment` = `size` = the stripe; otherwise one job
 //!   per thread with its exact `offset` and `size` (never `filesize`: see the quirks in
 //!   `fio`).
-//! - The page cache: fio drops the file's cache before a job (`invalidate=1`) and advises the
-//!   kernel of the pattern (`fadvise_hint`); diskscope does neither unless `--drop-cache`.
+//! - The page cache: fio's `invalidate=1` and `fadvise_hint`, off unless `--drop-cache`.
 //! - The file name: escaped or, where fio cannot name it at all (`fio`'s quirks), reached
 //!   through a symlink the export creates.
 //!
@@ -40,7 +39,8 @@ use crate::sweep::{RAMP, SweepSpec};
 
 use super::names::{LINK, escape_colons, fio_cannot_name, fio_time, shell_quote};
 use super::placement::{
-    Options, RATE_BASIS, mix_differences, placements, rate_per_job, rw_mode, whole_placements,
+    Options, RATE_BASIS, distribution, mix_differences, placements, rate_per_job, rw_mode,
+    whole_placements,
 };
 
 /// Why a job with `fdatasync` registers no buffers. Measured here with fio 3.33 (Debian 12),
@@ -281,6 +281,7 @@ impl FioJob {
         if s.random_pct > 0 && s.random_pct < 100 {
             common.push(("percentage_random", s.random_pct.to_string()));
         }
+        common.extend(distribution(s));
         for n in mix_differences(s) {
             self.note(n);
         }

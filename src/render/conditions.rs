@@ -41,6 +41,8 @@ pub struct Conditions {
     pub bs: Option<u64>,
     pub read_pct: Option<u8>,
     pub random_pct: Option<u8>,
+    /// fio's spelling of where random offsets land (`random`, `zipf:1.2`, …).
+    pub random_distribution: Option<String>,
     pub threads: Option<usize>,
     pub iodepth: Option<usize>,
     pub rate_iops: Option<u64>,
@@ -61,6 +63,7 @@ impl Conditions {
             bs: Some(s.bs),
             read_pct: Some(s.read_pct),
             random_pct: Some(s.random_pct),
+            random_distribution: Some(s.random_distribution.fio_spelling()),
             threads: Some(s.threads),
             iodepth: Some(s.iodepth),
             rate_iops: Some(s.rate_iops),
@@ -104,6 +107,7 @@ impl Conditions {
             bs: Some(opt("bs").map_or(Some(4096), fio_size)).flatten(),
             read_pct,
             random_pct,
+            random_distribution: Some(opt("random_distribution").unwrap_or("random").to_string()),
             threads,
             iodepth: opt("iodepth").map_or(Some(1), |d| d.parse().ok()),
             rate_iops: None,
@@ -191,6 +195,11 @@ pub fn differences(then: &Conditions, now: &Conditions) -> Vec<String> {
     );
     differ("reads", then.read_pct.map(pct), now.read_pct.map(pct));
     differ("random", then.random_pct.map(pct), now.random_pct.map(pct));
+    differ(
+        "random offsets",
+        then.random_distribution.clone(),
+        now.random_distribution.clone(),
+    );
     differ(
         "threads",
         then.threads.map(|t| t.to_string()),

@@ -256,6 +256,7 @@ mod tests {
             read_pct: 70,
             random_pct: 0,
             rate_iops: 5000,
+            random_distribution: Default::default(),
             threads: 2,
         };
         assert_eq!(
@@ -372,6 +373,7 @@ mod tests {
             read_pct: 70,
             random_pct: 0,
             rate_iops: 5000,
+            random_distribution: Default::default(),
             threads: 2,
         });
         r.periods = Periods {

@@ -29,10 +29,14 @@ pub fn describe_settings(s: &Settings) -> String {
 
 /// `describe_settings` without the rate.
 fn describe_load(s: &Settings) -> String {
+    let skew = match s.random_distribution {
+        d if d.is_skewed() => format!(" ({})", d.label()),
+        _ => String::new(),
+    };
     let pattern = match s.random_pct {
-        100 => "random".to_string(),
+        100 => format!("random{skew}"),
         0 => "sequential".to_string(),
-        p => format!("{p}% random"),
+        p => format!("{p}% random{skew}"),
     };
     let mix = match s.read_pct {
         100 => "read".to_string(),
@@ -215,6 +219,9 @@ pub fn summary_at(r: &RunReport, with_header: bool, width: usize) -> String {
     }
     super::periods::story_lines(&mut out, r, width);
     total_lines(&mut out, r);
+    for h in &r.hot_spots {
+        let _ = writeln!(out, "hot spots, {}", h.line());
+    }
     for line in crate::render::why::result_lines(r) {
         let _ = writeln!(out, "{line}");
     }
@@ -330,6 +337,7 @@ mod tests {
             read_pct: 70,
             random_pct: 0,
             rate_iops: 0,
+            random_distribution: Default::default(),
         };
         assert_eq!(
             describe_settings(&s),

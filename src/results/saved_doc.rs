@@ -48,6 +48,7 @@ pub struct SavedConfig {
     pub read_pct: Lenient,
     pub random_pct: Lenient,
     pub rate_iops: Lenient,
+    pub random_distribution: Text,
     pub ioengine: Text,
     pub latency_basis: Text,
     pub fsync_every: Lenient,
