@@ -6,10 +6,12 @@
 mod distribution;
 mod position;
 pub mod promise;
+mod skew;
 mod step;
 
 pub use distribution::{Distribution, MAX_ZIPF_MILLI};
 pub use position::{at_position, position};
+pub use skew::{at_skew, skew_position, skew_step};
 pub use step::{Knob, MIN_BS, Step, rate_by_fraction, rate_ladder_at_or_below, stepped};
 
 use serde::{Deserialize, Serialize};

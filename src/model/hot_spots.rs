@@ -6,8 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::settings::Distribution;
 use crate::settings::promise::{share_of_top, top_blocks};
+use crate::settings::{Distribution, Settings};
+use crate::stats::Counts;
 use crate::stats::periods::Period;
 
 /// One period's hot spots.
@@ -37,12 +38,15 @@ impl HotSpots {
     /// The hot spots of the period at `index`, over `span` bytes; `None` when it ran uniform,
     /// with no random I/O, or merged periods of different settings.
     pub fn of(index: usize, p: &Period, span: u64) -> Option<HotSpots> {
-        let s = p.settings?;
+        HotSpots::from_counts(index, p.settings?, &p.counts, span)
+    }
+
+    /// The same from settings and the counts made under them (the TUI's running period).
+    pub fn from_counts(index: usize, s: Settings, c: &Counts, span: u64) -> Option<HotSpots> {
         if !s.random_distribution.is_skewed() || s.random_pct == 0 || s.bs == 0 {
             return None;
         }
         let blocks = (span / s.bs).max(1);
-        let c = &p.counts;
         let share = |pct: u64, issued: u64| {
             let m = top_blocks(blocks, pct);
             HotShare {
@@ -68,6 +72,19 @@ impl HotSpots {
             .enumerate()
             .filter_map(|(i, p)| HotSpots::of(i, p, span))
             .collect()
+    }
+
+    /// The short form the TUI has room for: `hottest 1%: 87.9% of random I/Os (promised
+    /// 88.0%)`.
+    pub fn short(&self) -> String {
+        let got = self
+            .top1
+            .measured
+            .map_or("–".to_string(), |v| format!("{:.1}%", v * 100.0));
+        format!(
+            "hottest 1%: {got} of random I/Os (promised {:.1}%)",
+            self.top1.promised * 100.0
+        )
     }
 
     /// One line: `zipf 1.2: hottest 1 % of blocks got 87.9 % of random I/Os (promised

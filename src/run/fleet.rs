@@ -209,6 +209,14 @@ mod tests {
                 ),
             ),
             ("random", Job(vec!["--random", "0"], vec!["rw=read"], true)),
+            (
+                "random_distribution",
+                Job(
+                    vec!["--random-distribution", "zipf:1.2"],
+                    vec!["random_distribution=zipf:1.2"],
+                    true,
+                ),
+            ),
             ("time", Job(vec!["-T", "7s"], vec!["runtime=7s"], true)),
             ("buffered", Job(vec!["--buffered"], vec!["direct=0"], true)),
             (
