@@ -48,6 +48,7 @@ fn info(write_allowed: bool) -> ConfigReport {
         duration_s: None,
         ioengine: diskscope::settings::IoEngine::IoUring,
         ioengine_fallback: None,
+        hipri: false,
         latency_basis: diskscope::model::LATENCY_BASIS,
         durability: Default::default(),
         warnings: vec![],

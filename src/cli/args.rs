@@ -35,6 +35,13 @@ pub struct WorkloadArgs {
     #[arg(long, value_name = "ENGINE", value_parser = values::ioengine)]
     pub ioengine: Option<IoEngine>,
 
+    /// Polled completions (fio's hipri): io_uring with IORING_SETUP_IOPOLL, each ring spinning
+    /// a CPU on the device's queue instead of waiting for an interrupt. Needs a queue that
+    /// polls (queue/io_poll 1: NVMe with poll queues), O_DIRECT and no --fsync; refused with
+    /// the reason otherwise
+    #[arg(long)]
+    pub hipri: bool,
+
     /// Block size per I/O: 512, 4k, 64KiB, 1M ... (at most 16M)
     #[arg(short = 'b', long = "bs", default_value = "4k", value_name = "SIZE", value_parser = values::block_size)]
     pub bs: u64,

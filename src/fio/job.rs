@@ -21,14 +21,13 @@
 //!   back to back, one job with `offset_increment` = `size` = the stripe; otherwise one job
 //!   per thread with its exact `offset` and `size` (never `filesize`: see the quirks in
 //!   `fio`).
-//! - The page cache: fio's `invalidate=1` and `fadvise_hint`, off unless `--drop-cache`.
-//! - The file name: escaped or, where fio cannot name it at all (`fio`'s quirks), reached
-//!   through a symlink the export creates.
+//! - The page cache: fio's `invalidate=1` and `fadvise_hint`, off unless `--drop-cache`;
+//!   `--hipri` → `hipri`.
+//! - The file name: escaped or, where fio cannot name it (`fio`'s quirks), a symlink.
 //!
 //! A fleet (`FioJob::fleet`) runs the same job on every host through `fio --client`: this is
-//! the one writer of job files, for `--fio` and `--fleet` alike.
-//!
-//! What fio cannot express is said in `#` comments of the job file, never hidden.
+//! the one writer of job files, for `--fio` and `--fleet` alike. What fio cannot express is
+//! said in `#` comments of the job file, never hidden.
 
 use std::time::Duration;
 
@@ -38,10 +37,8 @@ use crate::suite::Plan;
 use crate::sweep::{RAMP, SweepSpec};
 
 use super::names::{LINK, escape_colons, fio_cannot_name, fio_time, shell_quote};
-use super::placement::{
-    Options, RATE_BASIS, distribution, mix_differences, placements, rate_per_job, rw_mode,
-    whole_placements,
-};
+use super::placement::{Options, RATE_BASIS, distribution, mix_differences, placements};
+use super::placement::{rate_per_job, rw_mode, whole_placements};
 
 /// Why a job with `fdatasync` registers no buffers. Measured here with fio 3.33 (Debian 12),
 /// `--ioengine=io_uring --iodepth=4 --fixedbufs --fdatasync=1`, counting the kernel's
@@ -241,6 +238,7 @@ impl FioJob {
                 notes.push(FIXEDBUFS_SYNC_TRAP.into());
             }
             global.push(("registerfiles", String::new()));
+            global.extend(c.hipri.then(|| ("hipri", String::new())));
         }
         // diskscope syncs with fdatasync, like fio's fdatasync=N (fsync=N would be fsync).
         if c.durability.fsync_every > 0 {

@@ -48,6 +48,8 @@ pub struct Conditions {
     pub rate_iops: Option<u64>,
     pub fsync_every: Option<u32>,
     pub ioengine: Option<String>,
+    /// Completions polled (`--hipri`, fio's `hipri`) or waited for.
+    pub hipri: Option<bool>,
     pub target: Option<String>,
     pub direct: Option<bool>,
     pub p99: Option<P99Basis>,
@@ -69,6 +71,7 @@ impl Conditions {
             rate_iops: Some(s.rate_iops),
             fsync_every: None,
             ioengine: engine.map(str::to_string),
+            hipri: None,
             target: Some(target.to_string()),
             direct: Some(direct),
             p99: Some(if s.rate_iops > 0 {
@@ -84,6 +87,7 @@ impl Conditions {
     pub fn of_config(c: &ConfigReport) -> Self {
         Conditions {
             fsync_every: Some(c.durability.fsync_every),
+            hipri: Some(c.hipri),
             ..Conditions::of_settings(
                 &c.settings,
                 Some(c.ioengine.name()),
@@ -113,6 +117,8 @@ impl Conditions {
             rate_iops: None,
             fsync_every: None,
             ioengine: Some(opt("ioengine").unwrap_or("psync").to_string()),
+            // fio's JSON leaves out options given without a value, `hipri` among them.
+            hipri: None,
             target: opt("filename").map(str::to_string),
             direct: Some(opt("direct").is_some_and(|d| d == "1" || d == "true")),
             p99: basis.map(|b| match b {
@@ -218,6 +224,8 @@ pub fn differences(then: &Conditions, now: &Conditions) -> Vec<String> {
         }
     };
     differ("rate", then.rate_iops.map(rate), now.rate_iops.map(rate));
+    let polled = |p: bool| if p { "polled (--hipri)" } else { "interrupts" }.to_string();
+    differ("completions", then.hipri.map(polled), now.hipri.map(polled));
     let sync = |n: u32| {
         if n == 0 {
             "none".to_string()

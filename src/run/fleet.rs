@@ -182,6 +182,13 @@ mod tests {
                     "--each-then-all compares several targets",
                 ),
             ),
+            (
+                "hipri",
+                Refused(
+                    vec!["--hipri"],
+                    "--fleet with --hipri: whether each host's queue",
+                ),
+            ),
             ("threads", Job(vec!["-t", "4"], vec!["numjobs=4"], true)),
             (
                 "iodepth",
