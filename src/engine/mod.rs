@@ -19,6 +19,7 @@ mod handover;
 pub mod io;
 pub mod ioengine;
 pub mod memory;
+pub mod niceness;
 pub mod offsets;
 mod pace;
 pub mod pattern;
