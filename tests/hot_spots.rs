@@ -161,7 +161,7 @@ fn a_run_reports_its_hot_spots_measured_beside_promised() {
     assert_eq!(h["blocks"], 4096, "{h}");
     let total = &v["total"];
     let random = total["random_issued"].as_u64().unwrap();
-    assert!(random > 1000, "{total}");
+    assert!(random > 0, "{total}");
     assert_eq!(random, total["issued"].as_u64().unwrap(), "{total}");
     assert_eq!(h["random_ios"].as_u64(), Some(random), "{h}");
     for (key, count) in [("top1", "top1_issued"), ("top10", "top10_issued")] {
@@ -169,8 +169,10 @@ fn a_run_reports_its_hot_spots_measured_beside_promised() {
         let promised = h[key]["promised"].as_f64().unwrap();
         let issued = total[count].as_u64().unwrap() as f64;
         assert!((measured - issued / random as f64).abs() < 1e-12, "{h}");
-        // Binomial: over a thousand draws or more, 5 standard deviations stay under 8 points.
-        assert!((measured - promised).abs() < 0.08, "{key}: {h}");
+        // Binomial: within five standard deviations of the promise, however few I/Os a
+        // loaded machine issued in the second.
+        let sd = (promised * (1.0 - promised) / random as f64).sqrt();
+        assert!((measured - promised).abs() <= 5.0 * sd + 1e-9, "{key}: {h}");
     }
     let text = diskscope(dir.path(), &args);
     assert!(text.status.success(), "{}", stderr(&text));

@@ -75,9 +75,8 @@ fn the_skew_slider_changes_the_distribution_live_and_each_change_is_a_period() {
     });
     assert!(end.contains("diskscope-exit=0"), "{end}");
     assert!(
-        end.contains("4k random read QD1 T1")
-            && end.contains("hot spots, zipf 1.3: hottest 1 % of blocks got "),
-        "the uniform period's row and the skewed periods' shares:\n{end}"
+        end.contains("hot spots, period 2, zipf 1.3: hottest 1 % of blocks got "),
+        "each skewed period's shares, named by its row:\n{end}"
     );
 
     let text = std::fs::read_to_string(dir.path().join("run.json")).expect("run.json");
@@ -99,10 +98,10 @@ fn the_skew_slider_changes_the_distribution_live_and_each_change_is_a_period() {
         let promised = h["top1"]["promised"].as_f64().unwrap();
         let measured = h["top1"]["measured"].as_f64().unwrap();
         assert!(issued > 0, "{h}");
-        // Binomial at 5 standard deviations: within 0.1 from a hundred I/Os on.
-        if issued >= 100 {
-            assert!((measured - promised).abs() < 0.1, "{h}");
-        }
+        // Binomial: within five standard deviations of the promise (a loaded machine may
+        // issue only a few dozen I/Os in a period this short).
+        let sd = (promised * (1.0 - promised) / issued as f64).sqrt();
+        assert!((measured - promised).abs() <= 5.0 * sd + 1e-9, "{h}");
     }
     let total: u64 = periods
         .iter()

@@ -237,7 +237,12 @@ pub fn summary_at(r: &RunReport, with_header: bool, width: usize) -> String {
     super::periods::story_lines(&mut out, r, width);
     total_lines(&mut out, r);
     for h in &r.hot_spots {
-        let _ = writeln!(out, "hot spots, {}", h.line());
+        // Several periods: each line names its row of the periods table (numbered from 1).
+        let which = match r.periods.list.len() {
+            1 => String::new(),
+            _ => format!("period {}, ", h.period + 1),
+        };
+        let _ = writeln!(out, "hot spots, {which}{}", h.line());
     }
     for line in crate::render::why::result_lines(r) {
         let _ = writeln!(out, "{line}");
