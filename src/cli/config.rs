@@ -99,6 +99,9 @@ pub struct Config {
     /// Why the run is on psync though io_uring was not refused by the user (set by
     /// `run::resolve_engine`).
     pub ioengine_fallback: Option<String>,
+    /// `--hipri`: polled io_uring (checked against the target's queue by
+    /// `run::resolve_engine`).
+    pub hipri: bool,
 }
 
 impl Config {
@@ -116,9 +119,11 @@ impl Config {
     /// The prepared target described for the reports, with this run's settings, length,
     /// engine and durability.
     pub fn describe(&self, p: &Prepared) -> ConfigReport {
-        config_report(p, self.settings, self.duration)
+        let mut report = config_report(p, self.settings, self.duration)
             .with_engine(self.ioengine, self.ioengine_fallback.clone())
-            .with_durability(self.durability)
+            .with_durability(self.durability);
+        report.hipri = self.hipri;
+        report
     }
 }
 
@@ -172,6 +177,7 @@ impl Args {
             },
             ioengine: w.ioengine,
             ioengine_fallback: None,
+            hipri: w.hipri,
             steady,
         })
     }
@@ -205,6 +211,7 @@ fn workload(w: &WorkloadArgs, rate_iops: u64) -> Result<Settings, String> {
         read_pct: w.read,
         random_pct: w.random,
         rate_iops,
+        random_distribution: w.random_distribution,
     })
 }
 

@@ -32,6 +32,8 @@ pub struct Control {
     pub fsync_every: u32,
     /// How the workers drive the disk.
     pub ioengine: IoEngine,
+    /// Rings poll for completions (`--hipri`).
+    pub hipri: bool,
 }
 
 #[derive(Debug, Clone, Copy)]

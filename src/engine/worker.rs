@@ -21,6 +21,7 @@ use super::account::{describe_io_error, keep_error};
 use super::buffer::BufferSet;
 use super::io::BlockIo;
 use super::niceness::Fair;
+use super::offsets::Heat;
 use super::pace::{self, Pace, Timetable};
 use super::pattern::OffsetGen;
 use super::stops;
@@ -181,7 +182,12 @@ impl Worker {
         let read_pct = u32::from(self.settings.read_pct);
         let is_read =
             read_pct == 100 || (read_pct > 0 && self.rng.random_range(0..100u32) < read_pct);
-        let offset = self.pattern.as_mut()?.next_offset(&mut self.rng);
+        let (offset, heat) = self.pattern.as_mut()?.next(&mut self.rng);
+        if let Some(heat) = heat {
+            self.local.random_issued += 1;
+            self.local.top1_issued += u64::from(heat == Heat::Top1);
+            self.local.top10_issued += u64::from(heat != Heat::Rest);
+        }
         Some((is_read, offset))
     }
 
@@ -286,6 +292,7 @@ impl Worker {
                 control.span,
                 s.bs,
                 s.random_pct,
+                s.random_distribution,
                 slot.index,
                 s.threads,
             ));

@@ -103,6 +103,7 @@ pub fn start_engine(config: &Config, prepared: &Prepared, settings: Settings) ->
         tick: DEFAULT_TICK,
         fsync_every: config.durability.fsync_every,
         ioengine: config.ioengine.unwrap_or_default(),
+        hipri: config.hipri,
     };
     Engine::start_with(target.clone(), target.geometry(), settings, options)
         .map_err(|e| anyhow!("{}: {e}", target.path.display()))

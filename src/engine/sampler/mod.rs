@@ -76,6 +76,7 @@ pub(super) fn spawn(
         span: geometry.span,
         fsync_every: options.fsync_every,
         ioengine: options.ioengine,
+        hipri: options.hipri,
     });
     let tick = options.tick;
     let now = Instant::now();

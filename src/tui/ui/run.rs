@@ -11,6 +11,7 @@ use ratatui::widgets::{Block, Widget};
 use super::hints::fit_message;
 use super::panes::{draw_bw, draw_histogram, draw_iops, draw_kernel, draw_latency, draw_threads};
 use super::{framed, why};
+use crate::model::hot_spots::HotSpots;
 use crate::render::baseline::{Baseline, Figures};
 use crate::render::text::describe_settings;
 use crate::settings::Knob;
@@ -230,8 +231,10 @@ pub(super) fn draw_run(
     status_line(run, theme, status.width, None).render(status, buf);
     fit_message(message_line(run, theme), message.width, theme).render(message, buf);
     if body.width >= 80 && body.height >= 20 {
+        // Room for the settings' phrase under the sliders from 30 rows.
+        let height = if body.height >= 30 { 10 } else { 9 };
         let [top, bottom] =
-            Layout::vertical([Constraint::Length(9), Constraint::Fill(1)]).areas(body);
+            Layout::vertical([Constraint::Length(height), Constraint::Fill(1)]).areas(body);
         let [controls, kernel] =
             Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(top);
         draw_controls(run, theme, controls, buf);
@@ -344,6 +347,7 @@ pub(super) fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffe
             Knob::ReadPct if run.info.target.write_allowed => format!("{}", s.read_pct),
             Knob::ReadPct => format!("{} ro", s.read_pct),
             Knob::RandomPct => s.random_pct.to_string(),
+            Knob::Skew => s.random_distribution.label(),
             Knob::Rate if s.rate_iops == 0 => "unlimited".into(),
             Knob::Rate => rate_value(run),
         };
@@ -372,7 +376,13 @@ pub(super) fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffe
     }
     let rows = Knob::ALL.len() as u16;
     if inner.height > rows {
-        let phrase = format!("  {}", describe_settings(&s));
+        let mut phrase = format!("  {}", describe_settings(&s));
+        let counts = run.periods.current_counts().unwrap_or_default();
+        let span = run.info.target.span_bytes;
+        if let Some(h) = HotSpots::from_counts(0, s, &counts, span) {
+            // The sliders say the settings; a skewed run says what the skew did instead.
+            phrase = format!("  {}", h.short());
+        }
         Line::styled(phrase, theme.dim()).render(
             Rect {
                 y: inner.y + rows,
