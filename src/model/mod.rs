@@ -16,6 +16,7 @@ pub mod health;
 pub mod meta;
 pub mod run;
 pub mod suite;
+pub mod surface;
 pub mod sweep;
 pub mod why;
 
