@@ -20,6 +20,7 @@ use crate::target::discover::{Roots, discover, visible};
 use crate::target::list;
 use crate::target::shell::quote_path;
 
+mod burnin;
 mod disks;
 mod fio;
 mod fleet;
@@ -44,6 +45,8 @@ pub enum Mode {
     Health,
     /// `--fio`: the equivalent fio job.
     Fio,
+    /// `--burn-in[=write|verify]` or `--capacity-probe`: stamped blocks written and read back.
+    BurnIn,
     /// One timed run, printed as text, JSON or CSV.
     Run,
     /// A `--sweep` without the TUI.
@@ -81,6 +84,9 @@ impl Mode {
         }
         if config.fio {
             return Ok(Mode::Fio);
+        }
+        if config.verify.any() {
+            return Ok(Mode::BurnIn);
         }
         if let Some(name) = config.suite {
             return Ok(Mode::Suite(name));
@@ -183,6 +189,7 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         Mode::List => list_devices(&config),
         Mode::Health => health::run(&config),
         Mode::Fio => fio::print_fio(&config),
+        Mode::BurnIn => burnin::run(&config),
         Mode::Tui => crate::tui::run(config, notice),
         Mode::Run | Mode::Sweep(_) | Mode::Suite(_) => local::run(&config, &mode),
         Mode::Fleet { tui } => fleet::run(&config, tui),
@@ -207,6 +214,7 @@ fn prints_text(mode: &Mode, output: Output) -> bool {
         | Mode::Suite(_)
         | Mode::List
         | Mode::Health
+        | Mode::BurnIn
         | Mode::Fleet { .. }
         | Mode::Disks { .. } => text,
         Mode::Completions(_) | Mode::Man | Mode::Fio => false,

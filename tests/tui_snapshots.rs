@@ -47,6 +47,7 @@ fn info(write_allowed: bool) -> ConfigReport {
         duration_s: None,
         ioengine: diskscope::settings::IoEngine::IoUring,
         ioengine_fallback: None,
+        verify: Default::default(),
         latency_basis: diskscope::model::LATENCY_BASIS,
         durability: Default::default(),
         warnings: vec![],

@@ -19,6 +19,8 @@
 //! - `shared_limit`: disks that fall short together of what they did alone.
 //! - `conditions`: what each detector needs (O_DIRECT, the disk as the limit, a drive, rows,
 //!   peers), one table, and the gate every caller asks through.
+//! - `verify`: what reading back the stamps found: a fake capacity, corrupt, stale or lost
+//!   blocks by offset.
 //! - `collect`: all of them over a finished run, in reading order.
 
 pub mod collect;
@@ -35,6 +37,7 @@ pub mod split;
 pub mod steady;
 pub mod thermal;
 pub mod thresholds;
+pub mod verify;
 pub mod words;
 
 pub use collect::{RunFacts, all_findings};

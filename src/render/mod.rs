@@ -34,5 +34,6 @@ pub mod sides;
 pub mod sweep;
 pub mod table;
 pub mod text;
+pub mod verify;
 pub mod why;
 pub mod writeback;
