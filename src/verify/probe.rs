@@ -141,6 +141,10 @@ pub fn run(
         live.verified
             .fetch_add(lay.block, std::sync::atomic::Ordering::Relaxed);
     }
+    // Read in a scattered order: sorted by offset (and neighbours merged) for the report.
+    let mut sorted = Tally::default();
+    sorted.merge(tally);
+    let tally = sorted;
     let mut report = VerifyReport {
         mode: "capacity-probe".into(),
         target: String::new(),
