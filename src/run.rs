@@ -88,6 +88,17 @@ impl Mode {
         if config.verify.any() {
             return Ok(Mode::BurnIn);
         }
+        if config.verify.live
+            && (config.sweep.is_some()
+                || config.suite.is_some()
+                || config.fleet.is_some()
+                || config.targets.len() > 1)
+        {
+            anyhow::bail!(
+                "--verify reads back the writes of one run on one target; drop --sweep, \
+                 --suite, --fleet or the other targets"
+            );
+        }
         if let Some(name) = config.suite {
             return Ok(Mode::Suite(name));
         }

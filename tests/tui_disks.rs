@@ -44,7 +44,6 @@ fn config(path: &str) -> ConfigReport {
         duration_s: None,
         ioengine: IoEngine::IoUring,
         ioengine_fallback: None,
-        verify: Default::default(),
         latency_basis: LATENCY_BASIS,
         durability: Default::default(),
         warnings: vec![],

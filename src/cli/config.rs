@@ -131,7 +131,12 @@ impl Args {
         let settings = workload(&self.workload, self.rate.rate)?;
         check_buffers(settings, self.series.sweep.as_ref())?;
         check_fleet(&self)?;
-        let verify = super::verify::check(&self.verify, &allow_write, self.series.passes)?;
+        let verify = super::verify::check(
+            &self.verify,
+            &allow_write,
+            self.series.passes,
+            self.workload.read,
+        )?;
         check_series(&self.series, &self.workload, verify.burn_in.is_some())?;
         super::targets::check(&self, settings)?;
         let baseline = super::baseline::check_baseline(&self)?;

@@ -29,6 +29,13 @@ pub struct VerifyArgs {
     #[arg(long, conflicts_with = "burn_in")]
     pub capacity_probe: bool,
 
+    /// On a run that writes (--read below 100): stamp every write and read it back soon after
+    /// (fio's verify_backlog: a read takes the oldest write of its thread's last 32, every I/O
+    /// does when 32 wait), so corruption or a lost write is caught while the load runs; what
+    /// fails is listed with the run's errors by offset and in `verify` in the JSON
+    #[arg(long, conflicts_with_all = ["burn_in", "capacity_probe"])]
+    pub verify: bool,
+
     /// With --burn-in=write or =verify: the state file to keep or read [default: one per
     /// target in the state directory, printed by the write]
     #[arg(long, value_name = "FILE")]
@@ -54,6 +61,8 @@ pub struct VerifyConfig {
     pub state: Option<PathBuf>,
     /// `--passes` with `--burn-in`.
     pub passes: u32,
+    /// `--verify`: writes stamped and read back during an ordinary run.
+    pub live: bool,
 }
 
 impl VerifyConfig {
@@ -68,7 +77,15 @@ pub fn check(
     v: &VerifyArgs,
     allow_write: &Option<OsString>,
     passes: Option<usize>,
+    read_pct: u8,
 ) -> Result<VerifyConfig, String> {
+    if v.verify && read_pct == 100 {
+        return Err(
+            "--verify reads back what the run writes, and --read 100 writes nothing; use \
+             --read below 100 (with --allow-write), or --burn-in to check the whole disk"
+                .into(),
+        );
+    }
     let writes = matches!(v.burn_in, Some(Half::Both | Half::Write)) || v.capacity_probe;
     let flag = match v.burn_in {
         _ if v.capacity_probe => "--capacity-probe",
@@ -99,5 +116,6 @@ pub fn check(
         capacity_probe: v.capacity_probe,
         state: v.burn_in_state.clone(),
         passes: passes.unwrap_or(1) as u32,
+        live: v.verify,
     })
 }

@@ -207,6 +207,7 @@ mod tests {
             span: 1 << 20,
             fsync_every: 0,
             ioengine: crate::settings::IoEngine::Psync,
+            checker: None,
         });
         let c = control.clone();
         let start = Instant::now();

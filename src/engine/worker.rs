@@ -19,6 +19,7 @@ pub use super::control::{BATCH, Control, ControlState, WorkerSlot};
 
 use super::account::{describe_io_error, keep_error};
 use super::buffer::BufferSet;
+use super::check::Verifier;
 use super::io::BlockIo;
 use super::pace::{self, Pace, Timetable};
 use super::pattern::OffsetGen;
@@ -36,6 +37,7 @@ pub(super) const FLUSH_EVERY: Duration = Duration::from_millis(10);
 pub fn run(slot: Arc<WorkerSlot>, control: Arc<Control>, mut io: Box<dyn BlockIo>) {
     yield_to_sampler();
     let mut w = Worker::new(control.align);
+    w.verifier = (control.checker.as_ref()).map(|c| Verifier::new(c.worker(slot.index)));
     match io
         .raw_fd()
         .filter(|_| control.ioengine == IoEngine::IoUring)
@@ -87,14 +89,13 @@ fn run_psync(w: &mut Worker, slot: &WorkerSlot, control: &Control, io: &mut dyn 
                 break;
             };
             let due = w.issue(slot);
-            if !is_read {
-                scramble(w.bufs.get_mut(0), &mut w.rng);
-            }
+            let seq = w.prepare(0, is_read, offset);
             let continued = stops::continued();
             let start = Instant::now();
             let outcome = w.io_once(io, is_read, offset, control.fsync_every);
             let end = Instant::now();
             let stopped = stops::continued() != continued;
+            let full = matches!(outcome, Outcome::Full(_));
             w.settle(
                 slot,
                 control,
@@ -104,6 +105,9 @@ fn run_psync(w: &mut Worker, slot: &WorkerSlot, control: &Control, io: &mut dyn 
                 stopped,
                 Timing::of(start, due, end),
             );
+            if full {
+                w.after_io(control, slot, 0, is_read, offset, seq);
+            }
             w.maybe_flush(slot, end);
         }
     }
@@ -143,6 +147,10 @@ pub(super) struct Worker {
     pub(super) next_schedstat: Instant,
     /// Full writes since the last fdatasync (`--fsync`).
     writes_since_sync: u32,
+    /// `--verify`: the stamper and the backlog of writes to read back.
+    pub verifier: Option<Verifier>,
+    /// The sequence the read `next_io` chose was written with, when it reads a write back.
+    pub(super) expect: Option<u64>,
 }
 
 impl Worker {
@@ -169,6 +177,8 @@ impl Worker {
             schedstat,
             next_schedstat: Instant::now(),
             writes_since_sync: 0,
+            verifier: None,
+            expect: None,
         }
     }
 
@@ -179,6 +189,13 @@ impl Worker {
         let is_read =
             read_pct == 100 || (read_pct > 0 && self.rng.random_range(0..100u32) < read_pct);
         let offset = self.pattern.as_mut()?.next_offset(&mut self.rng);
+        if let Some(v) = &mut self.verifier {
+            let back = v.next_read(is_read);
+            self.expect = back.map(|(_, seq)| seq);
+            if let Some((at, _)) = back {
+                return Some((true, at));
+            }
+        }
         Some((is_read, offset))
     }
 
@@ -287,6 +304,9 @@ impl Worker {
                 s.threads,
             ));
             self.settings = s;
+            if let Some(v) = &mut self.verifier {
+                v.clear();
+            }
         }
         // Every change starts a fresh timetable: no backlog carried over a pause or a new rate.
         self.pace = Pace::new(s.rate_iops, s.threads, slot.index, Instant::now());

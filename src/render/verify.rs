@@ -102,3 +102,33 @@ pub fn summary(r: &VerifyReport) -> String {
     }
     out
 }
+
+/// The lines a run with `--verify` adds to its summary: what was read back, and what failed.
+pub fn run_lines(r: &VerifyReport) -> String {
+    let c = &r.counts;
+    let mut out = format!(
+        "verify: {} read back in {} stamps: {} intact, {} corrupt, {} stale, {} zeroes, {} not \
+         this run's, {} another offset's\n",
+        format_bytes(r.verified_bytes),
+        c.intact + c.bad(),
+        c.intact,
+        c.corrupt,
+        c.stale,
+        c.zeroes,
+        c.other_data,
+        c.aliased
+    );
+    for e in r.bad.iter().take(10) {
+        out += &format!(
+            "  {} ({}) +{}: {}\n",
+            e.offset,
+            offset(e.offset),
+            format_bytes(e.bytes),
+            e.kind.label()
+        );
+    }
+    for f in r.findings.iter().filter(|f| f.kind != "verified") {
+        out += &format!("{}\n", f.text);
+    }
+    out
+}

@@ -92,6 +92,7 @@ pub fn run(
                 seed: plan.seed,
                 pass,
                 min_seq: 0,
+                writer: None,
             };
             let (t0, cpu0) = (Instant::now(), cpu_seconds());
             let before = live.verified.load(std::sync::atomic::Ordering::Relaxed);

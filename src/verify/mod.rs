@@ -9,6 +9,7 @@
 //! `IoOpener` made by `target::prepare`, with every write check it makes.
 
 pub mod burnin;
+pub mod during;
 pub mod live;
 pub mod pass;
 pub mod probe;

@@ -119,6 +119,7 @@ pub fn write(
                 seed: plan.seed,
                 pass,
                 seq,
+                writer: i as u16,
             };
             stamp::stamp(b, off, plan.unit, mark);
             match io.write_at(b, off) {

@@ -85,7 +85,17 @@ pub fn run(
     let mut written = 0;
     let mut write = |io: &mut dyn BlockIo, buf: &mut [u8], at: u64, t: &mut Tally| {
         let seq = start.elapsed().as_nanos() as u64;
-        stamp::stamp(buf, at, unit, Mark { seed, pass: 1, seq });
+        stamp::stamp(
+            buf,
+            at,
+            unit,
+            Mark {
+                seed,
+                pass: 1,
+                seq,
+                writer: 0,
+            },
+        );
         match io.write_at(buf, at) {
             Ok(n) if n == buf.len() => written += n as u64,
             Ok(n) => t.io_error(
@@ -120,6 +130,7 @@ pub fn run(
         seed,
         pass: 1,
         min_seq: 0,
+        writer: None,
     };
     let mut bad = vec![false; lay.count as usize];
     for n in 0..lay.count {

@@ -5,8 +5,8 @@
 //!
 //! ```text
 //!  0..4   magic "DSv1"        8..16  the unit's own byte offset   24..28  pass
-//!  4..8   crc32c of 8..unit  16..24  the run's seed               28..32  unit size
-//! 32..40  sequence (ns since the run's start when it was written)
+//!  4..8   crc32c of 8..unit  16..24  the run's seed               28..30  unit / 512
+//! 32..40  sequence (ns since the run's start when it was written)   30..32  the writer thread
 //! ```
 //!
 //! Stamping writes the header into the buffer in place and takes one CRC-32C (the SSE 4.2 /
@@ -39,6 +39,8 @@ pub struct Mark {
     pub seed: u64,
     pub pass: u32,
     pub seq: u64,
+    /// The thread that wrote it.
+    pub writer: u16,
 }
 
 /// What reading a unit back is checked against.
@@ -48,6 +50,10 @@ pub struct Expect {
     pub pass: u32,
     /// The oldest sequence that is not stale (0: any).
     pub min_seq: u64,
+    /// With `--verify`, the thread whose write is read back: an older stamp of another thread
+    /// is that thread's write landing after this one (two threads wrote the block), not a
+    /// lost write, and passes.
+    pub writer: Option<u16>,
 }
 
 /// What one unit read back holds.
@@ -62,7 +68,12 @@ pub enum Verdict {
     /// A stamp whose checksum fails (or whose magic is a bit or two off): the data changed.
     Corrupt,
     /// This offset's stamp from an older pass, an older sequence or another run: a lost write.
-    Stale { pass: u32, seq: u64, seed: u64 },
+    Stale {
+        pass: u32,
+        seq: u64,
+        seed: u64,
+        writer: u16,
+    },
     /// This run's stamp for another offset: the device maps both addresses to one place.
     Aliased { found: u64 },
 }
@@ -72,6 +83,11 @@ fn le64(b: &[u8], at: usize) -> u64 {
     let mut w = [0u8; 8];
     w.copy_from_slice(&b[at..at + 8]);
     u64::from_le_bytes(w)
+}
+
+#[inline]
+fn le16(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
 }
 
 #[inline]
@@ -90,7 +106,8 @@ pub fn stamp(buf: &mut [u8], offset: u64, unit: usize, mark: Mark) {
         u[8..16].copy_from_slice(&at.to_le_bytes());
         u[16..24].copy_from_slice(&mark.seed.to_le_bytes());
         u[24..28].copy_from_slice(&mark.pass.to_le_bytes());
-        u[28..32].copy_from_slice(&(unit as u32).to_le_bytes());
+        u[28..30].copy_from_slice(&((unit / 512) as u16).to_le_bytes());
+        u[30..32].copy_from_slice(&mark.writer.to_le_bytes());
         u[32..40].copy_from_slice(&mark.seq.to_le_bytes());
         let crc = crc32c::crc32c(&u[8..]);
         u[4..8].copy_from_slice(&crc.to_le_bytes());
@@ -107,6 +124,7 @@ pub fn check(u: &[u8], offset: u64, expect: &Expect) -> Verdict {
         return Verdict::Corrupt;
     }
     let (found, seed, pass, seq) = (le64(u, 8), le64(u, 16), le32(u, 24), le64(u, 32));
+    let writer = le16(u, 30);
     if found != offset {
         return if seed == expect.seed {
             Verdict::Aliased { found }
@@ -114,8 +132,14 @@ pub fn check(u: &[u8], offset: u64, expect: &Expect) -> Verdict {
             Verdict::OtherData
         };
     }
-    if seed != expect.seed || pass < expect.pass || seq < expect.min_seq {
-        return Verdict::Stale { pass, seq, seed };
+    let overwritten = expect.writer.is_some_and(|w| w != writer);
+    if seed != expect.seed || pass < expect.pass || (seq < expect.min_seq && !overwritten) {
+        return Verdict::Stale {
+            pass,
+            seq,
+            seed,
+            writer,
+        };
     }
     if pass > expect.pass {
         // A later pass than the one checked: written after what verify was told of.
@@ -148,7 +172,7 @@ pub fn read_mark(u: &[u8]) -> Option<(u64, u32, u64)> {
     if u.len() < HEADER || u[0..4] != MAGIC {
         return None;
     }
-    let unit = le32(u, 28) as usize;
+    let unit = le16(u, 28) as usize * 512;
     if unit < HEADER || unit > u.len() || crc32c::crc32c(&u[8..unit]) != le32(u, 4) {
         return None;
     }
@@ -167,6 +191,7 @@ mod tests {
             seed: SEED,
             pass,
             seq,
+            writer: 3,
         };
         stamp(&mut b, offset, unit_for(len as u64), mark);
         b
@@ -177,6 +202,7 @@ mod tests {
             seed: SEED,
             pass,
             min_seq: 0,
+            writer: None,
         }
     }
 
@@ -223,9 +249,25 @@ mod tests {
             [Verdict::Stale {
                 pass: 1,
                 seq: 10,
-                seed: SEED
+                seed: SEED,
+                writer: 3
             }]
         );
+        // An older stamp of another thread: its write landed after ours, not a lost write.
+        let other = Expect {
+            min_seq: 11,
+            writer: Some(4),
+            ..expect(1)
+        };
+        assert_eq!(verdicts(&b, 8192, &other), [Verdict::Intact]);
+        let mine = Expect {
+            writer: Some(3),
+            ..other
+        };
+        assert!(matches!(
+            verdicts(&b, 8192, &mine)[0],
+            Verdict::Stale { .. }
+        ));
         let newer = Expect {
             min_seq: 11,
             ..expect(1)

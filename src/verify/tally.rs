@@ -95,25 +95,19 @@ impl Tally {
         self.counts.count(kind, units);
         self.bad_bytes += bytes;
         self.lowest_bad = Some(self.lowest_bad.map_or(offset, |l| l.min(offset)));
-        if let Some(last) = self.extents.last_mut()
-            && last.kind == kind
-            && last.offset + last.bytes == offset
-            && last.detail == detail
-            && follows(last, found)
-        {
-            last.bytes += bytes;
-            return;
-        }
-        if self.extents.len() < MAX_EXTENTS {
-            self.extents.push(BadExtent {
-                offset,
-                bytes,
-                kind,
-                found_offset: found,
-                detail,
-            });
-        } else {
-            self.left_out += 1;
+        let e = BadExtent {
+            offset,
+            bytes,
+            kind,
+            found_offset: found,
+            detail,
+        };
+        if !self.extents.last_mut().is_some_and(|last| absorb(last, &e)) {
+            if self.extents.len() < MAX_EXTENTS {
+                self.extents.push(e);
+            } else {
+                self.left_out += 1;
+            }
         }
     }
 
@@ -138,14 +132,10 @@ impl Tally {
         all.extend(o.extents);
         all.sort_by_key(|e| e.offset);
         for e in all {
-            if let Some(last) = self.extents.last_mut()
-                && last.kind == e.kind
-                && last.offset + last.bytes == e.offset
-                && last.detail == e.detail
-                && follows(last, e.found_offset)
-            {
-                last.bytes += e.bytes;
-            } else if self.extents.len() < MAX_EXTENTS {
+            if self.extents.last_mut().is_some_and(|last| absorb(last, &e)) {
+                continue;
+            }
+            if self.extents.len() < MAX_EXTENTS {
                 self.extents.push(e);
             } else {
                 self.left_out += 1;
@@ -180,6 +170,32 @@ impl Tally {
     }
 }
 
+/// Takes `e` into `last` when it continues it (the next bytes, of one kind and detail, an
+/// aliased run at the same distance) or repeats what it already covers (a block read back
+/// again and found the same: `--verify` reads a block as often as it writes it).
+fn absorb(last: &mut BadExtent, e: &BadExtent) -> bool {
+    if last.kind != e.kind {
+        return false;
+    }
+    let end = last.offset + last.bytes;
+    if e.offset >= last.offset && e.offset + e.bytes <= end {
+        return e.found_offset.is_none() || follows_at(last, e);
+    }
+    if e.offset == end && last.detail == e.detail && follows(last, e.found_offset) {
+        last.bytes += e.bytes;
+        return true;
+    }
+    false
+}
+
+/// Whether `e`, inside `last`, holds what `last`'s aliased run says it holds there.
+fn follows_at(last: &BadExtent, e: &BadExtent) -> bool {
+    match (last.found_offset, e.found_offset) {
+        (Some(lf), Some(f)) => f.wrapping_sub(lf) == e.offset - last.offset,
+        _ => true,
+    }
+}
+
 /// Whether an aliased unit whose stamp names `found` continues `last`'s run (the same
 /// distance between where it was read and where it was written); other kinds always do.
 fn follows(last: &BadExtent, found: Option<u64>) -> bool {
@@ -210,6 +226,19 @@ mod tests {
         assert_eq!((t.extents[0].offset, t.extents[0].bytes), (8 * U, 4 * U));
         assert_eq!(t.lowest_bad, Some(8 * U));
         assert_eq!(t.capacity(100 * U), None);
+    }
+
+    #[test]
+    fn a_block_found_bad_again_is_one_stretch() {
+        let mut t = Tally::default();
+        for _ in 0..1000 {
+            t.bad(5 * U, U, Verdict::Corrupt);
+        }
+        let mut other = Tally::default();
+        other.bad(5 * U, U, Verdict::Corrupt);
+        t.merge(other);
+        assert_eq!(t.extents.len(), 1);
+        assert_eq!(t.counts.corrupt, 1001, "every unit read is still counted");
     }
 
     #[test]

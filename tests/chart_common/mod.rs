@@ -98,6 +98,7 @@ pub fn run(intervals: Vec<IntervalFigures>) -> RunReport {
         writeback: None,
         interrupted_by: None,
         cpu: None,
+        verify: None,
         why: Default::default(),
     }
 }

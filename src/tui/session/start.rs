@@ -5,6 +5,7 @@
 
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Result, anyhow};
 
@@ -216,7 +217,12 @@ impl Session {
             report.duration_s = None;
         }
         let live = Live::for_target(&report, &target.path, self.config.steady.params(true));
-        let engine = match Engine::start_with_sink(
+        let checker = self.config.verify.live.then(|| {
+            Arc::new(crate::verify::during::During::new(
+                rand::random::<u64>() | 1,
+            )) as Arc<dyn crate::engine::check::Checker>
+        });
+        let engine = match Engine::start_with_sink_checked(
             target.clone(),
             target.geometry(),
             self.config.settings,
@@ -226,6 +232,7 @@ impl Session {
                 ..crate::engine::Options::default()
             },
             Box::new(EventSink(self.events.clone())),
+            checker,
         ) {
             Ok(e) => e,
             Err(e) => return self.fail(app, anyhow!("{}: {e}", target.path.display())),
