@@ -69,6 +69,19 @@ pub fn summary(r: &VerifyReport) -> String {
             c.write_errors
         );
     }
+    out += &bad_lines(r);
+    if let Some(state) = &r.state_file {
+        out += &format!("  state    {state}\n");
+    }
+    for f in &r.findings {
+        out += &format!("{}\n", f.text);
+    }
+    out
+}
+
+/// The listed bad stretches, the first 20 (all of them are in the JSON).
+fn bad_lines(r: &VerifyReport) -> String {
+    let mut out = String::new();
     if !r.bad.is_empty() {
         out += "  bad by offset:\n";
         for e in r.bad.iter().take(20) {
@@ -93,12 +106,6 @@ pub fn summary(r: &VerifyReport) -> String {
         if more > 0 {
             out += &format!("    … and {more} more stretches (all listed in --json)\n");
         }
-    }
-    if let Some(state) = &r.state_file {
-        out += &format!("  state    {state}\n");
-    }
-    for f in &r.findings {
-        out += &format!("{}\n", f.text);
     }
     out
 }

@@ -13,6 +13,7 @@
 //! one that keeps the probes' few blocks but loses bulk data, and flash that fails only after
 //! time. The full `--burn-in` reads every block and is the proof.
 
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
 
 use rand::rngs::SmallRng;
@@ -81,77 +82,12 @@ pub fn run(
     let mut tally = Tally::default();
     let mut buf = AlignedBuf::new(lay.block.max(lay.filler) as usize, align);
     SmallRng::seed_from_u64(seed).fill_bytes(&mut buf);
-    let unit = stamp::unit_for(lay.block);
-    let mut written = 0;
-    let mut write = |io: &mut dyn BlockIo, buf: &mut [u8], at: u64, t: &mut Tally| {
-        let seq = start.elapsed().as_nanos() as u64;
-        stamp::stamp(
-            buf,
-            at,
-            unit,
-            Mark {
-                seed,
-                pass: 1,
-                seq,
-                writer: 0,
-            },
-        );
-        match io.write_at(buf, at) {
-            Ok(n) if n == buf.len() => written += n as u64,
-            Ok(n) => t.io_error(
-                at,
-                buf.len() as u64,
-                BadKind::WriteError,
-                format!("short: {n}"),
-            ),
-            Err(e) => t.io_error(at, buf.len() as u64, BadKind::WriteError, e.to_string()),
-        }
-    };
-    for i in (0..lay.count).rev() {
-        write(
-            &mut *io,
-            &mut buf[..lay.block as usize],
-            lay.at(i),
-            &mut tally,
-        );
-    }
-    for i in 0..lay.count {
-        if lay.filler > 0 && !stop() {
-            let at = lay.at(i) + lay.block;
-            write(&mut *io, &mut buf[..lay.filler as usize], at, &mut tally);
-        }
-    }
-    live.written
-        .store(written, std::sync::atomic::Ordering::Relaxed);
+    let written = write_all(&mut *io, &mut buf, &lay, seed, stop, &mut tally);
+    live.written.store(written, Relaxed);
     let _ = io.sync_data();
     let write_s = start.elapsed().as_secs_f64();
     let (t1, cpu0) = (Instant::now(), cpu_seconds());
-    let expect = Expect {
-        seed,
-        pass: 1,
-        min_seq: 0,
-        writer: None,
-    };
-    let mut bad = vec![false; lay.count as usize];
-    for n in 0..lay.count {
-        if stop() {
-            break;
-        }
-        let i = n * SCATTER % lay.count;
-        let at = lay.at(i);
-        let b = &mut buf[..lay.block as usize];
-        let worst = match io.read_at(b, at) {
-            Ok(n) if n == b.len() => check_block(b, at, unit, &expect, &mut tally),
-            Ok(_) | Err(_) => {
-                tally.io_error(at, lay.block, BadKind::ReadError, "read failed".into());
-                Some(BadKind::ReadError)
-            }
-        };
-        bad[i as usize] = worst.is_some();
-        live.mark(at, super::live::code(worst));
-        live.verified
-            .fetch_add(lay.block, std::sync::atomic::Ordering::Relaxed);
-    }
+    let bad = read_all(&mut *io, &mut buf, &lay, seed, live, stop, &mut tally);
     // Read in a scattered order: sorted by offset (and neighbours merged) for the report.
     let mut sorted = Tally::default();
     sorted.merge(tally);
@@ -162,12 +98,12 @@ pub fn run(
         claimed_bytes: span,
         span_bytes: span,
         block_bytes: lay.block,
-        unit_bytes: unit as u64,
+        unit_bytes: stamp::unit_for(lay.block) as u64,
         seed,
         pass: 1,
         passes: 1,
         written_bytes: written,
-        verified_bytes: live.verified.load(std::sync::atomic::Ordering::Relaxed),
+        verified_bytes: live.verified.load(Relaxed),
         counts: tally.counts,
         bad: tally.extents.clone(),
         extents_left_out: tally.left_out,
@@ -182,6 +118,85 @@ pub fn run(
     };
     report.findings = crate::findings::verify::findings(&report);
     Ok((report, lay))
+}
+
+/// Writes the probes from the top down, then the filler after each; returns bytes written.
+fn write_all(
+    io: &mut dyn BlockIo,
+    buf: &mut [u8],
+    lay: &Layout,
+    seed: u64,
+    stop: &(dyn Fn() -> bool + Sync),
+    t: &mut Tally,
+) -> u64 {
+    let start = Instant::now();
+    let unit = stamp::unit_for(lay.block);
+    let mut written = 0;
+    let mut write = |buf: &mut [u8], at: u64, t: &mut Tally| {
+        let seq = start.elapsed().as_nanos() as u64;
+        let mark = Mark {
+            seed,
+            pass: 1,
+            seq,
+            writer: 0,
+        };
+        stamp::stamp(buf, at, unit, mark);
+        let len = buf.len() as u64;
+        match io.write_at(buf, at) {
+            Ok(n) if n as u64 == len => written += len,
+            Ok(n) => t.io_error(at, len, BadKind::WriteError, format!("short: {n}")),
+            Err(e) => t.io_error(at, len, BadKind::WriteError, e.to_string()),
+        }
+    };
+    for i in (0..lay.count).rev() {
+        write(&mut buf[..lay.block as usize], lay.at(i), t);
+    }
+    for i in 0..lay.count {
+        if lay.filler > 0 && !stop() {
+            let at = lay.at(i) + lay.block;
+            write(&mut buf[..lay.filler as usize], at, t);
+        }
+    }
+    written
+}
+
+/// Reads the probes back in a scattered order; returns which were bad.
+fn read_all(
+    io: &mut dyn BlockIo,
+    buf: &mut [u8],
+    lay: &Layout,
+    seed: u64,
+    live: &Live,
+    stop: &(dyn Fn() -> bool + Sync),
+    t: &mut Tally,
+) -> Vec<bool> {
+    let expect = Expect {
+        seed,
+        pass: 1,
+        min_seq: 0,
+        writer: None,
+    };
+    let unit = stamp::unit_for(lay.block);
+    let mut bad = vec![false; lay.count as usize];
+    for n in 0..lay.count {
+        if stop() {
+            break;
+        }
+        let i = n * SCATTER % lay.count;
+        let at = lay.at(i);
+        let b = &mut buf[..lay.block as usize];
+        let worst = match io.read_at(b, at) {
+            Ok(n) if n == b.len() => check_block(b, at, unit, &expect, t),
+            Ok(_) | Err(_) => {
+                t.io_error(at, lay.block, BadKind::ReadError, "read failed".into());
+                Some(BadKind::ReadError)
+            }
+        };
+        bad[i as usize] = worst.is_some();
+        live.mark(at, super::live::code(worst));
+        live.verified.fetch_add(lay.block, Relaxed);
+    }
+    bad
 }
 
 /// The real size the probes give: the gcd of the aliased distances when a probe held another
