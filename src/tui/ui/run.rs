@@ -76,6 +76,7 @@ pub(super) fn status_line(
             vec![sep(), Span::styled(format!("errors {errors} "), err_style)],
         ),
     ];
+    parts.extend(verify_part(run, theme).map(|s| (0, vec![sep(), s])));
     if let Some(link) = why::link_part(run) {
         parts.push((3, vec![Span::raw(link)]));
     }
@@ -173,6 +174,14 @@ pub(super) fn message_line(run: &Run, theme: Theme) -> Line<'static> {
             theme.dim(),
         )
     }
+}
+
+/// `--verify`: where the first write read back bad lies (every one is in the summary).
+fn verify_part(run: &Run, theme: Theme) -> Option<Span<'static>> {
+    let s = run.last.as_ref()?;
+    let e = s.first_errors.iter().find(|e| e.op == "verify")?;
+    let at = crate::findings::verify::offset(e.offset);
+    Some(Span::styled(format!("verify: bad at {at} "), theme.error()))
 }
 
 /// "│ 2 thread(s) QD1: ring failed": the active threads on pread/pwrite after their ring
