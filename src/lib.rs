@@ -34,6 +34,7 @@ pub(crate) mod show;
 pub(crate) mod signals;
 pub mod stats;
 pub mod suite;
+pub mod surface;
 pub mod sweep;
 mod sys;
 pub mod target;

@@ -27,6 +27,7 @@ mod fleet;
 mod health;
 mod local;
 mod suite;
+pub mod surface;
 
 /// Run length when none is given and there is no TUI (kept in `settings`, below the CLI,
 /// which checks `--until-steady` against it).
@@ -43,6 +44,8 @@ pub enum Mode {
     List,
     /// `--health`: the drives' own records and what they say, no I/O.
     Health,
+    /// `--surface`: the surface scan; `tui` when the screen is drawn.
+    Surface { tui: bool },
     /// `--fio`: the equivalent fio job.
     Fio,
     /// `--burn-in[=write|verify]` or `--capacity-probe`: stamped blocks written and read back.
@@ -85,19 +88,9 @@ impl Mode {
         if config.fio {
             return Ok(Mode::Fio);
         }
+        check_verify(config)?;
         if config.verify.any() {
             return Ok(Mode::BurnIn);
-        }
-        if config.verify.live
-            && (config.sweep.is_some()
-                || config.suite.is_some()
-                || config.fleet.is_some()
-                || config.targets.len() > 1)
-        {
-            anyhow::bail!(
-                "--verify reads back the writes of one run on one target; drop --sweep, \
-                 --suite, --fleet or the other targets"
-            );
         }
         if let Some(name) = config.suite {
             return Ok(Mode::Suite(name));
@@ -111,6 +104,10 @@ impl Mode {
             );
         }
         let tui = !config.no_tui && config.output == Output::Text && terminal.is_ok();
+        if config.surface.is_some() {
+            surface::check(config)?;
+            return Ok(Mode::Surface { tui });
+        }
         if config.fleet.is_some() {
             return Ok(Mode::Fleet { tui });
         }
@@ -146,6 +143,28 @@ impl Mode {
             None => Mode::Run,
         })
     }
+}
+
+/// `--burn-in` and `--capacity-probe` are modes of their own; `--verify` checks one run.
+fn check_verify(config: &Config) -> Result<()> {
+    if config.verify.any() && config.surface.is_some() {
+        anyhow::bail!(
+            "--surface reads, --burn-in and --capacity-probe write and read back: run one, then \
+             the other"
+        );
+    }
+    if config.verify.live
+        && (config.sweep.is_some()
+            || config.suite.is_some()
+            || config.fleet.is_some()
+            || config.targets.len() > 1)
+    {
+        anyhow::bail!(
+            "--verify reads back the writes of one run on one target; drop --sweep, --suite, \
+             --fleet or the other targets"
+        );
+    }
+    Ok(())
 }
 
 /// Whether a screen can be drawn: both ends a terminal, and not TERM=dumb (an editor's shell
@@ -199,6 +218,11 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         Mode::Man => print_and_exit(&crate::cli::docs::man_page()),
         Mode::List => list_devices(&config),
         Mode::Health => health::run(&config),
+        Mode::Surface { tui: true } => crate::tui::run(config, notice),
+        Mode::Surface { tui: false } => match config.surface {
+            Some(ask) => surface::run(&config, ask),
+            None => Ok(ExitStatus::Failure),
+        },
         Mode::Fio => fio::print_fio(&config),
         Mode::BurnIn => burnin::run(&config),
         Mode::Tui => crate::tui::run(config, notice),
@@ -219,13 +243,18 @@ pub fn run(config: Config) -> Result<ExitStatus> {
 fn prints_text(mode: &Mode, output: Output) -> bool {
     let text = matches!(output, Output::Text | Output::Quiet);
     match mode {
-        Mode::Tui | Mode::Show | Mode::Fleet { tui: true } | Mode::Disks { tui: true } => true,
+        Mode::Tui
+        | Mode::Show
+        | Mode::Surface { tui: true }
+        | Mode::Fleet { tui: true }
+        | Mode::Disks { tui: true } => true,
         Mode::Run
         | Mode::Sweep(_)
         | Mode::Suite(_)
         | Mode::List
         | Mode::Health
         | Mode::BurnIn
+        | Mode::Surface { tui: false }
         | Mode::Fleet { .. }
         | Mode::Disks { .. } => text,
         Mode::Completions(_) | Mode::Man | Mode::Fio => false,

@@ -15,9 +15,12 @@ use diskscope::findings::collect::{RunFacts, all_findings};
 use diskscope::findings::conditions::{Conditions, DETECTORS, Detector, Device, Pacing, ask};
 use diskscope::findings::link::{LinkInput, LinkKind};
 use diskscope::findings::queue::{Observed, QueueLimits, QueueSettings};
+use diskscope::findings::surface::{SurfaceFacts, detect};
 use diskscope::findings::{outliers, shared_limit};
 use diskscope::settings::Settings;
 use diskscope::stats::IntervalFigures;
+use diskscope::surface::fold::{Completion, Fold};
+use diskscope::surface::plan::ScanPlan;
 use diskscope::sweep::{Dimension, saturation};
 
 /// `rows` seconds of half writes of 4 MiB: 295 MB/s at 60 °C for the first half, then a
@@ -43,6 +46,29 @@ fn series(rows: usize) -> Vec<Interval> {
             }
         })
         .collect()
+}
+
+/// A whole rotational disk's surface scan whose curve is flat, with a stretch at 16 MiB reading
+/// at a hundredth of the rest and a read error at 40 MiB.
+fn surface_report() -> diskscope::model::surface::SurfaceReport {
+    let plan = ScanPlan::full(64 << 20, 1 << 20, 64);
+    let mut fold = Fold::new(&plan, "/dev/sdz", 8);
+    for i in 0..64u64 {
+        let ms = if i == 16 { 500 } else { 5 };
+        fold.add(&Completion {
+            offset: i << 20,
+            len: 1 << 20,
+            latency_ns: ms * 8_000_000,
+            service_ns: ms * 1_000_000,
+            busy_ns: ms * 1_000_000,
+            result: if i == 40 {
+                Err("Input/output error (os error 5)".into())
+            } else {
+                Ok(())
+            },
+        });
+    }
+    fold.finish(1.0, true)
 }
 
 fn step(threads: usize, iops: f64) -> IntervalFigures {
@@ -112,6 +138,11 @@ fn spoke(c: &Conditions) -> BTreeSet<&'static str> {
             shared_parents: vec![],
         })
     }));
+    let facts = SurfaceFacts {
+        rotational: Some(true),
+        span_share: Some(1.0),
+    };
+    found.extend(detect(&surface_report(), &facts, c));
     let mut out: BTreeSet<&'static str> = found.iter().map(|f| detector_of(&f.kind)).collect();
     let steps: Vec<IntervalFigures> = [(1, 10_000.0), (2, 19_000.0), (4, 20_000.0), (8, 20_500.0)]
         .into_iter()
@@ -136,6 +167,8 @@ fn detector_of(kind: &str) -> &'static str {
         "thermal_throttling" => "thermal",
         "outlier" => "outlier",
         "shared_limit" | "independent" | "cpu_limit" | "shared_parent" => "shared_limit",
+        "surface_read_errors" | "surface_slow_region" | "surface_slow_reads" => "surface_regions",
+        "surface_flat_curve" | "surface_falling_flash" => "surface_curve",
         other => panic!("a finding of no detector in the table: {other}"),
     }
 }
@@ -156,6 +189,8 @@ fn every_detector_speaks_only_under_its_conditions() {
         "slowdown",
         "thermal",
         "saturation",
+        "surface_regions",
+        "surface_curve",
     ];
     let with = |extra: &[&'static str]| -> Vec<&'static str> {
         everything_alone.iter().chain(extra).copied().collect()
@@ -166,19 +201,21 @@ fn every_detector_speaks_only_under_its_conditions() {
         ("a file on a drive's filesystem (judged by its drive)", base, with(&[])),
         ("--buffered", Conditions { direct: false, ..base }, vec!["link_below_max"]),
         ("at its --rate cap", base.paced(Pacing::AtCap),
-            vec!["link_below_max", "queue_split", "volatile_write_cache", "rotational_flag"]),
+            vec!["link_below_max", "queue_split", "volatile_write_cache", "rotational_flag",
+                 "surface_regions", "surface_curve"]),
         ("behind its --rate cap (the disk set the pace)", base.paced(Pacing::BehindCap), with(&[])),
         ("a loop device (or a file on one)", Conditions { device: Device::NoDrive, ..base },
-            vec!["queue_split", "kernel_queue", "slowdown", "saturation"]),
+            vec!["queue_split", "kernel_queue", "slowdown", "saturation", "surface_regions"]),
         ("a virtual disk", Conditions { device: Device::Virtual, ..base },
-            vec!["queue_split", "kernel_queue", "rotational_flag", "slowdown", "saturation"]),
+            vec!["queue_split", "kernel_queue", "rotational_flag", "slowdown", "saturation",
+                 "surface_regions"]),
         ("several targets", Conditions { targets: 3, ..base }, with(&["outlier", "shared_limit"])),
         ("one row (-T 1s)", base.with_rows(1),
             vec!["link_below_max", "queue_split", "kernel_queue", "volatile_write_cache",
-                 "rotational_flag", "saturation"]),
+                 "rotational_flag", "saturation", "surface_regions", "surface_curve"]),
         ("several targets at their cap", Conditions { targets: 3, ..base }.paced(Pacing::AtCap),
             vec!["link_below_max", "queue_split", "volatile_write_cache", "rotational_flag",
-                 "outlier"]),
+                 "outlier", "surface_regions", "surface_curve"]),
     ];
     let mut failures = Vec::new();
     for (name, c, expected) in &table {

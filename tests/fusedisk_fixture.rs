@@ -29,6 +29,7 @@ fn the_fixture_wraps_slows_and_fails_where_told() {
         real: Some(4 * MIB),
         slow: vec![(8 * MIB, 9 * MIB, 200)],
         eio: vec![(12 * MIB, 12 * MIB + 4096)],
+        log: None,
     };
     let disk = match FuseDisk::start(dir.path(), &behaviour) {
         Ok(d) => d,

@@ -77,6 +77,15 @@ pub struct WorkloadArgs {
     /// Evict the target's pages from the page cache before the run (with --buffered)
     #[arg(long)]
     pub drop_cache: bool,
+
+    /// Read the whole span in order and map it: bandwidth against position, each region's
+    /// latency class (Victoria's bands), every read error by offset. `quick` reads an even
+    /// sample (seconds); full (the default) reads every block, with an ETA, and a stopped
+    /// scan resumes where it stopped; `restart` starts over. Read-only. -b and -Q set the
+    /// read and depth [default: 1M at depth 8]
+    #[arg(long, value_name = "HOW", num_args = 0..=1, require_equals = true,
+          default_missing_value = "full", value_parser = values::surface)]
+    pub surface: Option<crate::surface::session::SurfaceAsk>,
 }
 
 /// Where the figures go, and what they are compared with.

@@ -82,6 +82,8 @@ pub struct Config {
     pub list: bool,
     /// `--health`: the drives' own records, no I/O.
     pub health: bool,
+    /// `--surface[=quick|restart]`: the surface scan.
+    pub surface: Option<crate::surface::session::SurfaceAsk>,
     pub all: bool,
     /// `--completions SHELL`: print the script and exit.
     pub completions: Option<clap_complete::Shell>,
@@ -168,6 +170,7 @@ impl Args {
             drop_cache: w.drop_cache,
             list: self.other.list,
             health: self.other.health,
+            surface: w.surface,
             all: self.other.all,
             completions: self.other.completions,
             man: self.other.man,

@@ -44,6 +44,11 @@ pub fn rate_iops(text: &str) -> Result<u64, String> {
     crate::settings::parse_rate_iops(text)
 }
 
+/// `--surface`: quick, full or restart.
+pub fn surface(text: &str) -> Result<crate::surface::session::SurfaceAsk, String> {
+    crate::surface::session::SurfaceAsk::parse(text)
+}
+
 /// `--ioengine`: fio's names, io_uring or psync.
 pub fn ioengine(text: &str) -> Result<IoEngine, String> {
     IoEngine::parse(text)

@@ -43,10 +43,14 @@ pub enum Detector {
     SharedLimit,
     /// A sweep's saturation point.
     Saturation,
+    /// `surface_slow_region`, `surface_read_errors`: a surface scan's regions.
+    SurfaceRegions,
+    /// `surface_flat_curve`, `surface_falling_flash`: a surface scan's curve shape.
+    SurfaceCurve,
 }
 
 /// Every detector, in the table's order.
-pub const DETECTORS: [Detector; 11] = [
+pub const DETECTORS: [Detector; 13] = [
     Detector::LinkBelowMax,
     Detector::LinkBound,
     Detector::QueueSplit,
@@ -58,6 +62,8 @@ pub const DETECTORS: [Detector; 11] = [
     Detector::Outlier,
     Detector::SharedLimit,
     Detector::Saturation,
+    Detector::SurfaceRegions,
+    Detector::SurfaceCurve,
 ];
 
 /// What is behind the target.
@@ -186,7 +192,11 @@ const NOT_LOOP: &[Device] = &[Device::Drive, Device::Virtual];
 /// - a drop, throttling, a saturation point and a shared limit are about the disk's pace;
 ///   throttling needs a drive's temperature;
 /// - an outlier is below its peers at any pace (a target behind its cap is slow), and needs
-///   peers.
+///   peers;
+/// - a surface scan's slow regions and read errors are judged on any device, a loop device's
+///   file included (its slow spots are the file's), but only on the disk's own reads
+///   (O_DIRECT); the curve's shape is a drive's geometry, meaningless on a loop device or a
+///   hypervisor's disk, and needs a whole scan (its regions, not seconds: rows 0).
 pub fn needs(d: Detector) -> Needs {
     let n = |direct, disk_limited, devices, min_rows, min_targets| Needs {
         direct,
@@ -207,6 +217,8 @@ pub fn needs(d: Detector) -> Needs {
         Detector::Outlier => n(true, false, ANY, 1, 2),
         Detector::SharedLimit => n(true, true, ANY, 1, 2),
         Detector::Saturation => n(true, true, ANY, 1, 1),
+        Detector::SurfaceRegions => n(true, false, ANY, 0, 1),
+        Detector::SurfaceCurve => n(true, false, DRIVE, 0, 1),
     }
 }
 

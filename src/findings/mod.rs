@@ -17,6 +17,7 @@
 //! - `outliers`: the member of a group (a fleet's hosts, a run's disks) well below the
 //!   group's median.
 //! - `shared_limit`: disks that fall short together of what they did alone.
+//! - `surface`: a surface scan's slow regions, read errors and curve shape.
 //! - `conditions`: what each detector needs (O_DIRECT, the disk as the limit, a drive, rows,
 //!   peers), one table, and the gate every caller asks through.
 //! - `verify`: what reading back the stamps found: a fake capacity, corrupt, stale or lost
@@ -35,6 +36,7 @@ pub mod shared_limit;
 pub mod slowdown;
 pub mod split;
 pub mod steady;
+pub mod surface;
 pub mod thermal;
 pub mod thresholds;
 pub mod verify;

@@ -182,6 +182,49 @@ pub const HEALTH_ENDURANCE_USED_PCT: u32 = 100;
 /// Hours in a year, for "2.7 years" (365.25 days).
 pub const HOURS_PER_YEAR: f64 = 8766.0;
 
+// ---------------------------------------------------------------------------------------------
+// The surface scan (`findings::surface`). A region is judged against its own neighbourhood,
+// measured in the same scan: the regions on either side of it, whose median is what the disk
+// reads there. On a spinning disk the rate falls smoothly from the outer to the inner tracks
+// (zoned bit recording), never by half between neighbouring regions.
+// ---------------------------------------------------------------------------------------------
+
+/// Regions on each side of a region that make its neighbourhood (choice: 32 + 32 of 2,048 is
+/// 3% of the disk, across which the outer-to-inner fall is under 2%; its median stands for
+/// the neighbourhood as long as a slow stretch covers less than half of it, 1.5% of the disk).
+pub const SURFACE_NEIGHBOURS: usize = 32;
+/// Modified z-score below which a region's rate, against its neighbourhood's, is an outlier
+/// among this disk's regions (Iglewicz and Hoaglin, "How to Detect and Handle Outliers",
+/// ASQC 1993: |0.6745 (x − median) / MAD| > 3.5).
+pub const SURFACE_OUTLIER_Z: f64 = 3.5;
+/// At most this share of its neighbourhood's rate for a region to read as much slower (choice:
+/// half; the fall across a whole disk is about half, so no zone boundary between neighbouring
+/// regions comes near it, while a weak spot that retries reads far below it).
+pub const SURFACE_SLOW_SHARE: f64 = 0.5;
+/// Seconds a region must have cost beyond what its neighbourhood's rate would have taken
+/// for its rate to count as slow (choice: a tenth of a second; below it, a few milliseconds
+/// of scheduling jitter on a region of few reads — a small span's 1 MiB region is one read —
+/// already reads as "half as fast", while a weak stretch of a real disk costs seconds).
+pub const SURFACE_MIN_EXCESS_S: f64 = 0.1;
+/// Service time from which a read is slow by Victoria's legend: its orange (< 600 ms) and red
+/// (≥ 600 ms) bands begin at 200 ms.
+pub const SURFACE_SLOW_READ_NS: u64 = 200_000_000;
+/// Share of the read regions at each end of the disk whose rates are compared for the curve's
+/// shape (choice: the outer and inner tenth, as HD Tune's curve is read by eye).
+pub const SURFACE_CURVE_EDGE: f64 = 0.1;
+/// Regions read at the least before the curve's shape is judged.
+pub const SURFACE_CURVE_MIN_REGIONS: usize = 20;
+/// Share of the device the span must cover for its curve's shape to be judged: a short span
+/// holds only a part of the fall.
+pub const SURFACE_CURVE_MIN_SPAN: f64 = 0.9;
+/// A rotational disk's inner tenth reads at least this much slower than its outer tenth:
+/// below it the curve "does not fall" (zoned bit recording: inner tracks hold ~0.5–0.6 of
+/// the outer tracks' sectors, so a single disk falls by 40–50%; choice: 10%, well short of it).
+pub const SURFACE_HDD_MIN_FALL: f64 = 0.10;
+/// On flash, the inner tenth reading this much slower than the outer one is a fall (choice:
+/// 20%, twice the run-to-run scatter of a sequential read; flash has no geometry to fall by).
+pub const SURFACE_FLASH_MAX_FALL: f64 = 0.20;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -70,6 +70,16 @@ pub mod kind {
     pub const KERNEL_QUEUE: &str = "kernel_queue";
     /// Writes acknowledged from (or syncs flushing) the drive's volatile cache.
     pub const VOLATILE_WRITE_CACHE: &str = "volatile_write_cache";
+    /// Surface scan: a stretch of the disk much slower than its neighbours.
+    pub const SURFACE_SLOW_REGION: &str = "surface_slow_region";
+    /// Surface scan: reads of 200 ms or more (Victoria's orange and red bands).
+    pub const SURFACE_SLOW_READS: &str = "surface_slow_reads";
+    /// Surface scan: reads that failed, by offset.
+    pub const SURFACE_READ_ERRORS: &str = "surface_read_errors";
+    /// Surface scan: a rotational disk whose rate does not fall from outer to inner tracks.
+    pub const SURFACE_FLAT_CURVE: &str = "surface_flat_curve";
+    /// Surface scan: flash whose rate falls across the span.
+    pub const SURFACE_FALLING_FLASH: &str = "surface_falling_flash";
     /// A device flagged rotational whose timing no spinning disk can show.
     pub const ROTATIONAL_FLAG: &str = "rotational_flag";
     /// The drive's record shows real use: hours, power cycles, bytes written.

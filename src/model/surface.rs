@@ -91,9 +91,10 @@ impl VerifyState {
     }
 }
 
-/// One cell of the map.
+/// One cell of the map; in JSON a plain string (`Cell::key`): "under5_ms", "read_error",
+/// "verified", "not_yet".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "state", content = "class")]
+#[serde(into = "String", try_from = "String")]
 pub enum Cell {
     /// Not read (or not verified) yet.
     #[default]
@@ -107,6 +108,42 @@ pub enum Cell {
 }
 
 impl Cell {
+    /// Every cell value, for the JSON names and the legends.
+    pub const ALL: [Cell; 13] = [
+        Cell::NotYet,
+        Cell::Latency(LatencyClass::Under5Ms),
+        Cell::Latency(LatencyClass::Under20Ms),
+        Cell::Latency(LatencyClass::Under50Ms),
+        Cell::Latency(LatencyClass::Under200Ms),
+        Cell::Latency(LatencyClass::Under600Ms),
+        Cell::Latency(LatencyClass::Over600Ms),
+        Cell::ReadError,
+        Cell::Verify(VerifyState::Verified),
+        Cell::Verify(VerifyState::Zeroes),
+        Cell::Verify(VerifyState::Stale),
+        Cell::Verify(VerifyState::Corrupt),
+        Cell::Verify(VerifyState::Aliased),
+    ];
+
+    /// The cell's stable JSON name.
+    pub fn key(self) -> &'static str {
+        match self {
+            Cell::NotYet => "not_yet",
+            Cell::Latency(LatencyClass::Under5Ms) => "under5_ms",
+            Cell::Latency(LatencyClass::Under20Ms) => "under20_ms",
+            Cell::Latency(LatencyClass::Under50Ms) => "under50_ms",
+            Cell::Latency(LatencyClass::Under200Ms) => "under200_ms",
+            Cell::Latency(LatencyClass::Under600Ms) => "under600_ms",
+            Cell::Latency(LatencyClass::Over600Ms) => "over600_ms",
+            Cell::ReadError => "read_error",
+            Cell::Verify(VerifyState::Verified) => "verified",
+            Cell::Verify(VerifyState::Zeroes) => "zeroes",
+            Cell::Verify(VerifyState::Stale) => "stale",
+            Cell::Verify(VerifyState::Corrupt) => "corrupt",
+            Cell::Verify(VerifyState::Aliased) => "aliased",
+        }
+    }
+
     /// How bad the cell is, for `RegionMap::mark`: a region shows the worst of what was found
     /// in it. Not yet < any latency class (fastest first) < verified < zeroes < stale <
     /// corrupt < aliased < read error.
@@ -128,6 +165,21 @@ impl Cell {
             Cell::Verify(v) => v.label(),
             Cell::ReadError => "read error",
         }
+    }
+}
+
+impl From<Cell> for String {
+    fn from(c: Cell) -> String {
+        c.key().to_string()
+    }
+}
+
+impl TryFrom<String> for Cell {
+    type Error = String;
+    fn try_from(s: String) -> Result<Cell, String> {
+        (Cell::ALL.iter().copied())
+            .find(|c| c.key() == s)
+            .ok_or_else(|| format!("'{s}' is no surface map cell"))
     }
 }
 
@@ -214,6 +266,24 @@ impl RegionMap {
         out
     }
 
+    /// The map in at most `n` cells, each the worst of the regions it covers: what a screen
+    /// narrower than the map draws.
+    pub fn squeezed(&self, n: usize) -> Vec<Cell> {
+        let n = n.clamp(1, self.cells.len().max(1));
+        let len = self.cells.len();
+        (0..n)
+            .map(|k| {
+                let (from, to) = (k * len / n, ((k + 1) * len / n).max(k * len / n + 1));
+                let group = &self.cells[from.min(len)..to.min(len)];
+                group
+                    .iter()
+                    .copied()
+                    .max_by_key(|c| c.severity())
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
     /// Regions marked so far (anything but not yet).
     pub fn done(&self) -> usize {
         self.cells.iter().filter(|c| **c != Cell::NotYet).count()
@@ -282,9 +352,9 @@ pub struct SurfaceReport {
     pub errors: Vec<ReadError>,
     /// Bytes read in all.
     pub bytes_read: u64,
-    /// Seconds the scan ran (this session; a resumed scan adds to `resumed_from`).
+    /// Seconds the scan ran, the sessions before a resume included.
     pub elapsed_s: f64,
-    /// Where this session started, for a resumed scan.
+    /// Where the last session started, for a resumed scan.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resumed_from: Option<u64>,
     /// True when the scan reached the end of its plan; false when stopped early.
@@ -313,6 +383,17 @@ impl SurfaceReport {
         read.truncate(n);
         read
     }
+}
+
+/// What `--surface --json` writes: who made it, the scan, and what it says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SurfaceDoc {
+    pub meta: super::Meta,
+    pub surface: SurfaceReport,
+    pub findings: Vec<super::finding::Finding>,
+    /// Where a stopped full scan was kept to resume from (the state directory's `surface/`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume_file: Option<String>,
 }
 
 #[cfg(test)]
@@ -351,5 +432,35 @@ mod tests {
         assert_eq!(map.cells[1], Cell::Verify(VerifyState::Aliased));
         map.set_region(1, Cell::NotYet);
         assert_eq!(map.done(), 1);
+    }
+
+    #[test]
+    fn a_squeezed_map_keeps_the_worst_of_each_group() {
+        let mut map = RegionMap::new(8 << 20, 8, 1 << 20);
+        map.mark_region(3, Cell::ReadError);
+        map.mark_region(0, Cell::Latency(LatencyClass::Under5Ms));
+        let cells = map.squeezed(3);
+        assert_eq!(cells.len(), 3);
+        assert_eq!(cells[0], Cell::Latency(LatencyClass::Under5Ms));
+        assert_eq!(cells[1], Cell::ReadError);
+        assert_eq!(cells[2], Cell::NotYet);
+        assert_eq!(map.squeezed(100).len(), 8);
+    }
+
+    #[test]
+    fn cells_are_plain_names_in_json_and_read_back() {
+        let mut map = RegionMap::new(3 << 20, 3, 1 << 20);
+        map.mark_region(0, Cell::Latency(LatencyClass::Under20Ms));
+        map.mark_region(1, Cell::Verify(VerifyState::Aliased));
+        let json = serde_json::to_string(&map).unwrap();
+        assert!(
+            json.contains(r#""cells":["under20_ms","aliased","not_yet"]"#),
+            "{json}"
+        );
+        let back: RegionMap = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, map);
+        for c in Cell::ALL {
+            assert_eq!(Cell::try_from(c.key().to_string()), Ok(c));
+        }
     }
 }

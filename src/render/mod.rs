@@ -31,6 +31,7 @@ pub mod periods;
 pub mod rate;
 pub mod saved;
 pub mod sides;
+pub mod surface;
 pub mod sweep;
 pub mod table;
 pub mod text;

@@ -88,6 +88,16 @@ pub fn keep(export: &Export, why: &str, now: SystemTime) -> Result<PathBuf, Stri
     keep_in(&dir()?, export, why, now)
 }
 
+/// A directory of its own inside the state directory (`surface/`: the scans stopped before
+/// their end, to resume), made and checked as the state directory itself is.
+pub fn subdir(name: &str) -> Result<PathBuf, String> {
+    let base = dir()?;
+    ready(&base)?;
+    let sub = base.join(name);
+    ready(&sub)?;
+    Ok(sub)
+}
+
 /// `keep` in `dir` at the time `now`.
 pub fn keep_in(dir: &Path, export: &Export, why: &str, now: SystemTime) -> Result<PathBuf, String> {
     ready(dir)?;

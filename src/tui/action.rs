@@ -33,4 +33,22 @@ pub enum Action {
     ReadOnly,
     /// `M`: capture the mouse, or give it back to the terminal (its text selection).
     ToggleMouse,
+    /// The surface screen: open it, pause, resume, go back.
+    Surface(SurfaceAct),
+}
+
+/// What a key asks of the surface scan.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SurfaceAct {
+    /// From the picker: prepare this target read-only and scan it (`None`: the scratch file).
+    Open(Option<PathBuf>),
+    /// From the run screen: pause the run and scan its target.
+    OpenHere,
+    /// Stop the scan (a full one is kept to resume).
+    Pause,
+    /// Scan again: a full scan resuming where it stopped, a quick one, or a full one from
+    /// the start.
+    Scan(crate::surface::session::SurfaceAsk),
+    /// Stop the scan and go back to the run screen or the picker.
+    Back,
 }

@@ -37,6 +37,13 @@ pub enum Event {
     DiskDone(usize),
     /// Every target of a run on several is ready, or why one could not be.
     PreparedMany(Result<Vec<Prepared>>),
+    /// The surface scan's report so far and where it stands.
+    SurfaceProgress(
+        Box<crate::model::surface::SurfaceReport>,
+        crate::surface::scan::Progress,
+    ),
+    /// The surface scan stopped or ended.
+    SurfaceDone(Result<crate::surface::session::Outcome>),
 }
 
 /// Delivers one target's snapshots in a run on several, stamped with the moment they were

@@ -13,6 +13,7 @@ mod readme;
 pub(super) mod run;
 mod series;
 mod slide;
+mod surface;
 #[cfg(test)]
 pub use readme::reference;
 pub(super) mod sliders;
@@ -21,7 +22,7 @@ use std::path::PathBuf;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 
-use super::action::Action;
+use super::action::{Action, SurfaceAct};
 use super::keymap::{self, Binding, Key, lookup, one_line};
 use super::state::{App, Confirm, Picker, PickerRow, Screen};
 
@@ -77,6 +78,7 @@ enum Pick {
     First,
     Last,
     Start,
+    Surface,
     Mark,
     Mouse,
     Help,
@@ -101,6 +103,11 @@ const PICKER: &[Binding<Pick, Picker>] = &[
         "start (on all marked rows)",
     )
     .hint("start"),
+    Binding::always(
+        &[(Key::Char('S'), Pick::Surface)],
+        "surface scan of the row: every block read in order, the map and the curve",
+    )
+    .hint("surface"),
     Binding::always(
         &[(Key::Char(' '), Pick::Mark)],
         "mark / unmark a row, to run several targets at once",
@@ -220,6 +227,7 @@ impl App {
             },
             Screen::Run(r) => run::run_key(r, key, &mut self.help, &mut self.fio),
             Screen::Disks(d) => disks::disks_key(d, key, &mut self.help),
+            Screen::Surface(v) => surface::surface_key(v, key, &mut self.help),
         };
         if action == Action::ShowLog {
             self.log_shown = true;
@@ -241,6 +249,7 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
         Screen::Preparing(_) => keymap::hints(PREPARING, &()),
         Screen::Run(r) => run::hints(r),
         Screen::Disks(d) => disks::hints(d),
+        Screen::Surface(v) => surface::hints(v),
     }
 }
 
@@ -257,6 +266,7 @@ pub fn help(app: &App) -> (Vec<(String, &'static str)>, Vec<String>) {
         Screen::Preparing(_) => rows(PREPARING),
         Screen::Run(r) => run::rows(r.view),
         Screen::Disks(d) => disks::rows(d),
+        Screen::Surface(_) => surface::rows(),
     };
     here.extend(rows(&GLOBAL[..1]));
     let mut elsewhere = match &app.screen {
@@ -269,6 +279,7 @@ pub fn help(app: &App) -> (Vec<(String, &'static str)>, Vec<String>) {
         format!("write confirm: {}", one_line(CONFIRM)),
         format!("path entry: {}", one_line(PATH_ENTRY)),
         format!("laying out: {}", one_line(PREPARING)),
+        format!("surface scan: {}", surface::one_line()),
         format!("help or fio shown: {}", one_line(OVERLAY)),
     ]);
     (here, elsewhere)
@@ -289,6 +300,14 @@ fn picker_key(p: &mut Picker, key: KeyEvent, help: &mut bool) -> Action {
         Some(Pick::Quit) => return Action::Quit,
         Some(Pick::Mark) => p.toggle_mark(),
         Some(Pick::Mouse) => return Action::ToggleMouse,
+        Some(Pick::Surface) => match p.rows.get(p.selected) {
+            Some(PickerRow::Scratch { .. }) => return Action::Surface(SurfaceAct::Open(None)),
+            Some(PickerRow::Device(d)) => {
+                let path = PathBuf::from(&d.path);
+                return Action::Surface(SurfaceAct::Open(Some(path)));
+            }
+            _ => p.message = Some("S scans a listed device or the scratch file".into()),
+        },
         Some(Pick::Start) if !p.marked.is_empty() => {
             let mut targets = p.marked_targets();
             return match targets.len() {
@@ -392,6 +411,7 @@ mod tests {
             shadowed(CONFIRM),
             shadowed(PREPARING),
             shadowed(FLEET),
+            shadowed(surface::SURFACE),
         ] {
             assert_eq!(problem, None);
         }

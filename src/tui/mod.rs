@@ -90,6 +90,7 @@ pub fn run(config: Config, notice: Option<String>) -> Result<ExitStatus> {
             code
         }
         Outcome::Disks(report) => finish_disks(&config, baseline.as_ref(), report),
+        Outcome::Surface(doc) => finish_surface(&config, &doc),
         Outcome::Finished {
             report,
             sweep,
@@ -177,6 +178,26 @@ fn finish_disks(
         output::say(&format!("{e:#}"));
     }
     status
+}
+
+/// After a surface scan opened from the picker: its map and findings on the normal screen,
+/// and the JSON saved to `--json FILE`.
+fn finish_surface(config: &Config, doc: &crate::model::surface::SurfaceDoc) -> ExitStatus {
+    output::print(&crate::render::surface::report(&doc.surface, &doc.findings));
+    if let Some(path) = config
+        .files
+        .json
+        .as_deref()
+        .filter(|p| *p != std::path::Path::new("-"))
+    {
+        let text = serde_json::to_string_pretty(doc).unwrap_or_default() + "\n";
+        if let Err(e) =
+            crate::results::file::place(path, &text, crate::results::file::Place::Replace)
+        {
+            output::say(&format!("{}: cannot save: {e}", path.display()));
+        }
+    }
+    ExitStatus::after_run(!doc.surface.errors.is_empty())
 }
 
 /// Waits for events and redraws after each batch until the session has an outcome.

@@ -28,6 +28,7 @@ use crate::target::shell::quote_path;
 mod disks;
 mod leave;
 mod start;
+mod surface;
 
 /// How a session ended.
 pub enum Outcome {
@@ -48,6 +49,8 @@ pub enum Outcome {
     },
     /// A run on several targets ended: print its table.
     Disks(Box<crate::model::disks::DisksReport>),
+    /// A surface scan opened from the picker ended: print its map and findings.
+    Surface(Box<crate::model::surface::SurfaceDoc>),
 }
 
 /// What the loop drives: the config, the prepared target and the engine.
@@ -84,11 +87,22 @@ pub struct Session {
     redraw: bool,
     /// Tells the terminal to capture the mouse or not (`None` with no real terminal).
     pub mouse_switch: Option<fn(bool)>,
+    /// The running surface scan's stop flag.
+    surface_stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// The target being prepared is for a surface scan, not a run.
+    surface_next: bool,
+    /// `--allow-write` as given, while a surface scan from the picker runs read-only.
+    surface_write: Option<Option<std::ffi::OsString>>,
 }
 
 impl Session {
     /// A session that will send its background events (progress, snapshots) on `events`.
-    pub fn new(config: Config, events: Sender<Event>) -> Session {
+    pub fn new(mut config: Config, events: Sender<Event>) -> Session {
+        // `--surface` in a terminal: the scan reads only, whatever --allow-write says.
+        let config_surface = config.surface.is_some();
+        if config_surface {
+            config.allow_write = None;
+        }
         Session {
             bare_write: config.allow_write.as_ref().is_some_and(|a| a.is_empty()),
             asked_settings: config.settings,
@@ -109,6 +123,9 @@ impl Session {
             disks: None,
             redraw: true,
             mouse_switch: None,
+            surface_stop: None,
+            surface_next: config_surface,
+            surface_write: None,
         }
     }
 
@@ -180,6 +197,7 @@ impl Session {
             Action::ConfirmWrite(typed) => self.confirm_write(app, typed),
             Action::ReadOnly => self.read_only(app),
             Action::ToggleMouse => self.toggle_mouse(app),
+            Action::Surface(act) => self.surface_act(app, act),
         }
     }
 
@@ -261,6 +279,10 @@ impl Session {
         }
         match event {
             Event::Key(k) => match app.on_key(k) {
+                Action::Quit if matches!(app.screen, Screen::Surface(_)) => {
+                    self.quit_key = Some(leave::key_name(&k));
+                    self.surface_quit(app);
+                }
                 Action::Quit => self.quit(app, Some(leave::key_name(&k))),
                 Action::Suspend => {
                     // A suspended run is a paused one: no I/O waits out the stop and comes
@@ -304,6 +326,8 @@ impl Session {
             }
             Event::DiskDone(i) => self.disk_done(app, i),
             Event::PreparedMany(result) => self.prepared_many(app, result),
+            Event::SurfaceProgress(report, p) => self.surface_progress(app, *report, p),
+            Event::SurfaceDone(result) => self.surface_done(app, result),
         }
         app.note_messages();
         Ok(full_redraw)

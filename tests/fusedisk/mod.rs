@@ -31,6 +31,8 @@ pub struct Behaviour {
     pub slow: Vec<(u64, u64, u64)>,
     /// (start, end): reads touching [start, end) fail with EIO.
     pub eio: Vec<(u64, u64)>,
+    /// A file that gets "read OFFSET LENGTH" as each read starts.
+    pub log: Option<PathBuf>,
 }
 
 impl Behaviour {
@@ -44,6 +46,9 @@ impl Behaviour {
         }
         for (s, e) in &self.eio {
             out.extend(["--eio".to_string(), format!("{s}:{e}")]);
+        }
+        if let Some(log) = &self.log {
+            out.extend(["--log".to_string(), log.display().to_string()]);
         }
         out
     }

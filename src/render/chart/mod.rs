@@ -26,6 +26,7 @@ pub mod from_results;
 pub mod from_sweep;
 pub mod spec;
 pub mod style;
+pub mod surface;
 pub mod thin;
 
 pub use spec::Provenance;

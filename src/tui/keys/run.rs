@@ -30,6 +30,7 @@ enum Cmd {
     CancelSweep,
     CancelSuite,
     Suite,
+    Surface,
     ShowLast,
     Back,
     Export,
@@ -185,6 +186,7 @@ const LIVE: &[Binding<Cmd, Run>] = &[
         "run the standard suite: the card (Esc cancels)",
     )
     .hint("suite"),
+    Binding::always(&[(Key::Char('S'), Cmd::Surface)], super::surface::FROM_RUN),
     Binding::always(
         &[(Key::Char('v'), Cmd::ShowLast)],
         "show the last sweep's chart or card (Enter/Esc: back)",
@@ -379,6 +381,7 @@ fn apply(run: &mut Run, cmd: Cmd, help: &mut bool, fio: &mut Option<FioOverlay>)
         Cmd::ShowLast => series::show_last(run),
         Cmd::Back => run.view = View::Live,
         Cmd::Export => return Action::Export,
+        Cmd::Surface => return super::surface::from_run(run),
         Cmd::Fio => *fio = Some(series::fio_overlay(run)),
         Cmd::Help => *help = true,
         Cmd::Log => return Action::ShowLog,

@@ -78,6 +78,7 @@ impl Session {
             Screen::Disks(_) => {
                 self.disks_act(app, &super::Action::Quit);
             }
+            Screen::Surface(_) => self.surface_quit(app),
         }
     }
 

@@ -209,6 +209,10 @@ impl Session {
             }
             Err(e) => return self.fail(app, e),
         };
+        if self.surface_next {
+            self.prepared = Some(prepared);
+            return self.surface_prepared(app);
+        }
         let target = prepared.target.clone();
         // The drive's health is read before the first I/O (as headless does).
         let mut report = self.config.describe(&prepared);

@@ -1,5 +1,5 @@
 //! The TUI's state, with no drawing and no I/O: `App` holds the screen showing (one file per
-//! screen: picker, confirm, run, sweep, suite, disks) and the overlays. Keys turn into `Action`s in `keys`;
+//! screen: picker, confirm, run, sweep, suite, disks, surface) and the overlays. Keys turn into `Action`s in `keys`;
 //! because nothing here touches a clock, a terminal or the target, every key can be tested by
 //! feeding events in and looking at the state that comes out.
 
@@ -13,6 +13,7 @@ pub mod rows;
 pub mod run;
 pub mod series;
 pub mod suite;
+pub mod surface;
 pub mod sweep;
 pub mod why;
 
@@ -23,6 +24,7 @@ pub use picker::{Picker, PickerRow, Preparing};
 pub use run::{AppRates, KernelView, Run};
 pub use series::{Series, SweepState};
 pub use suite::SuiteRun;
+pub use surface::SurfaceView;
 pub use sweep::{SweepRun, View};
 pub use why::WhyView;
 
@@ -39,6 +41,8 @@ pub enum Screen {
     Run(Box<Run>),
     /// Several targets at once: a row per target, the aggregate on top.
     Disks(Box<Disks>),
+    /// A surface scan: the map and the curve filling in.
+    Surface(Box<SurfaceView>),
 }
 
 /// The fio equivalent of the current settings, shown over the run screen.
@@ -119,6 +123,11 @@ impl App {
                 log.see(Source::Notice, p.notice.as_deref(), None);
             }
             Screen::Disks(d) => log.see(Source::Message, d.message.as_deref(), None),
+            Screen::Surface(s) => {
+                log.see(Source::Message, s.message.as_deref(), None);
+                let finding = s.findings.last().map(|f| f.text.as_str());
+                log.see(Source::Finding, finding, None);
+            }
             Screen::Confirm(c) => log.see(Source::Message, c.message.as_deref(), None),
             Screen::Preparing(_) => {}
         }

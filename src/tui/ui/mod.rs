@@ -28,6 +28,7 @@ mod panes;
 mod run;
 mod setup;
 mod suite;
+mod surface;
 mod sweep;
 mod why;
 
@@ -76,6 +77,7 @@ impl Widget for &App {
             }
             Screen::Run(r) => run::draw_run(r, self.baseline.as_ref(), theme, area, buf),
             Screen::Disks(d) => disks::draw_disks(d, theme, area, buf),
+            Screen::Surface(v) => surface::draw_surface(v, theme, area, buf),
         }
         overlays::draw_overlay(self, theme, full, buf);
         controls_shown(full, buf);

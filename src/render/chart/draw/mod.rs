@@ -52,7 +52,7 @@ pub fn svg(chart: &Chart) -> Result<String, String> {
 /// `svg` with a `<desc>` naming what it shows right after its opening tag: every chart
 /// leaves through here, so here its text is made XML (`escape::xml_chars` over the whole
 /// document: a control character from a path or a jobname is shown, never written raw).
-fn with_desc(svg: &str, what: &str) -> String {
+pub(crate) fn with_desc(svg: &str, what: &str) -> String {
     let Some(end) = svg.find('>') else {
         return svg.to_string();
     };
