@@ -19,8 +19,7 @@ use crate::target::prepare::prepare;
 use crate::target::shell::quote_path;
 use crate::verify::burnin::{self, Half, Job};
 use crate::verify::live::Live;
-use crate::verify::pass::Plan;
-use crate::verify::{probe, stamp, state};
+use crate::verify::{probe, state};
 use crate::{output, render, signals};
 
 /// Runs the burn-in or the probe the config asks for.
@@ -69,77 +68,26 @@ pub fn run(config: &Config) -> Result<ExitStatus> {
     Ok(ExitStatus::after_run(report.any_bad()))
 }
 
-/// The burn-in as asked: for a write, from -b, -t and the span; for =verify, from the state
-/// file, else from the stamps. Returns the state file's path for the halves that use one.
+/// The burn-in as asked (`verify::burnin::plan`), what it noted said on stderr.
 fn job(
     config: &Config,
     half: Half,
     target: &crate::target::open::Target,
     seed: u64,
 ) -> Result<(Job, Option<std::path::PathBuf>)> {
-    let shown = quote_path(&target.path);
-    let state_path = match half {
-        Half::Both => None,
-        _ => Some(match &config.verify.state {
-            Some(p) => p.clone(),
-            None => state::default_path(&target.path).map_err(anyhow::Error::msg)?,
-        }),
-    };
-    let bs = config.settings.bs;
-    let unit = stamp::unit_for(bs);
-    let mut plan = Plan {
-        span: target.span_bytes - target.span_bytes % unit as u64,
-        bs,
-        unit,
-        threads: config.settings.threads,
-        align: (target.logical_block_size as usize).max(4096),
-        seed,
-        start: Instant::now(),
-    };
-    let mut passes = config.verify.passes.max(1);
-    if half == Half::Verify {
-        let path = state_path.as_deref().unwrap_or(std::path::Path::new(""));
-        match state::load(path).map_err(anyhow::Error::msg)? {
-            Some(s) => {
-                if !s.complete {
-                    output::say(&format!(
-                        "{}: the write it records stopped after {} of {}: what lies past it reads as never written",
-                        quote_path(path),
-                        crate::units::format_bytes(s.written_bytes),
-                        crate::units::format_bytes(s.span_bytes)
-                    ));
-                }
-                plan.span = s.span_bytes.min(plan.span);
-                plan.bs = s.block_bytes;
-                plan.unit = s.unit_bytes as usize;
-                plan.seed = s.seed;
-                passes = s.pass;
-            }
-            None => {
-                let (seed, pass) = burnin::learn(target, plan.span, plan.align).ok_or_else(|| {
-                    anyhow!(
-                        "{shown}: no state file at {} and no intact stamp at the start of the disk: \
-                         run --burn-in=write first (or name its state with --burn-in-state FILE)",
-                        quote_path(path)
-                    )
-                })?;
-                output::say(&format!(
-                    "no state file at {}: the seed and pass come from the stamps on the disk",
-                    quote_path(path)
-                ));
-                plan.seed = seed;
-                passes = pass;
-            }
-        }
-    }
-    let job = Job {
+    let ask = burnin::Ask {
         half,
-        passes,
-        plan,
-        target: shown,
-        claimed_bytes: target.span_bytes,
+        bs: config.settings.bs,
+        threads: config.settings.threads,
+        passes: config.verify.passes,
+        state: config.verify.state.clone(),
+        seed,
     };
-    Ok((job, state_path))
+    let (job, state, notes) = burnin::plan(&ask, target).map_err(anyhow::Error::msg)?;
+    for n in notes {
+        output::say(&n);
+    }
+    Ok((job, state))
 }
 
 /// After a write: the state file kept, and where it is said. After a verify: which it read.

@@ -8,15 +8,20 @@
 //! `VerifyReport`: times and CPU, counts, bad stretches by offset, what the map shows, and the
 //! real size the stamps give when the disk holds less than it claims.
 
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::live::Live;
 use super::pass::{self, Plan};
 use super::stamp::{self, Expect};
+use super::state;
 use super::tally::Tally;
 use crate::engine::buffer::AlignedBuf;
 use crate::engine::io::IoOpener;
 use crate::model::verify::VerifyReport;
+use crate::target::open::Target;
+use crate::target::shell::quote_path;
+use crate::units::format_bytes;
 
 /// Which halves of the burn-in run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,4 +177,88 @@ pub fn learn(opener: &dyn IoOpener, span: u64, align: usize) -> Option<(u64, u32
         }
     }
     None
+}
+
+/// A burn-in as the command line (or the TUI) asks for it.
+#[derive(Debug, Clone)]
+pub struct Ask {
+    pub half: Half,
+    pub bs: u64,
+    pub threads: usize,
+    pub passes: u32,
+    /// `--burn-in-state FILE`; `None`: the state directory's file for the target.
+    pub state: Option<PathBuf>,
+    pub seed: u64,
+}
+
+/// The plan for `ask` on `target`: for a write, from the block size, the threads and the span;
+/// for `Half::Verify`, from the state file, else from the stamps. Returns the job, the state
+/// file's path for the halves that use one, and what is worth saying (a write that stopped
+/// early, a verify without its state file).
+pub fn plan(ask: &Ask, target: &Target) -> Result<(Job, Option<PathBuf>, Vec<String>), String> {
+    let shown = quote_path(&target.path);
+    let state_path = match ask.half {
+        Half::Both => None,
+        _ => Some(match &ask.state {
+            Some(p) => p.clone(),
+            None => state::default_path(&target.path)?,
+        }),
+    };
+    let unit = stamp::unit_for(ask.bs);
+    let mut plan = Plan {
+        span: target.span_bytes - target.span_bytes % unit as u64,
+        bs: ask.bs,
+        unit,
+        threads: ask.threads,
+        align: (target.logical_block_size as usize).max(4096),
+        seed: ask.seed,
+        start: Instant::now(),
+    };
+    let mut passes = ask.passes.max(1);
+    let mut notes = Vec::new();
+    if ask.half == Half::Verify {
+        let path = state_path.as_deref().unwrap_or(Path::new(""));
+        match state::load(path)? {
+            Some(s) => {
+                if !s.complete {
+                    notes.push(format!(
+                        "{}: the write it records stopped after {} of {}: what lies past it \
+                         reads as never written",
+                        quote_path(path),
+                        format_bytes(s.written_bytes),
+                        format_bytes(s.span_bytes)
+                    ));
+                }
+                plan.span = s.span_bytes.min(plan.span);
+                plan.bs = s.block_bytes;
+                plan.unit = s.unit_bytes as usize;
+                plan.seed = s.seed;
+                passes = s.pass;
+            }
+            None => {
+                let (seed, pass) = learn(target, plan.span, plan.align).ok_or_else(|| {
+                    format!(
+                        "{shown}: no state file at {} and no intact stamp at the start of the \
+                         disk: run --burn-in=write first (or name its state with \
+                         --burn-in-state FILE)",
+                        quote_path(path)
+                    )
+                })?;
+                notes.push(format!(
+                    "no state file at {}: the seed and pass come from the stamps on the disk",
+                    quote_path(path)
+                ));
+                plan.seed = seed;
+                passes = pass;
+            }
+        }
+    }
+    let job = Job {
+        half: ask.half,
+        passes,
+        plan,
+        target: shown,
+        claimed_bytes: target.span_bytes,
+    };
+    Ok((job, state_path, notes))
 }
