@@ -19,7 +19,7 @@ use crate::target::prepare::prepare;
 use crate::target::shell::quote_path;
 use crate::verify::burnin::{self, Half, Job};
 use crate::verify::live::Live;
-use crate::verify::{probe, state};
+use crate::verify::probe;
 use crate::{output, render, signals};
 
 /// Runs the burn-in or the probe the config asks for.
@@ -54,7 +54,7 @@ pub fn run(config: &Config) -> Result<ExitStatus> {
             burnin::run(&**target, &job, &live, &stop)
         })
         .map_err(|e| anyhow!("{shown}: {e}"))?;
-        finish_state(report, half, &job, state_path)?
+        finish_state(report, &job, state_path)?
     };
     report.target = shown;
     let text = serde_json::to_string_pretty(&serde_json::json!({ "verify": &report }))? + "\n";
@@ -93,37 +93,13 @@ fn job(
 /// After a write: the state file kept, and where it is said. After a verify: which it read.
 fn finish_state(
     mut report: VerifyReport,
-    half: Half,
     job: &Job,
     path: Option<std::path::PathBuf>,
 ) -> Result<VerifyReport> {
-    let Some(path) = path else {
-        return Ok(report);
-    };
-    if half == Half::Write {
-        let s = state::State {
-            target: job.target.clone(),
-            claimed_bytes: job.claimed_bytes,
-            span_bytes: job.plan.span,
-            block_bytes: job.plan.bs,
-            unit_bytes: job.plan.unit as u64,
-            seed: job.plan.seed,
-            pass: report.pass,
-            written_bytes: report.written_bytes,
-            complete: report.complete,
-            written_at: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
-        };
-        state::save(&path, &s).map_err(anyhow::Error::msg)?;
-        output::say(&format!(
-            "the burn-in's state is kept in {}: after the power cycle run --burn-in=verify on \
-             the same target",
-            quote_path(&path)
-        ));
-    }
-    if path.exists() {
-        report.state_file = Some(quote_path(&path));
+    if let Some(note) =
+        burnin::keep_state(&mut report, job, path.as_deref()).map_err(anyhow::Error::msg)?
+    {
+        output::say(&note);
     }
     Ok(report)
 }

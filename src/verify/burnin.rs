@@ -262,3 +262,42 @@ pub fn plan(ask: &Ask, target: &Target) -> Result<(Job, Option<PathBuf>, Vec<Str
     };
     Ok((job, state_path, notes))
 }
+
+/// After a write: the state file kept at `path`, and the line that says where. After a
+/// verify: the file it read named in the report.
+pub fn keep_state(
+    report: &mut VerifyReport,
+    job: &Job,
+    path: Option<&Path>,
+) -> Result<Option<String>, String> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let mut note = None;
+    if job.half == Half::Write {
+        let s = state::State {
+            target: job.target.clone(),
+            claimed_bytes: job.claimed_bytes,
+            span_bytes: job.plan.span,
+            block_bytes: job.plan.bs,
+            unit_bytes: job.plan.unit as u64,
+            seed: job.plan.seed,
+            pass: report.pass,
+            written_bytes: report.written_bytes,
+            complete: report.complete,
+            written_at: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+        };
+        state::save(path, &s)?;
+        note = Some(format!(
+            "the burn-in's state is kept in {}: after the power cycle run --burn-in=verify on \
+             the same target",
+            quote_path(path)
+        ));
+    }
+    if path.exists() {
+        report.state_file = Some(quote_path(path));
+    }
+    Ok(note)
+}
