@@ -48,8 +48,9 @@ pub enum Mode {
     Surface { tui: bool },
     /// `--fio`: the equivalent fio job.
     Fio,
-    /// `--burn-in[=write|verify]` or `--capacity-probe`: stamped blocks written and read back.
-    BurnIn,
+    /// `--burn-in[=write|verify]` or `--capacity-probe`: stamped blocks written and read
+    /// back; `tui` when a burn-in is shown on the surface screen.
+    BurnIn { tui: bool },
     /// One timed run, printed as text, JSON or CSV.
     Run,
     /// A `--sweep` without the TUI.
@@ -89,9 +90,6 @@ impl Mode {
             return Ok(Mode::Fio);
         }
         check_verify(config)?;
-        if config.verify.any() {
-            return Ok(Mode::BurnIn);
-        }
         if let Some(name) = config.suite {
             return Ok(Mode::Suite(name));
         }
@@ -104,6 +102,10 @@ impl Mode {
             );
         }
         let tui = !config.no_tui && config.output == Output::Text && terminal.is_ok();
+        if config.verify.any() {
+            let tui = tui && config.verify.burn_in.is_some();
+            return Ok(Mode::BurnIn { tui });
+        }
         if config.surface.is_some() {
             surface::check(config)?;
             return Ok(Mode::Surface { tui });
@@ -224,7 +226,8 @@ pub fn run(config: Config) -> Result<ExitStatus> {
             None => Ok(ExitStatus::Failure),
         },
         Mode::Fio => fio::print_fio(&config),
-        Mode::BurnIn => burnin::run(&config),
+        Mode::BurnIn { tui: false } => burnin::run(&config),
+        Mode::BurnIn { tui: true } => crate::tui::run(config, notice),
         Mode::Tui => crate::tui::run(config, notice),
         Mode::Run | Mode::Sweep(_) | Mode::Suite(_) => local::run(&config, &mode),
         Mode::Fleet { tui } => fleet::run(&config, tui),
@@ -253,7 +256,7 @@ fn prints_text(mode: &Mode, output: Output) -> bool {
         | Mode::Suite(_)
         | Mode::List
         | Mode::Health
-        | Mode::BurnIn
+        | Mode::BurnIn { .. }
         | Mode::Surface { tui: false }
         | Mode::Fleet { .. }
         | Mode::Disks { .. } => text,

@@ -131,3 +131,31 @@ fn the_run_screen_says_where_a_write_read_back_bad() {
     tmux.keys(&["q"]);
     drop(spoiler);
 }
+
+#[test]
+fn a_burn_in_in_a_terminal_paints_the_surface_map_and_prints_its_report() {
+    if !tmux_installed() {
+        return;
+    }
+    let dir = workdir();
+    common::make_file(&dir.path().join("data"), 32 << 20);
+    let shell = format!(
+        "cd {} && {} data --burn-in --allow-write -b 1M; echo EXIT=$?; sleep 30",
+        dir.path().display(),
+        bin()
+    );
+    let tmux = Tmux::start("burnin", (100, 30), &shell);
+    let screen = tmux.wait_for(
+        "the burn-in's end on the map",
+        Duration::from_secs(60),
+        |s| s.contains("every block came back as written"),
+    );
+    assert!(screen.contains("v verified"), "{screen}");
+    assert!(!screen.contains("not yet"), "{screen}");
+    tmux.keys(&["q"]);
+    let out = tmux.wait_for("the report", Duration::from_secs(20), |s| {
+        s.contains("EXIT=")
+    });
+    assert!(out.contains("EXIT=0"), "{out}");
+    assert!(out.contains("8192 intact, 0 corrupt"), "{out}");
+}

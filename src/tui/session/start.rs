@@ -209,6 +209,10 @@ impl Session {
             }
             Err(e) => return self.fail(app, e),
         };
+        if self.config.verify.burn_in.is_some() {
+            self.prepared = Some(prepared);
+            return self.burn_in_start(app);
+        }
         if self.surface_next {
             self.prepared = Some(prepared);
             return self.surface_prepared(app);
