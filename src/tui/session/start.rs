@@ -225,11 +225,6 @@ impl Session {
             report.duration_s = None;
         }
         let live = Live::for_target(&report, &target.path, self.config.steady.params(true));
-        let checker = self.config.verify.live.then(|| {
-            Arc::new(crate::verify::during::During::new(
-                rand::random::<u64>() | 1,
-            )) as Arc<dyn crate::engine::check::Checker>
-        });
         let engine = match Engine::start_with_sink_checked(
             target.clone(),
             target.geometry(),
@@ -240,7 +235,7 @@ impl Session {
                 ..crate::engine::Options::default()
             },
             Box::new(EventSink(self.events.clone())),
-            checker,
+            checker(&self.config),
         ) {
             Ok(e) => e,
             Err(e) => return self.fail(app, anyhow!("{}: {e}", target.path.display())),
@@ -283,4 +278,13 @@ impl Session {
         self.confirmed = None;
         self.act(app, first);
     }
+}
+
+/// `--verify`: the checker that stamps the run's writes and reads them back.
+fn checker(config: &crate::cli::Config) -> Option<Arc<dyn crate::engine::check::Checker>> {
+    config.verify.live.then(|| {
+        Arc::new(crate::verify::during::During::new(
+            rand::random::<u64>() | 1,
+        )) as Arc<dyn crate::engine::check::Checker>
+    })
 }
