@@ -100,6 +100,23 @@ pub fn gone(e: &io::Error) -> Option<Lost> {
     }
 }
 
+/// How the terminal went away when a draw failed with an error that does not say so itself:
+/// crossterm asks the size through `/dev/tty` and `tput` before it writes, so after a hang-up
+/// the error a draw returns may be whatever errno that left behind. The terminal is gone when
+/// standard output, asked for its modes, answers EIO (a hung-up terminal does), or when SIGHUP
+/// came: then nothing more is drawn and the run ends as a hang-up, its result kept.
+pub fn gone_after_failed_draw(e: Option<&io::Error>) -> Option<Lost> {
+    if let Some(how) = e.and_then(gone) {
+        return Some(how);
+    }
+    let hung_up = matches!(
+        nix::sys::termios::tcgetattr(io::stdout()),
+        Err(nix::errno::Errno::EIO)
+    );
+    (hung_up || signals::received() == Some(nix::sys::signal::Signal::SIGHUP))
+        .then_some(Lost::TerminalGone)
+}
+
 /// Records `e` when it says the output is gone (`gone`); a closed pipe also stops the run
 /// as SIGPIPE would.
 pub fn watch_error(e: &io::Error) {

@@ -203,7 +203,9 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         Mode::Tui | Mode::Run | Mode::Sweep(_) | Mode::Suite(_) | Mode::Disks { .. }
     ) {
         // The UI, the sampler and their helper threads inherit this (nice -5 when allowed);
-        // workers lower their own, so the screen stays on time beside a thousand of them.
+        // workers set their own from the niceness found here (`engine::niceness`), so the
+        // screen stays on time beside a thousand of them.
+        crate::engine::niceness::remember_base();
         crate::sys::set_thread_niceness(-5);
     }
     let config = match mode {

@@ -25,6 +25,22 @@ pub fn set_thread_niceness(nice: i32) {
     }
 }
 
+/// This thread's niceness (0 where it cannot be read).
+pub fn thread_niceness() -> i32 {
+    let tid = gettid();
+    // SAFETY: getpriority reads the scheduler's value for this thread's own tid and touches no
+    // memory. -1 is both a niceness and the error value: errno is cleared first to tell.
+    unsafe {
+        nix::errno::Errno::clear();
+        let n = nix::libc::getpriority(nix::libc::PRIO_PROCESS, tid as nix::libc::id_t);
+        if n == -1 && nix::errno::Errno::last_raw() != 0 {
+            0
+        } else {
+            n
+        }
+    }
+}
+
 /// This thread's id, by the system call itself: glibc's `gettid()` wrapper only exists from
 /// 2.30, and the binary `scripts/dist --glibc` builds must run on glibc 2.28.
 pub fn gettid() -> nix::libc::pid_t {

@@ -66,10 +66,14 @@ fn durations_shorter_than_one_tick_are_refused_naming_the_shortest() {
     let out = diskscope(d, &["--size", "8M", "--suite", "--pause", "20ms"]);
     refused_before_the_run(d, &out, &["--pause '20ms'", "100ms", "0"]);
     // One tick is the shortest run, and it runs one tick, not a hundred times what was asked.
+    // (The tick ends when the sampler wakes: on a loaded machine that was 0.31 s once, so the
+    // bound is the bug's order of magnitude, not a quiet machine's timing.)
     let out = diskscope(d, &["--size", "8M", "-T", "100ms", "--json"]);
     let v = common::json(&out);
     let elapsed = v["total"]["elapsed_s"].as_f64().unwrap();
-    assert!((0.09..0.2).contains(&elapsed), "{elapsed}");
+    assert!((0.09..2.0).contains(&elapsed), "{elapsed}");
+    let rows = v["intervals"].as_array().map_or(0, Vec::len);
+    assert_eq!(rows, 1, "one tick, one row: {elapsed} s");
     let out = diskscope(
         d,
         &[

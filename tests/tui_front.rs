@@ -251,12 +251,17 @@ fn drop_connection(dir: &Path, command: &str, ready: &str) -> String {
     );
     let tmux = Tmux::start(&name, (120, 40), "bash --norc --noprofile -i");
     let state = dir.join("state");
+    // Between the shell and diskscope, a shell that outlives the hang-up (a trap, not an
+    // ignore, so diskscope gets SIGHUP as it would) and writes diskscope's exit status: a
+    // failure then says how the run ended, not only that nothing was kept.
+    let exit = dir.join(format!("{name}.exit"));
     tmux.keys(&[
         &format!(
-            "cd '{}' && export XDG_STATE_HOME='{}' && '{}' {command}",
+            "cd '{}' && export XDG_STATE_HOME='{}' && bash -c \"trap : HUP; '{}' {command}; echo \\$? > '{}'\"",
             dir.display(),
             state.display(),
-            bin()
+            bin(),
+            exit.display()
         ),
         "Enter",
     ]);
@@ -264,7 +269,18 @@ fn drop_connection(dir: &Path, command: &str, ready: &str) -> String {
     let pid = tmux.process("diskscope").expect("the diskscope process");
     tmux.hang_up();
     wait_gone(pid, Duration::from_secs(20));
-    screen
+    let mut code = None;
+    for _ in 0..50 {
+        code = std::fs::read_to_string(&exit)
+            .ok()
+            .filter(|t| t.ends_with('\n'));
+        if code.is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let code = code.map_or("none written".into(), |c| c.trim().to_string());
+    format!("{screen}\n(diskscope's exit status: {code})")
 }
 
 /// Whether `screen` shows a second of run time or more: the TUI's elapsed ("│ 1.2s │") or a
@@ -328,6 +344,7 @@ fn a_dropped_terminal_keeps_the_result_and_the_next_start_says_so() {
     let d = dir.path();
     // The TUI, sent SIGHUP by the interactive shell as the connection drops.
     let screen = drop_connection(d, ". --size 16M", "IOPS now");
+    assert!(screen.ends_with("exit status: 129)"), "{screen}");
     let first = kept(d);
     assert_eq!(first.len(), 1, "{first:?}; the last screen:\n{screen}");
     let v: serde_json::Value =

@@ -30,6 +30,7 @@ impl Worker {
         if self.batch.len() >= super::control::BATCH || now >= self.next_flush {
             self.flush(slot);
             self.next_flush = now + FLUSH_EVERY;
+            self.fair.reweigh();
         }
     }
 

@@ -20,6 +20,7 @@ mod handover;
 pub mod io;
 pub mod ioengine;
 pub mod memory;
+pub mod niceness;
 mod pace;
 pub mod pattern;
 mod ring;

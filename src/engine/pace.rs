@@ -21,12 +21,9 @@
 //! grows is a disk (or CPU) that cannot keep up, which the achieved rate alone cannot tell
 //! apart from I/Os simply not being due yet (`--rate 1` in its first second).
 //!
-//! Paced workers keep the nice 19 of all workers, so a waking worker may wait behind busy
-//! threads of normal priority, and that wait counts in the latency from the due time, as it
-//! would for an application. Running them at the process's niceness instead was tried: an
-//! A/B at 8k IOPS on this project's VM (3 pairs) could not tell, the virtual disk's own stalls
-//! dominating either arm, and workers paced above what the disk does are busy, so at normal
-//! priority a thousand of them would starve the UI as unlimited ones did. Not kept.
+//! Paced workers take the niceness of all workers (`engine::niceness`: the process's own up
+//! to one worker a CPU, lower beyond), so a waking worker may wait behind busy threads, and
+//! that wait counts in the latency from the due time, as it would for an application.
 
 use std::sync::atomic::Ordering::Acquire;
 use std::time::{Duration, Instant};

@@ -21,6 +21,7 @@ use super::account::{describe_io_error, keep_error};
 use super::buffer::BufferSet;
 use super::check::Verifier;
 use super::io::BlockIo;
+use super::niceness::Fair;
 use super::pace::{self, Pace, Timetable};
 use super::pattern::OffsetGen;
 use super::stops;
@@ -35,7 +36,6 @@ pub(super) const FLUSH_EVERY: Duration = Duration::from_millis(10);
 /// io_uring engine and a real descriptor the worker keeps `iodepth` I/Os in flight on its own
 /// ring (`uring`), otherwise one at a time with pread/pwrite.
 pub fn run(slot: Arc<WorkerSlot>, control: Arc<Control>, mut io: Box<dyn BlockIo>) {
-    yield_to_sampler();
     let mut w = Worker::new(control.align);
     w.verifier = (control.checker.as_ref()).map(|c| Verifier::new(c.worker(slot.index)));
     match io
@@ -151,6 +151,8 @@ pub(super) struct Worker {
     pub verifier: Option<Verifier>,
     /// The sequence the read `next_io` chose was written with, when it reads a write back.
     pub(super) expect: Option<u64>,
+    /// This worker counted among the process's workers, at the niceness their number asks.
+    pub(super) fair: Fair,
 }
 
 impl Worker {
@@ -179,6 +181,7 @@ impl Worker {
             writes_since_sync: 0,
             verifier: None,
             expect: None,
+            fair: Fair::enlist(),
         }
     }
 
@@ -357,13 +360,4 @@ pub(super) fn scramble(buf: &mut [u8], rng: &mut SmallRng) {
     for sector in buf.chunks_exact_mut(512) {
         sector[..8].copy_from_slice(&rng.next_u64().to_ne_bytes());
     }
-}
-
-/// Lowers this worker's CPU priority to nice 19 (any user may lower its own). With hundreds
-/// of workers on a few cores the sampler and the UI still wake on time; the workers lose
-/// nothing when no other process wants the CPU, and I/O time is not CPU time. Measured with
-/// scripts/bench-load at 1024 threads on 2 cores: frame interval p99 834 ms with workers at
-/// nice 5 and the UI at 0; 245 ms at nice 10 with the UI at -5; 191 ms at nice 19.
-fn yield_to_sampler() {
-    crate::sys::set_thread_niceness(19);
 }

@@ -42,33 +42,9 @@ pub fn escape_colons(path: &str) -> String {
     path.replace(':', "\\:")
 }
 
-/// `s` as one shell word on one line: unchanged when it holds only safe characters, else
-/// single-quoted; with a control character (a newline would end the line, and the comment
-/// it stands in), ANSI-C quoted, `$'…'` (bash, zsh, ksh, busybox sh; POSIX since 2024), each
-/// control character's bytes as `\xHH`.
+/// `s` as one shell word on one line: the project's one quoting (`target::shell::quote`),
+/// `$'…'` with `\n`, `\t` and `\xHH` where a control character would end the line and the
+/// comment it stands in.
 pub fn shell_quote(s: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
-    if !s.is_empty() && s.chars().all(safe) {
-        return s.to_string();
-    }
-    if !s.chars().any(char::is_control) {
-        return format!("'{}'", s.replace('\'', "'\\''"));
-    }
-    let mut out = String::from("$'");
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\'' => out.push_str("\\'"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => {
-                for b in c.encode_utf8(&mut [0; 4]).bytes() {
-                    out.push_str(&format!("\\x{b:02x}"));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('\'');
-    out
+    crate::target::shell::quote(s)
 }

@@ -15,6 +15,7 @@
 pub use crate::model::fleet::{Aggregate, Figures, HostResult, HostState, Interval};
 
 use super::hosts::{DEFAULT_PORT, Host};
+use crate::findings::conditions::{Conditions, Detector};
 use crate::fio::json::{FioEntry, FioOutput};
 use crate::model::fleet::{FleetConfig, FleetReport};
 
@@ -186,6 +187,17 @@ pub fn fleet_intervals(hosts: &[HostResult]) -> Vec<Interval> {
 /// the aggregate, the hosts sorted, the fleet's seconds.
 pub fn report(fleet: FleetConfig, mut hosts: Vec<HostResult>, job_file: String) -> FleetReport {
     let aggregate = aggregate(&mut hosts, fleet.outlier_pct);
+    // The outlier rule speaks only where the findings' table lets it (`findings::conditions`):
+    // hosts that read their page caches (`--buffered`) are not their disks.
+    let c = Conditions {
+        direct: fleet.direct,
+        rows: 1,
+        targets: hosts.len(),
+        ..Conditions::default()
+    };
+    if !c.allows(Detector::Outlier) {
+        hosts.iter_mut().for_each(|h| h.outlier = false);
+    }
     sort_hosts(&mut hosts);
     let outliers = hosts
         .iter()

@@ -124,3 +124,26 @@ fn median_of_even_and_odd() {
     assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
     assert_eq!(median(vec![]), 0.0);
 }
+
+#[test]
+fn hosts_reading_their_page_caches_are_never_outliers() {
+    let fleet = |direct| FleetConfig {
+        target: "/dev/sdb".into(),
+        hosts: Vec::new(),
+        settings: crate::settings::Settings::default(),
+        ioengine: crate::settings::IoEngine::IoUring,
+        direct,
+        duration_s: 10.0,
+        write_allowed: false,
+        outlier_pct: 20.0,
+        fio_version: None,
+        latency_basis: String::new(),
+    };
+    let hosts = || vec![done("a", 1000), done("b", 1000), done("c", 100)];
+    let direct = report(fleet(true), hosts(), String::new());
+    assert_eq!(direct.outliers, ["c"]);
+    // --buffered: the same figures are page caches', and the table says no outlier.
+    let buffered = report(fleet(false), hosts(), String::new());
+    assert!(buffered.outliers.is_empty(), "{:?}", buffered.outliers);
+    assert!(buffered.hosts.iter().all(|h| !h.outlier));
+}

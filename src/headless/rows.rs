@@ -148,6 +148,9 @@ pub(super) fn step_lines(
         Output::Csv => writeln!(out, "{}", csv::step_row(measured, r)),
         Output::Quiet | Output::Json => Ok(()),
     };
+    if let (Output::Text, Some(sides)) = (output, sweep_text::step_sides_line(r)) {
+        let _ = writeln!(out, "{sides}");
+    }
     if let (Output::Text, Some(u)) = (output, runner.steadies().get(measured)) {
         let _ = writeln!(out, "  {}", u.text);
     }

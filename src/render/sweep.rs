@@ -98,6 +98,25 @@ pub fn step_line(d: Dimension, r: &IntervalFigures) -> String {
     )
 }
 
+/// Under a step that both read and wrote, each direction's IOPS and p99 (a write's p99 is
+/// not a read's), lined up under the row's IO/s and p99 columns' side of the table.
+pub fn step_sides_line(r: &IntervalFigures) -> Option<String> {
+    let rw = r.sides.as_ref()?;
+    let side = |name: &str, s: &crate::stats::sides::Side| {
+        format!(
+            "{name} {:>10.0} IO/s  p99 {:>9}",
+            s.iops,
+            format_latency_ns(s.latency_ns.p99 as f64)
+        )
+    };
+    Some(format!(
+        "{:>11} {}   {}",
+        "",
+        side("r", &rw.read),
+        side("w", &rw.write)
+    ))
+}
+
 /// The end of a sweep: the step a stop cut short (with its figures), the saturation finding
 /// and any errors (the table was printed step by step).
 pub fn sweep_summary(r: &SweepReport) -> String {
@@ -215,5 +234,28 @@ mod tests {
         };
         let text = sweep_summary(&r);
         assert!(text.contains("stopped 2× for 3.0s"), "{text}");
+    }
+
+    #[test]
+    fn a_step_that_read_and_wrote_has_a_line_of_each_direction_under_it() {
+        use crate::stats::sides::{ReadWrite, Side};
+        let mut step = Window::default().figures();
+        assert_eq!(step_sides_line(&step), None);
+        let side = |iops: f64, p99: u64| Side {
+            iops,
+            latency_ns: crate::stats::LatencySummary {
+                p99,
+                ..Default::default()
+            },
+            ..Side::default()
+        };
+        step.sides = Some(ReadWrite {
+            read: side(2625.0, 3_230_000),
+            write: side(1042.0, 8_210_000),
+        });
+        let line = step_sides_line(&step).expect("a line of both");
+        assert!(line.contains("r       2625 IO/s  p99   3.23 ms"), "{line}");
+        assert!(line.contains("w       1042 IO/s  p99   8.21 ms"), "{line}");
+        assert!(line.chars().count() <= 80, "{line}");
     }
 }

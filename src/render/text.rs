@@ -85,14 +85,31 @@ pub fn header(c: &ConfigReport) -> String {
 }
 
 /// One progress line: interval figures only, with the I/Os that are not in them beside.
+/// A second that both read and wrote shows each direction's IOPS and p99 where the others
+/// show the mean and p99 of all: a write's p99 is not a read's (within 80 columns).
 pub fn interval_line(r: &IntervalFigures) -> String {
+    let latency = match &r.sides {
+        Some(rw) => {
+            let side = |name: &str, s: &crate::stats::sides::Side| {
+                format!(
+                    "{name} {:>5} p99 {:>7}",
+                    format_count_rate(s.iops),
+                    s.latency_ns.show(|l| l.p99 as f64)
+                )
+            };
+            format!("{}  {}", side("r", &rw.read), side("w", &rw.write))
+        }
+        None => format!(
+            "lat mean {:>9}  p99 {:>9}",
+            r.latency_ns.show(|l| l.mean),
+            r.latency_ns.show(|l| l.p99 as f64)
+        ),
+    };
     format!(
-        "{:>7.1}s  {:>8} IOPS  {:>10}/s  lat mean {:>9}  p99 {:>9}{}{}",
+        "{:>7.1}s  {:>8} IOPS  {:>10}/s  {latency}{}{}",
         r.t_s,
         format_count_rate(r.iops),
         format_bytes(r.bw_bytes_per_s as u64),
-        r.latency_ns.show(|l| l.mean),
-        r.latency_ns.show(|l| l.p99 as f64),
         not_ops(&r.counts, r.elapsed_s),
         RateFigures::window(r)
             .shortfall("doing", super::rate::cpus())
@@ -318,55 +335,5 @@ fn latency_lines(out: &mut String, r: &RunReport) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn settings_read_as_a_phrase() {
-        let s = Settings {
-            threads: 4,
-            iodepth: 1,
-            bs: 65536,
-            read_pct: 70,
-            random_pct: 0,
-            rate_iops: 0,
-        };
-        assert_eq!(
-            describe_settings(&s),
-            "64k sequential 70% read / 30% write, 4 threads"
-        );
-        let deep = Settings {
-            iodepth: 32,
-            ..Settings::default()
-        };
-        assert_eq!(describe_settings(&deep), "4k random read, QD32 T1");
-        assert_eq!(
-            describe_settings(&Settings::default()),
-            "4k random read, 1 thread"
-        );
-    }
-
-    fn report(final_settings: Settings) -> RunReport {
-        RunReport {
-            final_settings,
-            ..RunReport::example()
-        }
-    }
-
-    #[test]
-    fn summary_names_the_final_settings_only_when_they_changed() {
-        let same = summary(&report(Settings::default()), true);
-        assert!(!same.contains("settings at the end"), "{same}");
-        let changed = summary(
-            &report(Settings {
-                threads: 8,
-                ..Settings::default()
-            }),
-            true,
-        );
-        assert!(
-            changed.contains("settings at the end: 4k random read, 8 threads"),
-            "{changed}"
-        );
-    }
-}
+#[path = "text_tests.rs"]
+mod tests;

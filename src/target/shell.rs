@@ -40,6 +40,8 @@ pub fn quote_path(path: &Path) -> String {
                     out.push('\\');
                     out.push(c);
                 }
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
                 c if c.is_control() => {
                     let mut buf = [0u8; 4];
                     for b in c.encode_utf8(&mut buf).bytes() {
@@ -85,7 +87,7 @@ mod tests {
         assert_eq!(p(b"/dev/sdb"), "/dev/sdb");
         assert_eq!(p(b"/mnt/my disk"), "'/mnt/my disk'");
         assert_eq!(p(b"r\xff.json"), r"$'r\xff.json'");
-        assert_eq!(p(b"a\nb"), r"$'a\x0ab'");
+        assert_eq!(p(b"a\nb"), r"$'a\nb'");
         assert_eq!(p(b"it's\xfe\\"), r"$'it\'s\xfe\\'");
         // Valid characters beside the bad byte stay as they are.
         assert_eq!(p("é\u{1}".as_bytes()), r"$'é\x01'");

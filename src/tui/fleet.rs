@@ -17,7 +17,7 @@ use super::terminal;
 use crate::fleet::live::Board;
 use crate::fleet::{FleetEvent, FleetReport, FleetSpec};
 use crate::render::baseline::Baseline;
-use crate::signals;
+use crate::{output, signals};
 
 /// Runs the fleet with its screen; returns the report once the user leaves.
 pub fn run(spec: &FleetSpec, _baseline: Option<&Baseline>) -> Result<FleetReport> {
@@ -51,7 +51,15 @@ pub fn run(spec: &FleetSpec, _baseline: Option<&Baseline>) -> Result<FleetReport
                 report.interrupted_by = signals::received().map(|s| format!("{s:?}"));
                 screen.report = Some(report);
             }
-            term.draw(|f| f.render_widget(&screen, f.area()))?;
+            // A terminal that went away is not an error of the fleet: stop drawing, stop
+            // the hosts, and hand back what they did (saved where --json FILE asked).
+            if output::lost().is_none()
+                && let Err(e) = term.draw(|f| f.render_widget(&screen, f.area()))
+            {
+                stop.store(true, Ordering::Relaxed);
+                let how = output::gone_after_failed_draw(Some(&e)).ok_or(e)?;
+                output::note_lost(how);
+            }
             let done = screen.report.is_some();
             let quit = match keys.recv_timeout(Duration::from_millis(100)) {
                 // Esc leaves a finished fleet; only q and Ctrl-C stop one running.
@@ -69,6 +77,8 @@ pub fn run(spec: &FleetSpec, _baseline: Option<&Baseline>) -> Result<FleetReport
             }
         }
     });
+    // Not dropped: see `tui::run` (its drop's eprintln! panics when stderr is gone).
     drop(guard);
+    std::mem::forget(term);
     result
 }

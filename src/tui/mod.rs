@@ -78,12 +78,12 @@ pub fn run(config: Config, notice: Option<String>) -> Result<ExitStatus> {
     let outcome = event_loop(&mut term, &mut app, &rx, &mut session, &mut || {
         terminal::suspend().map_err(anyhow::Error::from)
     });
+    // The guard gives the terminal back (raw mode off, main screen, cursor shown). The
+    // Terminal is not dropped: its drop shows the cursor again and, when that fails, says so
+    // with eprintln!, which panics when stderr went with the terminal — after a SIGHUP that
+    // nothing had written into yet, that panic lost the run's result (exit 101, nothing kept).
     drop(guard);
-    if output::lost().is_some() {
-        // Its drop would print "Failed to show the cursor" with eprintln!, which panics
-        // when stderr went with the terminal.
-        std::mem::forget(term);
-    }
+    std::mem::forget(term);
     let code = match outcome? {
         Outcome::Left(code, line) => {
             output::say(&line);
@@ -262,7 +262,9 @@ fn draw<B: Backend>(
 where
     B::Error: Send + Sync + 'static,
 {
-    if output::lost().is_some() {
+    // A hang-up: the terminal is going or gone, and a draw now fails with whatever errno
+    // crossterm's size query left behind (`output::gone_after_failed_draw`).
+    if output::lost().is_some() || signals::received() == Some(nix::sys::signal::Signal::SIGHUP) {
         return Ok(());
     }
     let drawn = (|| {
@@ -286,7 +288,7 @@ where
         return Ok(());
     };
     let e = anyhow::Error::from(e);
-    match e.downcast_ref::<std::io::Error>().and_then(output::gone) {
+    match output::gone_after_failed_draw(e.downcast_ref::<std::io::Error>()) {
         Some(how) => {
             session.terminal_gone(app, how);
             Ok(())

@@ -12,7 +12,7 @@ use super::hints::fit_message;
 use super::run::{draw_run, status_line, sweep_progress};
 use crate::render::baseline::Baseline;
 use crate::render::compare::compare_step;
-use crate::render::sweep::{step_header, step_line};
+use crate::render::sweep::{step_header, step_line, step_sides_line};
 use crate::sweep::Dimension;
 use crate::tui::state::{Run, SweepRun, SweepState};
 use crate::tui::widgets::Theme;
@@ -145,6 +145,9 @@ fn step_table(
             Style::new()
         };
         table.push(Line::styled(line, style));
+        if let Some(sides) = step_sides_line(r) {
+            table.push(Line::styled(sides, theme.dim()));
+        }
     }
     table
 }
