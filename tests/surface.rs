@@ -317,22 +317,43 @@ fn the_scan_refuses_what_it_cannot_go_with() {
 }
 
 #[test]
-fn a_scan_of_a_file_reads_it_all_and_writes_nothing() {
+fn a_scan_of_a_file_reads_it_all_writes_nothing_and_saves_its_csv_and_chart() {
     let dir = workdir();
     let file = dir.path().join("f");
     common::make_file(&file, 8 << 20);
     let before = common::checksum(&file);
-    let out = surface(
-        dir.path(),
-        &[
-            file.to_str().unwrap(),
-            "--surface",
-            "--json",
-            "--allow-write",
-        ],
-    );
-    let doc = json(&out);
+    let (csv, svg) = (dir.path().join("scan.csv"), dir.path().join("scan.svg"));
+    let args = [
+        file.to_str().unwrap(),
+        "--surface",
+        "--json",
+        "--allow-write",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+    ];
+    let doc = json(&surface(dir.path(), &args));
     assert_eq!(doc["surface"]["bytes_read"], 8 << 20);
     assert_eq!(doc["surface"]["complete"], true);
-    assert_eq!(common::checksum(&file), before);
+    assert_eq!(
+        common::checksum(&file),
+        before,
+        "the scan wrote to its target"
+    );
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    assert!(
+        rows.starts_with("region,offset_bytes,len_bytes,bytes_read,"),
+        "{rows}"
+    );
+    assert_eq!(
+        rows.lines().count(),
+        1 + 8,
+        "a row per 1 MiB region: {rows}"
+    );
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        chart.contains("<desc>diskscope chart: surface scan: full scan of"),
+        "{chart}"
+    );
 }

@@ -61,6 +61,23 @@ pub(super) fn check_fleet(a: &Args) -> Result<(), String> {
                 .into(),
         );
     }
+    if a.workload.surface.is_some() {
+        return Err(
+            "--surface reads one target of this machine in order, and --fleet runs a test on the hosts; drop one of them"
+                .into(),
+        );
+    }
+    let stamps = [
+        ("--burn-in", a.verify.burn_in.is_some()),
+        ("--capacity-probe", a.verify.capacity_probe),
+        ("--verify", a.verify.verify),
+    ];
+    if let Some((flag, _)) = stamps.iter().find(|(_, given)| *given) {
+        return Err(format!(
+            "{flag} writes and reads back diskscope's stamps on a target of this machine, and \
+             --fleet runs fio on the hosts; drop one of them"
+        ));
+    }
     let prints_and_exits = [
         ("--list", a.other.list),
         ("--health", a.other.health),

@@ -105,9 +105,6 @@ pub fn check(
                 .into(),
         );
     }
-    if passes.is_some() && v.burn_in.is_none() {
-        return Err("--passes sets how a suite or a burn-in runs; add --suite or --burn-in".into());
-    }
     if passes.is_some() && v.burn_in == Some(Half::Verify) {
         return Err("--burn-in=verify checks the pass the write left; drop --passes".into());
     }

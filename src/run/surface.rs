@@ -45,20 +45,23 @@ pub fn check(config: &Config) -> Result<()> {
     }
 }
 
-/// A progress line on stderr, once a second, on a terminal only.
+/// The progress line on stderr: updated in place once a second on a terminal; a line a
+/// minute otherwise (a log of an hours-long scan under nohup or systemd says how far it is).
 fn progress_line() -> impl FnMut(&SurfaceReport, &Progress) -> bool {
     let tty = std::io::stderr().is_terminal();
+    let every_s = if tty { 1.0 } else { 60.0 };
     let mut last_s = 0.0;
     move |_report, p| {
-        if tty && p.elapsed_s - last_s >= 1.0 {
+        if p.elapsed_s - last_s >= every_s {
             last_s = p.elapsed_s;
             let eta = p
                 .eta_s()
                 .map(|s| format_duration(std::time::Duration::from_secs_f64(s)))
                 .unwrap_or_else(|| "…".into());
             let pct = p.done_bytes as f64 * 100.0 / p.total_bytes.max(1) as f64;
+            let (start, end) = if tty { ("\r", "   ") } else { ("", "\n") };
             output::to_stderr(&format!(
-                "\r  {} of {} ({pct:.1}%), {} MB/s, {eta} left   ",
+                "{start}  {} of {} ({pct:.1}%), {} MB/s, {eta} left{end}",
                 format_bytes(p.done_bytes),
                 format_bytes(p.total_bytes),
                 render::card::mb(p.done_bytes as f64 / p.elapsed_s.max(1e-9) / 1e6)

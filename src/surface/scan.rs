@@ -153,6 +153,22 @@ pub fn scan(
     }
 }
 
+/// Registers the scan's buffers with the ring (ReadFixed): the kernel pins their pages once,
+/// not 256 pages at every 1 MiB read. False where the kernel refuses (a locked-memory limit):
+/// plain reads then.
+fn register(ring: &IoUring, bufs: &BufferSet) -> bool {
+    let iovecs: Vec<nix::libc::iovec> = (0..bufs.count())
+        .map(|i| nix::libc::iovec {
+            iov_base: bufs.slot_ptr(i).cast(),
+            iov_len: bufs.len(),
+        })
+        .collect();
+    // SAFETY: the buffers stay allocated, at these addresses, while they are registered:
+    // `scan_uring` unregisters them before it returns normally, and leaks them (never frees)
+    // where it returns early with reads in flight.
+    unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok()
+}
+
 fn scan_uring(
     mut ring: IoUring,
     fd: RawFd,
@@ -162,6 +178,7 @@ fn scan_uring(
     tick: &mut dyn FnMut(&Fold, &Progress) -> bool,
 ) -> io::Result<ScanEnd> {
     let bufs = BufferSet::new(depth, plan.block_bytes as usize, 4096);
+    let fixed = register(&ring, &bufs);
     let mut flights: Vec<Option<Flight>> = vec![None; depth];
     let mut reads = plan.reads();
     let mut clock = Clock::new(plan.total_bytes());
@@ -173,15 +190,27 @@ fn scan_uring(
                 break;
             };
             let slot = flights.iter().position(Option::is_none).unwrap_or(0);
-            let entry = opcode::Read::new(types::Fd(fd), bufs.slot_ptr(slot), read.len as u32)
-                .offset(read.offset)
-                .build()
-                .user_data(slot as u64);
+            let (ptr, len, at) = (bufs.slot_ptr(slot), read.len as u32, read.offset);
+            let entry = if fixed {
+                let index = slot as u16;
+                opcode::ReadFixed::new(types::Fd(fd), ptr, len, index)
+                    .offset(at)
+                    .build()
+            } else {
+                opcode::Read::new(types::Fd(fd), ptr, len)
+                    .offset(at)
+                    .build()
+            };
+            let entry = entry.user_data(slot as u64);
             // SAFETY: buffer `slot` is free (no read in flight on it) and stays allocated,
-            // untouched by this code, until its completion is reaped below; `bufs` outlives
-            // the loop, which drains every read in flight before it returns.
-            unsafe { ring.submission().push(&entry) }
-                .map_err(|_| io::Error::other("the surface scan's ring is full"))?;
+            // untouched by this code, until its completion is reaped below; `bufs` is freed
+            // only once the loop has drained every read in flight (leaked where it cannot).
+            if unsafe { ring.submission().push(&entry) }.is_err() {
+                // Cannot happen (the ring holds `depth` entries); if it did, the reads in
+                // flight may still write their buffers: never free them.
+                std::mem::forget(bufs);
+                return Err(io::Error::other("the surface scan's ring is full"));
+            }
             flights[slot] = Some(Flight {
                 read,
                 submitted: Instant::now(),
@@ -194,7 +223,11 @@ fn scan_uring(
         match ring.submit_and_wait(1) {
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(e) => {
+                // The reads in flight may still write their buffers: never free them.
+                std::mem::forget(bufs);
+                return Err(e);
+            }
         }
         let done: Vec<(u64, i32)> = ring
             .completion()
@@ -216,6 +249,8 @@ fn scan_uring(
             stopping |= !tick(&fold, &clock.progress(at));
         }
     }
+    // Nothing in flight: the buffers may go, once the ring lets them go.
+    let _ = ring.submitter().unregister_buffers();
     let complete = exhausted && !stopping;
     Ok(end(fold, &clock, reads.next_offset(), complete))
 }

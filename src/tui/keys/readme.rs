@@ -29,6 +29,7 @@ pub fn reference() -> String {
         ("laying out the scratch file", rows(super::PREPARING)),
     ];
     screens.extend(super::disks::all_rows());
+    screens.push(("the surface scan", super::surface::rows()));
     screens.push((
         "the help, the fio job or the message log shown",
         rows(super::OVERLAY),
