@@ -67,17 +67,7 @@ pub(super) fn check_fleet(a: &Args) -> Result<(), String> {
                 .into(),
         );
     }
-    let stamps = [
-        ("--burn-in", a.verify.burn_in.is_some()),
-        ("--capacity-probe", a.verify.capacity_probe),
-        ("--verify", a.verify.verify),
-    ];
-    if let Some((flag, _)) = stamps.iter().find(|(_, given)| *given) {
-        return Err(format!(
-            "{flag} writes and reads back diskscope's stamps on a target of this machine, and \
-             --fleet runs fio on the hosts; drop one of them"
-        ));
-    }
+    super::verify::check_fleet(&a.verify)?;
     let prints_and_exits = [
         ("--list", a.other.list),
         ("--health", a.other.health),

@@ -116,3 +116,20 @@ pub fn check(
         live: v.verify,
     })
 }
+
+/// With `--fleet`: the stamps are written and read on this machine, a fleet runs fio on the
+/// hosts, so these are refused.
+pub fn check_fleet(v: &VerifyArgs) -> Result<(), String> {
+    let stamps = [
+        ("--burn-in", v.burn_in.is_some()),
+        ("--capacity-probe", v.capacity_probe),
+        ("--verify", v.verify),
+    ];
+    match stamps.iter().find(|(_, given)| *given) {
+        Some((flag, _)) => Err(format!(
+            "{flag} writes and reads back diskscope's stamps on a target of this machine, and \
+             --fleet runs fio on the hosts; drop one of them"
+        )),
+        None => Ok(()),
+    }
+}
