@@ -136,7 +136,8 @@ mod tests {
                 bs: 4096,
                 read_pct: 100,
                 random_pct: 100,
-                rate_iops: 0
+                rate_iops: 0,
+                random_distribution: Default::default(),
             }
         );
         assert_eq!(c.ioengine, None);

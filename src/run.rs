@@ -217,6 +217,10 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         | Mode::Disks { .. } => resolve_engine(config)?,
         _ => config,
     };
+    if !matches!(mode, Mode::Fio) {
+        // An export may be for another machine's disk: only a run needs a queue that polls.
+        check_hipri(&config)?;
+    }
     match mode {
         Mode::Completions(shell) => print_and_exit(&crate::cli::docs::completions(shell)),
         Mode::Man => print_and_exit(&crate::cli::docs::man_page()),
@@ -310,6 +314,31 @@ pub fn resolve_engine(mut config: Config) -> Result<Config> {
     config.ioengine = Some(engine.engine);
     config.ioengine_fallback = fallback;
     Ok(config)
+}
+
+/// `--hipri` runs only where the device's queue polls (`target::poll`): refused before
+/// anything is laid out or opened otherwise.
+fn check_hipri(config: &Config) -> Result<()> {
+    // Every target's queue must poll; the scratch file's directory stands for the scratch
+    // file, which is not made yet.
+    let at_all: Vec<std::path::PathBuf> = match config.targets.is_empty() {
+        true => vec![config.target.clone().unwrap_or_else(|| ".".into())],
+        false => config.targets.clone(),
+    };
+    for at in at_all.into_iter().filter(|_| config.hipri) {
+        let facts = crate::target::facts::DiskFacts::for_path(&crate::sys::sysfs_root(), &at);
+        let refusal = crate::target::poll::hipri_refusal(crate::target::poll::PollAsk {
+            disk: facts.disk.as_deref(),
+            limits: &facts.queue_limits,
+            ioengine: config.ioengine.unwrap_or_default(),
+            direct: config.direct,
+            fsync_every: config.durability.fsync_every,
+        });
+        if let Some(why) = refusal {
+            return Err(crate::exit::Refused(format!("{}: {why}", at.display())).into());
+        }
+    }
+    Ok(())
 }
 
 /// `--completions`, `--man`: a text generated from the command line's definition.

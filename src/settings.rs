@@ -3,10 +3,15 @@
 //! data shared by the CLI, the engine, the reports and the TUI; `step` moves one knob a
 //! step, as the TUI's sliders do; `position` maps a value to its place on a slider and back.
 
+mod distribution;
 mod position;
+pub mod promise;
+mod skew;
 mod step;
 
+pub use distribution::{Distribution, MAX_ZIPF_MILLI};
 pub use position::{at_position, position};
+pub use skew::{at_skew, skew_position, skew_step};
 pub use step::{Knob, MIN_BS, Step, rate_by_fraction, rate_ladder_at_or_below, stepped};
 
 use serde::{Deserialize, Serialize};
@@ -72,6 +77,9 @@ pub struct Settings {
     /// share (like fio's `rate_iops`, but in total); 0: unlimited, as fast as the disk goes.
     /// Saved results from before this knob have no such field and mean 0.
     pub rate_iops: u64,
+    /// Where random offsets land (fio's `random_distribution`, spelled as fio does): uniform,
+    /// Zipf, Pareto or a hot band. Saved results from before this knob mean uniform.
+    pub random_distribution: Distribution,
 }
 
 impl Default for Settings {
@@ -83,6 +91,7 @@ impl Default for Settings {
             read_pct: 100,
             random_pct: 100,
             rate_iops: 0,
+            random_distribution: Distribution::Uniform,
         }
     }
 }

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use diskscope::engine::pattern::OffsetGen;
+use diskscope::settings::Distribution;
 use diskscope::units::{format_block_size, parse_duration, parse_size};
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -54,11 +55,21 @@ proptest! {
         threads in 1usize..1025,
         index_seed in any::<usize>(),
         seed in any::<u64>(),
+        shape in 0usize..4,
+        skew in 1u32..1000,
     ) {
         let bs = 1u64 << bs_shift;
         prop_assume!(bs <= span);
         let index = index_seed % threads;
-        let mut g = OffsetGen::new(span, bs, random_pct, index, threads);
+        // Every distribution's blocks stay on the span: Zipf over θ 0.003..3, Pareto and the
+        // hot band over their whole range.
+        let dist = match shape {
+            0 => Distribution::Uniform,
+            1 => Distribution::Zipf { theta_milli: skew * 3 },
+            2 => Distribution::Pareto { h_milli: skew },
+            _ => Distribution::HotBand { io_pct: (skew % 101) as u8, span_pct: (skew % 99 + 1) as u8 },
+        };
+        let mut g = OffsetGen::new(span, bs, random_pct, dist, index, threads);
         let mut rng = SmallRng::seed_from_u64(seed);
         for _ in 0..200 {
             let off = g.next_offset(&mut rng);

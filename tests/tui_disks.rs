@@ -44,6 +44,7 @@ fn config(path: &str) -> ConfigReport {
         duration_s: None,
         ioengine: IoEngine::IoUring,
         ioengine_fallback: None,
+        hipri: false,
         latency_basis: LATENCY_BASIS,
         durability: Default::default(),
         warnings: vec![],

@@ -167,12 +167,17 @@ fn two_disks_marked_in_the_picker_start_together() {
         assert_eq!(t["name"], dev.name());
         assert_eq!(t["final_settings"]["threads"], 2);
         let ops = t["total"]["ops"].as_u64().unwrap();
+        let issued = t["total"]["issued"].as_u64().unwrap();
         let k = &t["kernel"];
         let kernel = k["reads_completed"].as_u64().unwrap() + k["reads_merged"].as_u64().unwrap();
+        // Every op reached the kernel, and nothing reached it that was not issued; between
+        // them, the I/Os counted apart (under load: finished after the slider's change cut
+        // their interval, or in flight at the end). One more for the kernel's own read.
         assert!(
-            ops > 0 && kernel.abs_diff(ops) <= 1,
-            "{}: {ops} ops, kernel {kernel}",
-            dev.name()
+            ops > 0 && ops <= kernel + 1 && kernel <= issued + 1,
+            "{}: {ops} ops of {issued} issued, kernel {kernel}; total {}",
+            dev.name(),
+            t["total"]
         );
     }
 }

@@ -28,6 +28,7 @@ fn settings() -> Settings {
         read_pct: 100,
         random_pct: 100,
         rate_iops: 0,
+        random_distribution: Default::default(),
     }
 }
 
@@ -47,6 +48,7 @@ fn info(write_allowed: bool) -> ConfigReport {
         duration_s: None,
         ioengine: diskscope::settings::IoEngine::IoUring,
         ioengine_fallback: None,
+        hipri: false,
         latency_basis: diskscope::model::LATENCY_BASIS,
         durability: Default::default(),
         warnings: vec![],

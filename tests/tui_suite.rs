@@ -33,6 +33,7 @@ fn info() -> ConfigReport {
         duration_s: None,
         ioengine: IoEngine::IoUring,
         ioengine_fallback: None,
+        hipri: false,
         latency_basis: diskscope::model::LATENCY_BASIS,
         durability: Default::default(),
         warnings: vec![],
@@ -163,6 +164,7 @@ fn started() -> (App, FakeEngine) {
         read_pct: 100,
         random_pct: 0,
         rate_iops: 0,
+        random_distribution: Default::default(),
     };
     assert_eq!(a, Action::ApplyPaused(first, false));
     engine.act(&mut app, a);

@@ -13,7 +13,7 @@ use clap::Args;
 
 use super::values;
 use crate::fleet::hosts::HostList;
-use crate::settings::IoEngine;
+use crate::settings::{Distribution, IoEngine};
 use crate::suite::SuiteName;
 use crate::sweep::SweepSpec;
 
@@ -35,6 +35,13 @@ pub struct WorkloadArgs {
     #[arg(long, value_name = "ENGINE", value_parser = values::ioengine)]
     pub ioengine: Option<IoEngine>,
 
+    /// Polled completions (fio's hipri): io_uring with IORING_SETUP_IOPOLL, each ring spinning
+    /// a CPU on the device's queue instead of waiting for an interrupt. Needs a queue that
+    /// polls (queue/io_poll 1: NVMe with poll queues), O_DIRECT and no --fsync; refused with
+    /// the reason otherwise
+    #[arg(long)]
+    pub hipri: bool,
+
     /// Block size per I/O: 512, 4k, 64KiB, 1M ... (at most 16M)
     #[arg(short = 'b', long = "bs", default_value = "4k", value_name = "SIZE", value_parser = values::block_size)]
     pub bs: u64,
@@ -46,6 +53,13 @@ pub struct WorkloadArgs {
     /// Percentage of I/Os at random offsets; the rest are sequential
     #[arg(long, default_value = "100", value_name = "PCT", value_parser = values::percentage)]
     pub random: u8,
+
+    /// Where random offsets land, in fio's spelling: random (uniform), zipf:θ (e.g. zipf:1.2),
+    /// pareto:h (h of the I/Os on the hottest 1-h of the blocks, e.g. pareto:0.8), or a hot
+    /// band zoned:X/Y:R/S (X % of the I/Os on Y % of the span; hotband:X/Y for short). Hot
+    /// blocks are scattered over the span, the same ones in every run
+    #[arg(long, default_value = "random", value_name = "DIST", value_parser = values::distribution)]
+    pub random_distribution: Distribution,
 
     /// How long to run: 10s, 2m, 1h; at least 100ms, one tick of the sampler [default: 10s
     /// without the TUI]
@@ -174,7 +188,7 @@ pub struct SeriesArgs {
     /// always, writes with --allow-write; -T is the time per pass [5s]
     #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "standard",
           value_parser = values::suite,
-          conflicts_with_all = ["threads", "iodepth", "bs", "read", "random", "sweep", "tui", "end_fsync"])]
+          conflicts_with_all = ["threads", "iodepth", "bs", "read", "random", "random_distribution", "sweep", "tui", "end_fsync"])]
     pub suite: Option<SuiteName>,
 
     /// With --suite: passes per test and direction; the card shows their median, min-max and

@@ -101,6 +101,9 @@ pub struct Config {
     pub ioengine_fallback: Option<String>,
     /// `--burn-in`, `--capacity-probe` and their state file.
     pub verify: super::verify::VerifyConfig,
+    /// `--hipri`: polled io_uring (checked against the target's queue by
+    /// `run::resolve_engine`).
+    pub hipri: bool,
 }
 
 impl Config {
@@ -118,9 +121,11 @@ impl Config {
     /// The prepared target described for the reports, with this run's settings, length,
     /// engine and durability.
     pub fn describe(&self, p: &Prepared) -> ConfigReport {
-        config_report(p, self.settings, self.duration)
+        let mut report = config_report(p, self.settings, self.duration)
             .with_engine(self.ioengine, self.ioengine_fallback.clone())
-            .with_durability(self.durability)
+            .with_durability(self.durability);
+        report.hipri = self.hipri;
+        report
     }
 }
 
@@ -180,6 +185,7 @@ impl Args {
             },
             ioengine: w.ioengine,
             ioengine_fallback: None,
+            hipri: w.hipri,
             steady,
             verify,
         })
@@ -214,6 +220,7 @@ fn workload(w: &WorkloadArgs, rate_iops: u64) -> Result<Settings, String> {
         read_pct: w.read,
         random_pct: w.random,
         rate_iops,
+        random_distribution: w.random_distribution,
     })
 }
 

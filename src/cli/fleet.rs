@@ -30,6 +30,12 @@ pub(super) fn check_fleet(a: &Args) -> Result<(), String> {
         crate::fio::job::check_fleet_path(t)?;
         crate::fleet::check_writes(&t.display().to_string(), a.workload.read)?;
     }
+    if a.workload.hipri {
+        return Err(
+            "--fleet with --hipri: whether each host's queue polls is not known here; run --hipri on a host alone (where it is checked), or drop it"
+                .into(),
+        );
+    }
     if a.series.sweep.is_some() {
         return Err("--fleet runs one test, not a --sweep; drop one of them".into());
     }

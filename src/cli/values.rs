@@ -14,7 +14,7 @@ use clap::builder::{OsStringValueParser, TypedValueParser};
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
 use crate::fleet::hosts::{self, HostList};
-use crate::settings::{IoEngine, MAX_BS, MAX_IODEPTH, MAX_THREADS};
+use crate::settings::{Distribution, IoEngine, MAX_BS, MAX_IODEPTH, MAX_THREADS};
 use crate::suite::{MAX_PASSES, SuiteName};
 use crate::sweep::SweepSpec;
 use crate::units::{parse_duration, parse_size};
@@ -95,6 +95,11 @@ pub fn percentage(text: &str) -> Result<u8, String> {
         Ok(v) if v <= 100 => Ok(v as u8),
         _ => Err(format!("'{text}': give a percentage from 0 to 100")),
     }
+}
+
+/// `--random-distribution`: fio's spelling (`settings::Distribution::parse`).
+pub fn distribution(text: &str) -> Result<Distribution, String> {
+    Distribution::parse(text)
 }
 
 /// `--fleet`: a file of hosts or a comma list (`fleet::hosts::parse`). Taken as bytes: a

@@ -34,6 +34,8 @@ pub struct Control {
     pub ioengine: IoEngine,
     /// `--verify`: stamps every write and reads it back.
     pub checker: Option<std::sync::Arc<dyn super::check::Checker>>,
+    /// Rings poll for completions (`--hipri`).
+    pub hipri: bool,
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -21,6 +21,7 @@ pub mod io;
 pub mod ioengine;
 pub mod memory;
 pub mod niceness;
+pub mod offsets;
 mod pace;
 pub mod pattern;
 mod ring;
@@ -53,6 +54,9 @@ pub struct Options {
     /// How the workers drive the disk; with psync the depth must stay 1. Resolve it with
     /// `ioengine::resolve` (which probes the kernel) before choosing io_uring.
     pub ioengine: IoEngine,
+    /// `--hipri`: each io_uring ring set up with `IORING_SETUP_IOPOLL`, its completions
+    /// polled (checked against the device's queue by `target::poll` first).
+    pub hipri: bool,
 }
 
 impl Default for Options {
@@ -61,6 +65,7 @@ impl Default for Options {
             tick: DEFAULT_TICK,
             fsync_every: 0,
             ioengine: IoEngine::Psync,
+            hipri: false,
         }
     }
 }

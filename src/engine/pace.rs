@@ -205,6 +205,7 @@ mod tests {
             fsync_every: 0,
             ioengine: crate::settings::IoEngine::Psync,
             checker: None,
+            hipri: false,
         });
         let c = control.clone();
         let start = Instant::now();

@@ -81,7 +81,7 @@ impl Ring {
     /// cancellation; the completion queue holds two completions per slot (a write and its
     /// sync, with `--fsync`) plus the cancellation's own, so it never overflows between reaps
     /// (an overflow makes the next submission fail with EBUSY).
-    pub fn new(slots: usize, fd: RawFd) -> io::Result<Ring> {
+    pub fn new(slots: usize, fd: RawFd, hipri: bool) -> io::Result<Ring> {
         let faults = Faults::from_env()?;
         let sq = (slots + 2).next_power_of_two() as u32;
         let cq = (2 * slots + 1).next_power_of_two().max(sq as usize) as u32;
@@ -89,12 +89,21 @@ impl Ring {
         // (coop taskrun, single issuer; kernels before 6.0 refuse them, then plain). Measured
         // at T1 QD32 O_DIRECT, 3 pairs: 88-98k IOPS against 84-91k plain; defer taskrun
         // gained nothing more.
-        let ring = IoUring::builder()
+        // With --hipri, IORING_SETUP_IOPOLL: completions are polled from the device's queue
+        // in io_uring_enter (the thread spins there instead of sleeping for an interrupt).
+        let builder = || {
+            let mut b = IoUring::builder();
+            if hipri {
+                b.setup_iopoll();
+            }
+            b
+        };
+        let ring = builder()
             .setup_coop_taskrun()
             .setup_single_issuer()
             .setup_cqsize(cq)
             .build(sq)
-            .or_else(|_| IoUring::builder().setup_cqsize(cq).build(sq))?;
+            .or_else(|_| builder().setup_cqsize(cq).build(sq))?;
         let fixed_file = FIXED_FILE && ring.submitter().register_files(&[fd]).is_ok();
         let ext_arg = ring.params().is_feature_ext_arg();
         Ok(Ring {
@@ -354,7 +363,7 @@ mod tests {
         let file = std::fs::File::open("/proc/self/exe").unwrap();
         let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
         for slots in [1, 2, 3, 4, 8, 31, 32, 256] {
-            let r = Ring::new(slots, fd).unwrap();
+            let r = Ring::new(slots, fd, false).unwrap();
             let p = r.ring.params();
             assert!(
                 p.cq_entries() as usize > 2 * slots,

@@ -91,7 +91,7 @@ pub(super) fn run(
         let depth = w.settings.iodepth.max(1);
         if ring.as_ref().is_none_or(|r| r.entries < depth) {
             drop(ring.take()); // the old ring is empty: close it before building the next
-            ring = Some(Ring::new(depth, fd).map_err(Failure::setup)?);
+            ring = Some(Ring::new(depth, fd, control.hipri).map_err(Failure::setup)?);
         }
         let r = ring.as_mut().expect("built above");
         r.cap_iowq(w.settings.threads);

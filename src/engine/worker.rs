@@ -22,6 +22,7 @@ use super::buffer::BufferSet;
 use super::check::Verifier;
 use super::io::BlockIo;
 use super::niceness::Fair;
+use super::offsets::Heat;
 use super::pace::{self, Pace, Timetable};
 use super::pattern::OffsetGen;
 use super::stops;
@@ -191,13 +192,18 @@ impl Worker {
         let read_pct = u32::from(self.settings.read_pct);
         let is_read =
             read_pct == 100 || (read_pct > 0 && self.rng.random_range(0..100u32) < read_pct);
-        let offset = self.pattern.as_mut()?.next_offset(&mut self.rng);
-        if let Some(v) = &mut self.verifier {
+        if let Some(v) = self.verifier.as_mut().filter(|_| self.pattern.is_some()) {
             let back = v.next_read(is_read);
             self.expect = back.map(|(_, seq)| seq);
             if let Some((at, _)) = back {
                 return Some((true, at));
             }
+        }
+        let (offset, heat) = self.pattern.as_mut()?.next(&mut self.rng);
+        if let Some(heat) = heat {
+            self.local.random_issued += 1;
+            self.local.top1_issued += u64::from(heat == Heat::Top1);
+            self.local.top10_issued += u64::from(heat != Heat::Rest);
         }
         Some((is_read, offset))
     }
@@ -303,6 +309,7 @@ impl Worker {
                 control.span,
                 s.bs,
                 s.random_pct,
+                s.random_distribution,
                 slot.index,
                 s.threads,
             ));

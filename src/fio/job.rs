@@ -14,22 +14,20 @@
 //! - `--rate` (total over threads) → `rate_iops` per job, the total divided by the jobs, and
 //!   for a mix split into reads and writes (fio caps each direction apart); fio times latency
 //!   from submission, which is diskscope's `service_latency_ns`, not its corrected figure.
-//! - The span: random offsets are uniform over the whole blocks of the span, with replacement
-//!   (`norandommap`, a 64-bit generator), so every job gets `offset=0`, `size=` the span.
+//! - The span: random offsets cover the whole span, with replacement (`norandommap`, a 64-bit
+//!   generator): every job gets `offset=0`, `size=` the span; `random_distribution` as asked.
 //! - Sequential stripes: each thread walks its own stripe and wraps at its end
 //!   (`engine::pattern`). The stripes come from `OffsetGen` itself; when they are equal and
 //!   back to back, one job with `offset_increment` = `size` = the stripe; otherwise one job
 //!   per thread with its exact `offset` and `size` (never `filesize`: see the quirks in
 //!   `fio`).
-//! - The page cache: fio drops the file's cache before a job (`invalidate=1`) and advises the
-//!   kernel of the pattern (`fadvise_hint`); diskscope does neither unless `--drop-cache`.
-//! - The file name: escaped or, where fio cannot name it at all (`fio`'s quirks), reached
-//!   through a symlink the export creates.
+//! - The page cache: fio's `invalidate=1` and `fadvise_hint`, off unless `--drop-cache`;
+//!   `--hipri` → `hipri`.
+//! - The file name: escaped or, where fio cannot name it (`fio`'s quirks), a symlink.
 //!
 //! A fleet (`FioJob::fleet`) runs the same job on every host through `fio --client`: this is
-//! the one writer of job files, for `--fio` and `--fleet` alike.
-//!
-//! What fio cannot express is said in `#` comments of the job file, never hidden.
+//! the one writer of job files, for `--fio` and `--fleet` alike. What fio cannot express is
+//! said in `#` comments of the job file, never hidden.
 
 use std::time::Duration;
 
@@ -39,9 +37,8 @@ use crate::suite::Plan;
 use crate::sweep::{RAMP, SweepSpec};
 
 use super::names::{LINK, escape_colons, fio_cannot_name, fio_time, shell_quote};
-use super::placement::{
-    Options, RATE_BASIS, mix_differences, placements, rate_per_job, rw_mode, whole_placements,
-};
+use super::placement::{Options, RATE_BASIS, distribution, mix_differences, placements};
+use super::placement::{rate_per_job, rw_mode, whole_placements};
 
 /// Why a job with `fdatasync` registers no buffers. Measured here with fio 3.33 (Debian 12),
 /// `--ioengine=io_uring --iodepth=4 --fixedbufs --fdatasync=1`, counting the kernel's
@@ -241,6 +238,7 @@ impl FioJob {
                 notes.push(FIXEDBUFS_SYNC_TRAP.into());
             }
             global.push(("registerfiles", String::new()));
+            global.extend(c.hipri.then(|| ("hipri", String::new())));
         }
         // diskscope syncs with fdatasync, like fio's fdatasync=N (fsync=N would be fsync).
         if c.durability.fsync_every > 0 {
@@ -281,6 +279,7 @@ impl FioJob {
         if s.random_pct > 0 && s.random_pct < 100 {
             common.push(("percentage_random", s.random_pct.to_string()));
         }
+        common.extend(distribution(s));
         for n in mix_differences(s) {
             self.note(n);
         }

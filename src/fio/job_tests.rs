@@ -127,7 +127,7 @@ fn sequential_threads_get_the_engines_stripes() {
     let job = job_file(&config(3, 100, 0));
     assert!(!job.contains("offset_increment"), "{job}");
     for i in 0..3 {
-        let (start, len) = OffsetGen::new(1 << 30, 4096, 0, i, 3).stripe();
+        let (start, len) = OffsetGen::new(1 << 30, 4096, 0, Default::default(), i, 3).stripe();
         let section = format!(
             "[diskscope-t{i}]\nrw=read\nbs=4096\nnumjobs=1\noffset={}\nsize={}\n",
             start * 4096,

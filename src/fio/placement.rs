@@ -3,7 +3,7 @@
 //! byte counts when the span is known here, whole percents of each host's target on a fleet.
 
 use crate::engine::pattern::OffsetGen;
-use crate::settings::Settings;
+use crate::settings::{Distribution, Settings};
 
 /// A section's options, in the order they are written.
 pub type Options = Vec<(&'static str, String)>;
@@ -36,7 +36,9 @@ pub fn placements(span: u64, s: Settings) -> Vec<(String, Options)> {
         return vec![(String::new(), whole(s.threads, (blocks * bs).max(bs)))];
     }
     let stripes: Vec<(u64, u64)> = (0..s.threads)
-        .map(|i| OffsetGen::new(span, bs, s.random_pct, i, s.threads).stripe())
+        .map(|i| {
+            OffsetGen::new(span, bs, s.random_pct, s.random_distribution, i, s.threads).stripe()
+        })
         .collect();
     let len = stripes[0].1;
     if stripes
@@ -140,5 +142,33 @@ pub fn mix_differences(s: Settings) -> Vec<&'static str> {
             "fio keeps separate sequential positions for reads and writes; diskscope's share one stream per thread",
         );
     }
+    if s.random_pct > 0 {
+        match s.random_distribution {
+            Distribution::Uniform => {}
+            Distribution::Zipf { theta_milli: 1000 } => notes.push(ZIPF_ONE),
+            Distribution::HotBand { .. } => notes.push(ZONES_CONTIGUOUS),
+            _ => notes.push(RANKS_HASHED),
+        }
+    }
     notes
+}
+
+/// fio 3.33 refuses `zipf:1` ("zipf theta must different than 1.0").
+const ZIPF_ONE: &str = "fio refuses zipf:1, so this file asks zipf:1.001, the nearest it takes; diskscope drew θ = 1 exactly";
+/// fio's Zipf and Pareto hash a rank to a block, offset by its seed.
+const RANKS_HASHED: &str = "fio hashes each rank to a block, offset by its seed (several ranks can share one block, and the hottest block moves with the seed); diskscope scatters ranks with a bijection that is the same in every run: the shares match, the hot blocks differ";
+/// fio's zones are contiguous.
+const ZONES_CONTIGUOUS: &str = "fio's zoned puts its hot zone at the start of the span; diskscope scatters the hot band over it: the shares match, the hot blocks differ";
+
+/// fio's `random_distribution=` for a skewed distribution; none for uniform or no random I/O.
+pub fn distribution(s: Settings) -> Option<(&'static str, String)> {
+    let d = s.random_distribution;
+    if s.random_pct == 0 || !d.is_skewed() {
+        return None;
+    }
+    let spelling = match d {
+        Distribution::Zipf { theta_milli: 1000 } => "zipf:1.001".to_string(),
+        _ => d.fio_spelling(),
+    };
+    Some(("random_distribution", spelling))
 }

@@ -28,6 +28,9 @@ pub struct ConfigReport {
     /// Why the run is on psync although io_uring was not refused by the user: said once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ioengine_fallback: Option<String>,
+    /// `--hipri`: io_uring rings set up with `IORING_SETUP_IOPOLL` (completions polled).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hipri: bool,
     /// What a latency spans (`LATENCY_BASIS`).
     #[serde(default = "basis", deserialize_with = "saved_basis")]
     pub latency_basis: StaticText,
@@ -126,6 +129,7 @@ impl ConfigReport {
             duration_s: duration.map(|d| d.as_secs_f64()),
             ioengine: IoEngine::Psync,
             ioengine_fallback: None,
+            hipri: false,
             latency_basis: latency_basis(s.rate_iops),
             durability: Durability::default(),
             warnings: Vec::new(),

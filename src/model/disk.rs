@@ -149,6 +149,10 @@ pub struct QueueLimits {
     /// `mq/<n>/nr_tags`: requests one hardware queue can have at the device (the largest over
     /// the hardware queues).
     pub nr_tags: Option<u32>,
+    /// `queue/io_poll`: the queue completes polled I/O (`--hipri`); NVMe needs poll queues
+    /// for it (the nvme module's `poll_queues`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_poll: Option<bool>,
 }
 
 impl QueueLimits {

@@ -13,6 +13,7 @@ pub mod disks;
 pub mod finding;
 pub mod fleet;
 pub mod health;
+pub mod hot_spots;
 pub mod meta;
 pub mod run;
 pub mod suite;

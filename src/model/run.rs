@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::hot_spots::HotSpots;
 use super::{ConfigReport, Meta, WhyReport};
 use crate::settings::Settings;
 use crate::stats::snapshot::per_second;
@@ -99,6 +100,10 @@ pub struct RunReport {
     /// Set when the run was ended by a signal (e.g. "SIGINT").
     #[serde(default)]
     pub interrupted_by: Option<String>,
+    /// Per period with a skewed `random_distribution`: the share of random I/Os on the
+    /// hottest 1 % and 10 % of blocks, measured beside promised.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hot_spots: Vec<HotSpots>,
     /// CPU time the whole process used while the workers ran (headless runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<CpuReport>,
@@ -157,6 +162,7 @@ impl RunReport {
                 ),
             },
             periods: Periods::default(),
+            hot_spots: Vec::new(),
             threads: last.threads.iter().map(ThreadReport::of).collect(),
             intervals,
             final_settings: last.settings,
@@ -186,6 +192,7 @@ impl RunReport {
                 sides: None,
             },
             periods: Periods::default(),
+            hot_spots: Vec::new(),
             threads: vec![],
             intervals: vec![],
             final_settings: Settings::default(),
@@ -206,7 +213,12 @@ impl RunReport {
 
     /// The same report with its periods.
     pub fn with_periods(self, periods: Periods) -> Self {
-        RunReport { periods, ..self }
+        let hot_spots = HotSpots::of_all(&periods.list, self.config.target.span_bytes);
+        RunReport {
+            periods,
+            hot_spots,
+            ..self
+        }
     }
 
     /// True when any I/O failed or came back short.

@@ -41,11 +41,15 @@ pub struct Conditions {
     pub bs: Option<u64>,
     pub read_pct: Option<u8>,
     pub random_pct: Option<u8>,
+    /// fio's spelling of where random offsets land (`random`, `zipf:1.2`, …).
+    pub random_distribution: Option<String>,
     pub threads: Option<usize>,
     pub iodepth: Option<usize>,
     pub rate_iops: Option<u64>,
     pub fsync_every: Option<u32>,
     pub ioengine: Option<String>,
+    /// Completions polled (`--hipri`, fio's `hipri`) or waited for.
+    pub hipri: Option<bool>,
     pub target: Option<String>,
     pub direct: Option<bool>,
     pub p99: Option<P99Basis>,
@@ -61,11 +65,13 @@ impl Conditions {
             bs: Some(s.bs),
             read_pct: Some(s.read_pct),
             random_pct: Some(s.random_pct),
+            random_distribution: Some(s.random_distribution.fio_spelling()),
             threads: Some(s.threads),
             iodepth: Some(s.iodepth),
             rate_iops: Some(s.rate_iops),
             fsync_every: None,
             ioengine: engine.map(str::to_string),
+            hipri: None,
             target: Some(target.to_string()),
             direct: Some(direct),
             p99: Some(if s.rate_iops > 0 {
@@ -81,6 +87,7 @@ impl Conditions {
     pub fn of_config(c: &ConfigReport) -> Self {
         Conditions {
             fsync_every: Some(c.durability.fsync_every),
+            hipri: Some(c.hipri),
             ..Conditions::of_settings(
                 &c.settings,
                 Some(c.ioengine.name()),
@@ -104,11 +111,14 @@ impl Conditions {
             bs: Some(opt("bs").map_or(Some(4096), fio_size)).flatten(),
             read_pct,
             random_pct,
+            random_distribution: Some(opt("random_distribution").unwrap_or("random").to_string()),
             threads,
             iodepth: opt("iodepth").map_or(Some(1), |d| d.parse().ok()),
             rate_iops: None,
             fsync_every: None,
             ioengine: Some(opt("ioengine").unwrap_or("psync").to_string()),
+            // fio's JSON leaves out options given without a value, `hipri` among them.
+            hipri: None,
             target: opt("filename").map(str::to_string),
             direct: Some(opt("direct").is_some_and(|d| d == "1" || d == "true")),
             p99: basis.map(|b| match b {
@@ -192,6 +202,11 @@ pub fn differences(then: &Conditions, now: &Conditions) -> Vec<String> {
     differ("reads", then.read_pct.map(pct), now.read_pct.map(pct));
     differ("random", then.random_pct.map(pct), now.random_pct.map(pct));
     differ(
+        "random offsets",
+        then.random_distribution.clone(),
+        now.random_distribution.clone(),
+    );
+    differ(
         "threads",
         then.threads.map(|t| t.to_string()),
         now.threads.map(|t| t.to_string()),
@@ -209,6 +224,8 @@ pub fn differences(then: &Conditions, now: &Conditions) -> Vec<String> {
         }
     };
     differ("rate", then.rate_iops.map(rate), now.rate_iops.map(rate));
+    let polled = |p: bool| if p { "polled (--hipri)" } else { "interrupts" }.to_string();
+    differ("completions", then.hipri.map(polled), now.hipri.map(polled));
     let sync = |n: u32| {
         if n == 0 {
             "none".to_string()

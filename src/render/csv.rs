@@ -114,7 +114,7 @@ impl PeriodColumn {
     }
 }
 
-/// Reads and writes apart, the last columns: each direction's ops, IOPS, bandwidth and
+/// Reads and writes apart, after the period: each direction's ops, IOPS, bandwidth and
 /// latency p50/p99; empty where the row did not both read and write.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 struct SideColumns {
@@ -147,6 +147,27 @@ impl SideColumns {
             write_bw_bytes_per_s: Some(Fixed(wr.bw_bytes_per_s)),
             write_lat_p50_ns: Some(wr.latency_ns.p50),
             write_lat_p99_ns: Some(wr.latency_ns.p99),
+        }
+    }
+}
+
+/// Where the row's random offsets landed, the last columns: the distribution in fio's
+/// spelling, its random I/Os issued and how many went to the hottest 1 % and 10 % of blocks.
+#[derive(Debug, Clone, Default, Serialize)]
+struct HotColumns {
+    random_distribution: String,
+    random_ios: u64,
+    top1_ios: u64,
+    top10_ios: u64,
+}
+
+impl HotColumns {
+    fn of(r: &IntervalFigures) -> HotColumns {
+        HotColumns {
+            random_distribution: r.settings.random_distribution.fio_spelling(),
+            random_ios: r.counts.random_issued,
+            top1_ios: r.counts.top1_issued,
+            top10_ios: r.counts.top10_issued,
         }
     }
 }
@@ -270,7 +291,7 @@ fn line<T: Serialize>(row: T) -> String {
 
 /// The header of a run's intervals.
 pub fn header() -> String {
-    header_of::<(IntervalRow, PeriodColumn, SideColumns)>()
+    header_of::<(IntervalRow, PeriodColumn, SideColumns, HotColumns)>()
 }
 
 /// One CSV row for an interval (no newline).
@@ -279,6 +300,7 @@ pub fn row(r: &IntervalFigures) -> String {
         IntervalRow::from(r),
         PeriodColumn::of(r),
         SideColumns::of(r),
+        HotColumns::of(r),
     ))
 }
 
@@ -289,6 +311,7 @@ pub fn intervals(rows: &[IntervalFigures]) -> String {
             IntervalRow::from(r),
             PeriodColumn::of(r),
             SideColumns::of(r),
+            HotColumns::of(r),
         )
     });
     header() + "\n" + &write(rows, false)
@@ -296,7 +319,7 @@ pub fn intervals(rows: &[IntervalFigures]) -> String {
 
 /// Sweep steps: the step number, then the same columns as an interval.
 pub fn step_header() -> String {
-    header_of::<(Step, IntervalRow, SideColumns)>()
+    header_of::<(Step, IntervalRow, SideColumns, HotColumns)>()
 }
 
 /// One CSV row for a sweep step (no newline).
@@ -305,15 +328,20 @@ pub fn step_row(index: usize, r: &IntervalFigures) -> String {
         Step { step: index },
         IntervalRow::from(r),
         SideColumns::of(r),
+        HotColumns::of(r),
     ))
 }
 
 /// A sweep's CSV: the header and every step.
 pub fn steps(steps: &[IntervalFigures]) -> String {
-    let rows = steps
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (Step { step: i }, IntervalRow::from(r), SideColumns::of(r)));
+    let rows = steps.iter().enumerate().map(|(i, r)| {
+        (
+            Step { step: i },
+            IntervalRow::from(r),
+            SideColumns::of(r),
+            HotColumns::of(r),
+        )
+    });
     step_header() + "\n" + &write(rows, false)
 }
 

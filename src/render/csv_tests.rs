@@ -11,6 +11,7 @@ use crate::stats::{Counts, LatencySummary, LeftOut, Window};
 /// The columns as they were written by hand before the row structs, in their order.
 const RUN_COLUMNS: &str = "t_s,elapsed_s,threads,iodepth,bs,read_pct,random_pct,ops,bytes,iops,bw_bytes_per_s,errors,short_ios,lat_min_ns,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,spanning_stop,syncs,stopped_s,left_out_s,left_out_ops,rate_iops,service_p50_ns,service_p99_ns,temp_c";
 const SIDE_COLUMNS: &str = "read_ops,read_iops,read_bw_bytes_per_s,read_lat_p50_ns,read_lat_p99_ns,write_ops,write_iops,write_bw_bytes_per_s,write_lat_p50_ns,write_lat_p99_ns";
+const HOT_COLUMNS: &str = "random_distribution,random_ios,top1_ios,top10_ios";
 const SUITE_COLUMNS: &str = "suite,test,direction,bs,iodepth,iodepth_run,threads,random,passes,mb_per_s,mb_per_s_min,mb_per_s_max,mb_per_s_best,iops,iops_min,iops_max,iops_best,ops,bytes,errors,short_ios,lat_mean_ns,lat_p50_ns,lat_p99_ns,lat_max_ns,not_run";
 
 fn figures() -> IntervalFigures {
@@ -65,8 +66,14 @@ fn figures() -> IntervalFigures {
 #[test]
 fn headers_keep_their_columns_in_order() {
     // A run's rows end with their period; a sweep's steps have none.
-    assert_eq!(header(), format!("{RUN_COLUMNS},period,{SIDE_COLUMNS}"));
-    assert_eq!(step_header(), format!("step,{RUN_COLUMNS},{SIDE_COLUMNS}"));
+    assert_eq!(
+        header(),
+        format!("{RUN_COLUMNS},period,{SIDE_COLUMNS},{HOT_COLUMNS}")
+    );
+    assert_eq!(
+        step_header(),
+        format!("step,{RUN_COLUMNS},{SIDE_COLUMNS},{HOT_COLUMNS}")
+    );
     assert_eq!(suite_header(), SUITE_COLUMNS);
     // What `results::file` recognises as a diskscope CSV.
     for (h, head) in [header(), step_header(), suite_header()]
@@ -84,6 +91,8 @@ fn rows_keep_their_decimals() {
     let expected = "2.000,1.000,4,8,4096,100,100,1234,5054464,1234.6,5056758,2,1,11,403,300,700,900,1500,2000,3,5,1.500,0.250,7,5000,250,800,";
     // A row that did not both read and write leaves the side columns empty.
     let no_sides = ",".repeat(9);
+    // Uniform, no random I/O counted in these figures.
+    let no_sides = format!("{no_sides},random,0,0,0");
     assert_eq!(step_row(3, &f), format!("3,{expected},{no_sides}"));
     assert_eq!(row(&f), format!("{expected},,{no_sides}"));
     f.period = Some(2);
@@ -92,12 +101,12 @@ fn rows_keep_their_decimals() {
     assert_eq!(
         text,
         format!(
-            "{RUN_COLUMNS},period,{SIDE_COLUMNS}\n{expected},2,{no_sides}\n{expected},2,{no_sides}\n"
+            "{RUN_COLUMNS},period,{SIDE_COLUMNS},{HOT_COLUMNS}\n{expected},2,{no_sides}\n{expected},2,{no_sides}\n"
         )
     );
     assert_eq!(
         intervals(&[]),
-        format!("{RUN_COLUMNS},period,{SIDE_COLUMNS}\n")
+        format!("{RUN_COLUMNS},period,{SIDE_COLUMNS},{HOT_COLUMNS}\n")
     );
     let hot = IntervalFigures {
         temp_c: Some(71.25),
@@ -130,7 +139,9 @@ fn a_row_that_read_and_wrote_ends_with_each_directions_figures() {
         ..figures()
     };
     assert!(
-        row(&f).ends_with(",0,700,350.0,1433600,90000,400000,300,150.0,614400,150000,2000000"),
+        row(&f).ends_with(
+            ",0,700,350.0,1433600,90000,400000,300,150.0,614400,150000,2000000,random,0,0,0"
+        ),
         "{}",
         row(&f)
     );

@@ -15,10 +15,14 @@ use crate::units::{format_block_size, format_count_rate, format_latency_ns};
 /// "4k random read QD1 T4", "64k sequential 70% read QD8 T2 at 5000 IOPS": a period's
 /// settings as admins quote them, depth and threads always written.
 pub fn period_words(s: &Settings) -> String {
+    let skew = match s.random_distribution {
+        d if d.is_skewed() => format!(" {}", d.label()),
+        _ => String::new(),
+    };
     let pattern = match s.random_pct {
-        100 => "random".to_string(),
+        100 => format!("random{skew}"),
         0 => "sequential".to_string(),
-        p => format!("{p}% random"),
+        p => format!("{p}% random{skew}"),
     };
     let mix = match s.read_pct {
         100 => "read".to_string(),
@@ -256,6 +260,7 @@ mod tests {
             read_pct: 70,
             random_pct: 0,
             rate_iops: 5000,
+            random_distribution: Default::default(),
             threads: 2,
         };
         assert_eq!(
@@ -372,6 +377,7 @@ mod tests {
             read_pct: 70,
             random_pct: 0,
             rate_iops: 5000,
+            random_distribution: Default::default(),
             threads: 2,
         });
         r.periods = Periods {

@@ -30,6 +30,13 @@ pub fn settings(c: &SavedConfig) -> crate::settings::Settings {
         random_pct: c.random_pct.u64().unwrap_or(100).min(100) as u8,
         // Results from before the rate knob have no field: they ran unlimited.
         rate_iops: c.rate_iops.u64().unwrap_or(0),
+        // And from before the distribution knob: uniform.
+        random_distribution: c
+            .random_distribution
+            .0
+            .as_deref()
+            .and_then(|t| crate::settings::Distribution::parse(t).ok())
+            .unwrap_or_default(),
     }
 }
 

@@ -29,10 +29,14 @@ pub fn describe_settings(s: &Settings) -> String {
 
 /// `describe_settings` without the rate.
 fn describe_load(s: &Settings) -> String {
+    let skew = match s.random_distribution {
+        d if d.is_skewed() => format!(" ({})", d.label()),
+        _ => String::new(),
+    };
     let pattern = match s.random_pct {
-        100 => "random".to_string(),
+        100 => format!("random{skew}"),
         0 => "sequential".to_string(),
-        p => format!("{p}% random"),
+        p => format!("{p}% random{skew}"),
     };
     let mix = match s.read_pct {
         100 => "read".to_string(),
@@ -232,6 +236,14 @@ pub fn summary_at(r: &RunReport, with_header: bool, width: usize) -> String {
     }
     super::periods::story_lines(&mut out, r, width);
     total_lines(&mut out, r);
+    for h in &r.hot_spots {
+        // Several periods: each line names its row of the periods table (numbered from 1).
+        let which = match r.periods.list.len() {
+            1 => String::new(),
+            _ => format!("period {}, ", h.period + 1),
+        };
+        let _ = writeln!(out, "hot spots, {which}{}", h.line());
+    }
     for line in crate::render::why::result_lines(r) {
         let _ = writeln!(out, "{line}");
     }

@@ -9,6 +9,7 @@ fn settings_read_as_a_phrase() {
         read_pct: 70,
         random_pct: 0,
         rate_iops: 0,
+        random_distribution: Default::default(),
     };
     assert_eq!(
         describe_settings(&s),

@@ -139,3 +139,10 @@ pub fn run_lines(r: &VerifyReport) -> String {
     }
     out
 }
+
+/// `--verify` on the run screen: where the first write read back bad lies ("verify: bad at
+/// 8 KiB "; every one is in the summary), from the run's kept errors.
+pub fn first_bad(errors: &[crate::stats::IoErrorRecord]) -> Option<String> {
+    let e = errors.iter().find(|e| e.op == "verify")?;
+    Some(format!("verify: bad at {} ", offset(e.offset)))
+}

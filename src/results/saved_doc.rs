@@ -48,7 +48,9 @@ pub struct SavedConfig {
     pub read_pct: Lenient,
     pub random_pct: Lenient,
     pub rate_iops: Lenient,
+    pub random_distribution: Text,
     pub ioengine: Text,
+    pub hipri: Text,
     pub latency_basis: Text,
     pub fsync_every: Lenient,
 }
@@ -57,6 +59,11 @@ impl SavedConfig {
     /// O_DIRECT unless the file says false (results from before the field ran direct).
     pub fn is_direct(&self) -> bool {
         self.direct.0.as_deref() != Some("false")
+    }
+
+    /// Polled (`--hipri`) only when the file says so (it is left out when off).
+    pub fn is_hipri(&self) -> bool {
+        self.hipri.0.as_deref() == Some("true")
     }
 }
 

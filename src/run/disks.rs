@@ -205,6 +205,7 @@ fn plan(config: &Config) -> Plan {
             tick: DEFAULT_TICK,
             fsync_every: config.durability.fsync_every,
             ioengine: config.ioengine.unwrap_or_default(),
+            hipri: config.hipri,
         },
         duration: config.duration.unwrap_or(DEFAULT_HEADLESS_TIME),
         outlier_pct: config.outlier_pct,

@@ -182,6 +182,13 @@ mod tests {
                     "--each-then-all compares several targets",
                 ),
             ),
+            (
+                "hipri",
+                Refused(
+                    vec!["--hipri"],
+                    "--fleet with --hipri: whether each host's queue",
+                ),
+            ),
             ("threads", Job(vec!["-t", "4"], vec!["numjobs=4"], true)),
             (
                 "iodepth",
@@ -209,6 +216,14 @@ mod tests {
                 ),
             ),
             ("random", Job(vec!["--random", "0"], vec!["rw=read"], true)),
+            (
+                "random_distribution",
+                Job(
+                    vec!["--random-distribution", "zipf:1.2"],
+                    vec!["random_distribution=zipf:1.2"],
+                    true,
+                ),
+            ),
             ("time", Job(vec!["-T", "7s"], vec!["runtime=7s"], true)),
             ("buffered", Job(vec!["--buffered"], vec!["direct=0"], true)),
             (

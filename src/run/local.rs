@@ -114,6 +114,7 @@ fn start_checked(
         tick: DEFAULT_TICK,
         fsync_every: config.durability.fsync_every,
         ioengine: config.ioengine.unwrap_or_default(),
+        hipri: config.hipri,
     };
     Engine::start_checked(
         target.clone(),

@@ -37,6 +37,7 @@ pub fn position(s: &Settings, knob: Knob) -> f64 {
         Knob::BlockSize => log_position(s.bs as f64, MIN_BS as f64, MAX_BS as f64),
         Knob::ReadPct => f64::from(s.read_pct) / 100.0,
         Knob::RandomPct => f64::from(s.random_pct) / 100.0,
+        Knob::Skew => super::skew_position(s.random_distribution),
         Knob::Rate if s.rate_iops == 0 => 1.0,
         Knob::Rate => log_position(s.rate_iops as f64, RATE_LOW, RATE_HIGH).min(RATE_TOP),
     }
@@ -75,6 +76,7 @@ pub fn at_position(
             }
         }
         Knob::RandomPct => n.random_pct = pct(p),
+        Knob::Skew => n.random_distribution = super::at_skew(s.random_distribution, p),
         Knob::Rate if p >= 1.0 => n.rate_iops = 0,
         Knob::Rate => {
             let v = log_value(p, RATE_LOW, RATE_HIGH);

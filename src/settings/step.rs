@@ -18,18 +18,21 @@ pub enum Knob {
     BlockSize,
     ReadPct,
     RandomPct,
+    /// How skewed random offsets are (`skew`): uniform at the left end.
+    Skew,
     /// Total I/Os per second asked (0: unlimited).
     Rate,
 }
 
 impl Knob {
     /// The sliders, top to bottom.
-    pub const ALL: [Knob; 6] = [
+    pub const ALL: [Knob; 7] = [
         Knob::Threads,
         Knob::QueueDepth,
         Knob::BlockSize,
         Knob::ReadPct,
         Knob::RandomPct,
+        Knob::Skew,
         Knob::Rate,
     ];
 
@@ -55,6 +58,7 @@ impl Knob {
             Knob::BlockSize => "block size",
             Knob::ReadPct => "read %",
             Knob::RandomPct => "random %",
+            Knob::Skew => "skew",
             Knob::Rate => "rate IOPS",
         }
     }
@@ -131,6 +135,10 @@ pub fn stepped(
             } else {
                 s.random_pct.saturating_sub(10)
             };
+        }
+        Knob::Skew => {
+            let fine = matches!(step, Step::Plus | Step::Minus);
+            n.random_distribution = super::skew_step(s.random_distribution, up, fine);
         }
         Knob::Rate => n.rate_iops = stepped_rate(s.rate_iops, step),
     }

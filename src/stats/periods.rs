@@ -236,6 +236,11 @@ impl PeriodTracker {
         self.open.as_ref().map(|o| o.settings)
     }
 
+    /// What the period running now has counted so far.
+    pub fn current_counts(&self) -> Option<Counts> {
+        self.open.as_ref().map(|o| o.window.counts)
+    }
+
     /// Where the period with id `id` is in `report().list`: `None` when it went with a reset.
     pub fn index_of(&self, id: usize) -> Option<usize> {
         let firsts = self

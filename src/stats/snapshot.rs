@@ -65,6 +65,13 @@ pub struct Counts {
     /// interval of those settings was cut (it did not switch within the sampler's wait: a slow
     /// disk, a starved CPU). Counted apart, so no interval mixes two settings.
     pub after_switch: u64,
+    /// Random I/Os issued (sequential ones are not drawn from the distribution).
+    pub random_issued: u64,
+    /// Of those, how many went to the distribution's hottest 1 % of blocks (by rank: the
+    /// scatter bijection is known, so no table over the span is needed)…
+    pub top1_issued: u64,
+    /// …and how many to the hottest 10 % (the hottest 1 % included).
+    pub top10_issued: u64,
     /// The time the settled I/Os spent in flight, from submission to completion reaped,
     /// summed (ns): over a window, divided by its length, how many were in flight on average
     /// (Little's law). With a rate the latencies run from the due time and include the wait
@@ -96,6 +103,9 @@ impl Counts {
                 .worker_runq_wait_ns
                 .saturating_sub(earlier.worker_runq_wait_ns),
             after_switch: self.after_switch.saturating_sub(earlier.after_switch),
+            random_issued: self.random_issued.saturating_sub(earlier.random_issued),
+            top1_issued: self.top1_issued.saturating_sub(earlier.top1_issued),
+            top10_issued: self.top10_issued.saturating_sub(earlier.top10_issued),
             busy_ns: self.busy_ns.saturating_sub(earlier.busy_ns),
         }
     }
@@ -119,6 +129,9 @@ impl Counts {
         self.worker_cpu_ns += other.worker_cpu_ns;
         self.worker_runq_wait_ns += other.worker_runq_wait_ns;
         self.after_switch += other.after_switch;
+        self.random_issued += other.random_issued;
+        self.top1_issued += other.top1_issued;
+        self.top10_issued += other.top10_issued;
         self.busy_ns += other.busy_ns;
     }
 

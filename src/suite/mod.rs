@@ -185,7 +185,7 @@ impl Plan {
             bs: t.bs,
             read_pct: if direction == Direction::Read { 100 } else { 0 },
             random_pct: if t.random { 100 } else { 0 },
-            rate_iops: 0,
+            ..Settings::default()
         }
     }
 

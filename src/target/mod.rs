@@ -27,6 +27,7 @@ pub mod overlap;
 pub mod overlay;
 pub mod parent;
 pub mod parse;
+pub mod poll;
 pub(crate) mod prepare;
 pub mod queue_limits;
 pub(crate) mod safety;

@@ -45,6 +45,7 @@ pub fn read_disk_dir(disk_dir: &Path) -> QueueLimits {
         rotational: flag("rotational"),
         nr_hw_queues: (!queues.is_empty()).then_some(queues.len() as u32),
         nr_tags,
+        io_poll: flag("io_poll"),
     }
 }
 
@@ -88,6 +89,7 @@ mod tests {
                 rotational: Some(true),
                 nr_hw_queues: Some(2),
                 nr_tags: Some(1023),
+                io_poll: None,
             }
         );
         assert_eq!(limits.volatile_write_cache(), Some(true));

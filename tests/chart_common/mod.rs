@@ -97,6 +97,7 @@ pub fn run(intervals: Vec<IntervalFigures>) -> RunReport {
         left_out: LeftOut::default(),
         writeback: None,
         interrupted_by: None,
+        hot_spots: Vec::new(),
         cpu: None,
         verify: None,
         why: Default::default(),

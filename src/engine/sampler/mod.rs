@@ -80,6 +80,7 @@ pub(super) fn spawn(
         fsync_every: options.fsync_every,
         ioengine: options.ioengine,
         checker,
+        hipri: options.hipri,
     });
     let tick = options.tick;
     let now = Instant::now();

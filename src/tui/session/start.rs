@@ -232,6 +232,7 @@ impl Session {
             crate::engine::Options {
                 tick: DEFAULT_TICK,
                 ioengine: self.config.ioengine.unwrap_or_default(),
+                hipri: self.config.hipri,
                 ..crate::engine::Options::default()
             },
             Box::new(EventSink(self.events.clone())),

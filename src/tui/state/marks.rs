@@ -92,6 +92,9 @@ pub fn change_label(old: Option<Settings>, new: Settings) -> String {
     if new.random_pct != old.random_pct {
         parts.push(format!("rnd{}%", new.random_pct));
     }
+    if new.random_distribution != old.random_distribution {
+        parts.push(new.random_distribution.label());
+    }
     if new.rate_iops != old.rate_iops {
         parts.push(match new.rate_iops {
             0 => "unlimited".into(),

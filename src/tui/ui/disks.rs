@@ -13,15 +13,15 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Sparkline, Widget};
 
+use super::disks_sliders::slider_line;
 use super::framed;
 use crate::render::disks::live_table;
 use crate::render::hosts::BelowMedianPct;
 use crate::render::table::{Row as TableRow, Table, Tone};
 use crate::render::text::describe_settings;
-use crate::settings::Knob;
 use crate::tui::state::disks::{Disks, Order};
 use crate::tui::widgets::Theme;
-use crate::units::{format_block_size, format_count_rate, format_duration, format_latency_ns};
+use crate::units::{format_count_rate, format_duration, format_latency_ns};
 
 /// Widths of the live table's four columns after the name: IOPS now, MB/s, p99, %util.
 const FIGURES: [usize; 4] = [8, 7, 8, 5];
@@ -100,7 +100,7 @@ fn status_line(d: &Disks, theme: Theme, width: u16) -> Line<'static> {
 }
 
 /// The spans that fit `width`, those of drop order 1, then 2, left out first.
-fn fit(mut parts: Vec<(u8, Span<'static>)>, width: u16) -> Line<'static> {
+pub(super) fn fit(mut parts: Vec<(u8, Span<'static>)>, width: u16) -> Line<'static> {
     for level in 1..=2 {
         let used: usize = parts.iter().map(|(_, s)| s.width()).sum();
         if used <= width as usize {
@@ -109,45 +109,6 @@ fn fit(mut parts: Vec<(u8, Span<'static>)>, width: u16) -> Line<'static> {
         parts.retain(|(l, _)| *l != level);
     }
     Line::from(parts.into_iter().map(|(_, s)| s).collect::<Vec<_>>())
-}
-
-/// Every slider on one line, the focused one marked: "▶threads 4 · depth 32 · bs 4k …".
-fn slider_line(d: &Disks, theme: Theme, width: u16) -> Line<'static> {
-    let s = d.settings;
-    let mut spans = Vec::new();
-    for knob in Knob::ALL {
-        let value = match knob {
-            Knob::Threads => s.threads.to_string(),
-            Knob::QueueDepth => s.iodepth.to_string(),
-            Knob::BlockSize => format_block_size(s.bs),
-            Knob::ReadPct => format!("{}%", s.read_pct),
-            Knob::RandomPct => format!("{}%", s.random_pct),
-            Knob::Rate if s.rate_iops == 0 => "unlimited".into(),
-            Knob::Rate => format_count_rate(s.rate_iops as f64),
-        };
-        let name = match knob {
-            Knob::Threads => "threads",
-            Knob::QueueDepth => "depth",
-            Knob::BlockSize => "bs",
-            Knob::ReadPct => "read",
-            Knob::RandomPct => "random",
-            Knob::Rate => "rate",
-        };
-        if !spans.is_empty() {
-            spans.push(Span::styled(" · ", theme.dim()));
-        }
-        if knob == d.focus {
-            spans.push(Span::styled(format!("▶{name} {value}"), theme.accent()));
-        } else {
-            spans.push(Span::raw(format!("{name} {value}")));
-        }
-    }
-    let parts: Vec<(u8, Span<'static>)> = spans
-        .into_iter()
-        .map(|s| (0, s))
-        .chain([(1, Span::styled("  (every target)", theme.dim()))])
-        .collect();
-    fit(parts, width)
 }
 
 /// The aggregate: the last second's figures in the title, the live sum as a sparkline.

@@ -20,6 +20,7 @@
 //! locale is not UTF-8, the finished screen is turned into ASCII cell by cell.
 
 mod disks;
+mod disks_sliders;
 mod fleet;
 mod graphs;
 pub(crate) mod hints;

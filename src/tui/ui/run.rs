@@ -11,6 +11,7 @@ use ratatui::widgets::{Block, Widget};
 use super::hints::fit_message;
 use super::panes::{draw_bw, draw_histogram, draw_iops, draw_kernel, draw_latency, draw_threads};
 use super::{framed, why};
+use crate::model::hot_spots::HotSpots;
 use crate::render::baseline::{Baseline, Figures};
 use crate::render::text::describe_settings;
 use crate::settings::Knob;
@@ -76,7 +77,9 @@ pub(super) fn status_line(
             vec![sep(), Span::styled(format!("errors {errors} "), err_style)],
         ),
     ];
-    parts.extend(verify_part(run, theme).map(|s| (0, vec![sep(), s])));
+    let verify =
+        (run.last.as_ref()).and_then(|s| crate::render::verify::first_bad(&s.first_errors));
+    parts.extend(verify.map(|t| (0, vec![sep(), Span::styled(t, theme.error())])));
     if let Some(link) = why::link_part(run) {
         parts.push((3, vec![Span::raw(link)]));
     }
@@ -176,14 +179,6 @@ pub(super) fn message_line(run: &Run, theme: Theme) -> Line<'static> {
     }
 }
 
-/// `--verify`: where the first write read back bad lies (every one is in the summary).
-fn verify_part(run: &Run, theme: Theme) -> Option<Span<'static>> {
-    let s = run.last.as_ref()?;
-    let e = s.first_errors.iter().find(|e| e.op == "verify")?;
-    let at = crate::findings::verify::offset(e.offset);
-    Some(Span::styled(format!("verify: bad at {at} "), theme.error()))
-}
-
 /// "│ 2 thread(s) QD1: ring failed": the active threads on pread/pwrite after their ring
 /// failed, whatever depth the header's settings say.
 fn fallback_part(run: &Run, theme: Theme) -> Option<Span<'static>> {
@@ -239,8 +234,10 @@ pub(super) fn draw_run(
     status_line(run, theme, status.width, None).render(status, buf);
     fit_message(message_line(run, theme), message.width, theme).render(message, buf);
     if body.width >= 80 && body.height >= 20 {
+        // Room for the settings' phrase under the sliders from 30 rows.
+        let height = if body.height >= 30 { 10 } else { 9 };
         let [top, bottom] =
-            Layout::vertical([Constraint::Length(9), Constraint::Fill(1)]).areas(body);
+            Layout::vertical([Constraint::Length(height), Constraint::Fill(1)]).areas(body);
         let [controls, kernel] =
             Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(top);
         draw_controls(run, theme, controls, buf);
@@ -353,6 +350,7 @@ pub(super) fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffe
             Knob::ReadPct if run.info.target.write_allowed => format!("{}", s.read_pct),
             Knob::ReadPct => format!("{} ro", s.read_pct),
             Knob::RandomPct => s.random_pct.to_string(),
+            Knob::Skew => s.random_distribution.label(),
             Knob::Rate if s.rate_iops == 0 => "unlimited".into(),
             Knob::Rate => rate_value(run),
         };
@@ -381,7 +379,13 @@ pub(super) fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffe
     }
     let rows = Knob::ALL.len() as u16;
     if inner.height > rows {
-        let phrase = format!("  {}", describe_settings(&s));
+        let mut phrase = format!("  {}", describe_settings(&s));
+        let counts = run.periods.current_counts().unwrap_or_default();
+        let span = run.info.target.span_bytes;
+        if let Some(h) = HotSpots::from_counts(0, s, &counts, span) {
+            // The sliders say the settings; a skewed run says what the skew did instead.
+            phrase = format!("  {}", h.short());
+        }
         Line::styled(phrase, theme.dim()).render(
             Rect {
                 y: inner.y + rows,
