@@ -18,6 +18,7 @@ mod plot;
 mod steady;
 mod targets;
 pub mod values;
+pub mod verify;
 
 pub use crate::target::prepare::{DEFAULT_SCRATCH_SIZE, SCRATCH_NAME};
 pub use config::{Config, Output, SteadyConfig};
@@ -100,6 +101,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub disks: args::DisksArgs,
+
+    #[command(flatten)]
+    pub verify: verify::VerifyArgs,
 
     #[command(flatten)]
     pub other: args::OtherArgs,

@@ -40,4 +40,5 @@ mod sys;
 pub mod target;
 pub mod tui;
 pub mod units;
+pub mod verify;
 pub mod why;

@@ -20,6 +20,7 @@ use crate::target::discover::{Roots, discover, visible};
 use crate::target::list;
 use crate::target::shell::quote_path;
 
+mod burnin;
 mod disks;
 mod fio;
 mod fleet;
@@ -47,6 +48,9 @@ pub enum Mode {
     Surface { tui: bool },
     /// `--fio`: the equivalent fio job.
     Fio,
+    /// `--burn-in[=write|verify]` or `--capacity-probe`: stamped blocks written and read
+    /// back; `tui` when a burn-in is shown on the surface screen.
+    BurnIn { tui: bool },
     /// One timed run, printed as text, JSON or CSV.
     Run,
     /// A `--sweep` without the TUI.
@@ -85,6 +89,7 @@ impl Mode {
         if config.fio {
             return Ok(Mode::Fio);
         }
+        check_verify(config)?;
         if let Some(name) = config.suite {
             return Ok(Mode::Suite(name));
         }
@@ -97,6 +102,10 @@ impl Mode {
             );
         }
         let tui = !config.no_tui && config.output == Output::Text && terminal.is_ok();
+        if config.verify.any() {
+            let tui = tui && config.verify.burn_in.is_some();
+            return Ok(Mode::BurnIn { tui });
+        }
         if config.surface.is_some() {
             surface::check(config)?;
             return Ok(Mode::Surface { tui });
@@ -136,6 +145,28 @@ impl Mode {
             None => Mode::Run,
         })
     }
+}
+
+/// `--burn-in` and `--capacity-probe` are modes of their own; `--verify` checks one run.
+fn check_verify(config: &Config) -> Result<()> {
+    if config.verify.any() && config.surface.is_some() {
+        anyhow::bail!(
+            "--surface reads, --burn-in and --capacity-probe write and read back: run one, then \
+             the other"
+        );
+    }
+    if config.verify.live
+        && (config.sweep.is_some()
+            || config.suite.is_some()
+            || config.fleet.is_some()
+            || config.targets.len() > 1)
+    {
+        anyhow::bail!(
+            "--verify reads back the writes of one run on one target; drop --sweep, --suite, \
+             --fleet or the other targets"
+        );
+    }
+    Ok(())
 }
 
 /// Whether a screen can be drawn: both ends a terminal, and not TERM=dumb (an editor's shell
@@ -201,6 +232,8 @@ pub fn run(config: Config) -> Result<ExitStatus> {
             None => Ok(ExitStatus::Failure),
         },
         Mode::Fio => fio::print_fio(&config),
+        Mode::BurnIn { tui: false } => burnin::run(&config),
+        Mode::BurnIn { tui: true } => crate::tui::run(config, notice),
         Mode::Tui => crate::tui::run(config, notice),
         Mode::Run | Mode::Sweep(_) | Mode::Suite(_) => local::run(&config, &mode),
         Mode::Fleet { tui } => fleet::run(&config, tui),
@@ -229,6 +262,7 @@ fn prints_text(mode: &Mode, output: Output) -> bool {
         | Mode::Suite(_)
         | Mode::List
         | Mode::Health
+        | Mode::BurnIn { .. }
         | Mode::Surface { tui: false }
         | Mode::Fleet { .. }
         | Mode::Disks { .. } => text,

@@ -99,6 +99,8 @@ pub struct Config {
     /// Why the run is on psync though io_uring was not refused by the user (set by
     /// `run::resolve_engine`).
     pub ioengine_fallback: Option<String>,
+    /// `--burn-in`, `--capacity-probe` and their state file.
+    pub verify: super::verify::VerifyConfig,
     /// `--hipri`: polled io_uring (checked against the target's queue by
     /// `run::resolve_engine`).
     pub hipri: bool,
@@ -136,7 +138,13 @@ impl Args {
         let settings = workload(&self.workload, self.rate.rate)?;
         check_buffers(settings, self.series.sweep.as_ref())?;
         check_fleet(&self)?;
-        check_series(&self.series, &self.workload)?;
+        let verify = super::verify::check(
+            &self.verify,
+            &allow_write,
+            self.series.passes,
+            self.workload.read,
+        )?;
+        check_series(&self.series, &self.workload, verify.burn_in.is_some())?;
         super::targets::check(&self, settings)?;
         let baseline = super::baseline::check_baseline(&self)?;
         let steady = super::steady::steady(&self)?;
@@ -179,6 +187,7 @@ impl Args {
             ioengine_fallback: None,
             hipri: w.hipri,
             steady,
+            verify,
         })
     }
 }
@@ -318,10 +327,10 @@ fn check_apart(a: &Args, outputs: &[(&str, Option<&Path>)]) -> Result<(), String
 }
 
 /// A suite's flags need a suite; a sweep has no end to fsync after.
-fn check_series(s: &SeriesArgs, w: &WorkloadArgs) -> Result<(), String> {
+fn check_series(s: &SeriesArgs, w: &WorkloadArgs, burn_in: bool) -> Result<(), String> {
     if s.suite.is_none() {
         for (flag, given) in [
-            ("--passes", s.passes.is_some()),
+            ("--passes", s.passes.is_some() && !burn_in),
             ("--pause", s.pause.is_some()),
         ] {
             if given {

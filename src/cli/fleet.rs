@@ -73,6 +73,7 @@ pub(super) fn check_fleet(a: &Args) -> Result<(), String> {
                 .into(),
         );
     }
+    super::verify::check_fleet(&a.verify)?;
     let prints_and_exits = [
         ("--list", a.other.list),
         ("--health", a.other.health),

@@ -32,6 +32,8 @@ pub struct Control {
     pub fsync_every: u32,
     /// How the workers drive the disk.
     pub ioengine: IoEngine,
+    /// `--verify`: stamps every write and reads it back.
+    pub checker: Option<std::sync::Arc<dyn super::check::Checker>>,
     /// Rings poll for completions (`--hipri`).
     pub hipri: bool,
 }

@@ -52,6 +52,9 @@ pub(super) struct InFlight {
     pub due: Option<Instant>,
     /// The SIGCONT count at submission: a request the process was stopped during is not an op.
     pub continued: u64,
+    /// A write's sequence number (`--verify`), or the sequence a read checks against
+    /// (`u64::MAX`: none).
+    pub seq: u64,
 }
 
 /// The requests of one `drive`: what each slot holds and which slots are free.
@@ -79,6 +82,7 @@ impl Flight {
             start: Instant::now(),
             due: None,
             continued: 0,
+            seq: u64::MAX,
         };
         Flight {
             meta: vec![idle; depth],

@@ -36,6 +36,7 @@ impl Worker {
 
     /// Moves the latency batch and the counters into the mailbox.
     pub(super) fn flush(&mut self, slot: &WorkerSlot) {
+        self.flush_check();
         drop(self.hand_over(slot));
     }
 

@@ -13,6 +13,7 @@ mod account;
 mod apply;
 pub use apply::Prepared;
 pub mod buffer;
+pub mod check;
 mod control;
 mod flight;
 mod handover;
@@ -189,13 +190,24 @@ impl Engine {
         settings: Settings,
         options: Options,
     ) -> Result<Engine, String> {
+        Self::start_checked(opener, geometry, settings, options, None)
+    }
+
+    /// Like `start_with`, with `--verify`'s checker: writes are stamped and read back.
+    pub fn start_checked(
+        opener: Arc<dyn IoOpener>,
+        geometry: Geometry,
+        settings: Settings,
+        options: Options,
+        checker: Option<Arc<dyn check::Checker>>,
+    ) -> Result<Engine, String> {
         let (snapshot_tx, snapshots) = mpsc::channel();
         Self::start_inner(
             opener,
             geometry,
             settings,
             options,
-            Box::new(snapshot_tx),
+            (Box::new(snapshot_tx), checker),
             snapshots,
         )
     }
@@ -210,8 +222,20 @@ impl Engine {
         options: Options,
         sink: Box<dyn SnapshotSink>,
     ) -> Result<Engine, String> {
+        Self::start_with_sink_checked(opener, geometry, settings, options, sink, None)
+    }
+
+    /// `start_with_sink` with `--verify`'s checker.
+    pub fn start_with_sink_checked(
+        opener: Arc<dyn IoOpener>,
+        geometry: Geometry,
+        settings: Settings,
+        options: Options,
+        sink: Box<dyn SnapshotSink>,
+        checker: Option<Arc<dyn check::Checker>>,
+    ) -> Result<Engine, String> {
         let (_, closed) = mpsc::channel();
-        Self::start_inner(opener, geometry, settings, options, sink, closed)
+        Self::start_inner(opener, geometry, settings, options, (sink, checker), closed)
     }
 
     fn start_inner(
@@ -219,7 +243,7 @@ impl Engine {
         geometry: Geometry,
         settings: Settings,
         options: Options,
-        sink: Box<dyn SnapshotSink>,
+        (sink, checker): (Box<dyn SnapshotSink>, Option<Arc<dyn check::Checker>>),
         snapshots: Receiver<Snapshot>,
     ) -> Result<Engine, String> {
         geometry.validate(&settings)?;
@@ -228,7 +252,7 @@ impl Engine {
         stops::install();
         let ios = open_many(&*opener, settings.threads)?;
         let (commands, command_rx) = mpsc::channel();
-        let sampler = sampler::spawn(geometry, settings, options, command_rx, sink)?;
+        let sampler = sampler::spawn(geometry, settings, options, command_rx, (sink, checker))?;
         let mut engine = Engine {
             opener,
             geometry,

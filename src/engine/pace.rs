@@ -204,6 +204,7 @@ mod tests {
             span: 1 << 20,
             fsync_every: 0,
             ioengine: crate::settings::IoEngine::Psync,
+            checker: None,
             hipri: false,
         });
         let c = control.clone();

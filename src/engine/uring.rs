@@ -74,7 +74,7 @@ use super::flight::{self, Failure, Flight, InFlight, SYNC_TAG};
 use super::ring::{self, CANCEL_TAG, Ring, Sent};
 use super::ring_fault::Call;
 use super::stops;
-use super::worker::{Control, Outcome, Timing, Worker, WorkerSlot, scramble};
+use super::worker::{Control, Outcome, Timing, Worker, WorkerSlot};
 
 /// Runs the worker on io_uring until its slot's stop flag is set. Fails when a ring cannot be
 /// built or fails under it; then nothing of this worker's is in flight on the ring, or what
@@ -207,9 +207,7 @@ fn fill(
         };
         f.free.pop();
         let linked = !is_read && w.sync_due(fsync_every);
-        if !is_read {
-            scramble(w.bufs.get_mut(i), &mut w.rng);
-        }
+        let seq = w.prepare(i, is_read, offset);
         let entry = r.entry(w, fd, i, is_read, offset);
         f.meta[i] = InFlight {
             offset,
@@ -221,6 +219,7 @@ fn fill(
             start: Instant::now(),
             due: w.issue(slot),
             continued,
+            seq,
         };
         let sent = if linked {
             let sync = r.sync_entry(fd, i as u64 | SYNC_TAG);
@@ -289,6 +288,7 @@ pub(super) fn reap(
             f.meta[i].write_counted = true;
         }
         let stopped = stopped_now != m.continued;
+        let full = matches!(outcome, Outcome::Full(_));
         w.settle(
             slot,
             control,
@@ -298,6 +298,9 @@ pub(super) fn reap(
             stopped,
             Timing::of(m.start, m.due, end),
         );
+        if full && !is_sync {
+            w.after_io(control, slot, i, m.is_read, m.offset, m.seq);
+        }
     }
     drop(cq);
     w.maybe_flush(slot, end);

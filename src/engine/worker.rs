@@ -19,6 +19,7 @@ pub use super::control::{BATCH, Control, ControlState, WorkerSlot};
 
 use super::account::{describe_io_error, keep_error};
 use super::buffer::BufferSet;
+use super::check::Verifier;
 use super::io::BlockIo;
 use super::niceness::Fair;
 use super::offsets::Heat;
@@ -37,6 +38,7 @@ pub(super) const FLUSH_EVERY: Duration = Duration::from_millis(10);
 /// ring (`uring`), otherwise one at a time with pread/pwrite.
 pub fn run(slot: Arc<WorkerSlot>, control: Arc<Control>, mut io: Box<dyn BlockIo>) {
     let mut w = Worker::new(control.align);
+    w.verifier = (control.checker.as_ref()).map(|c| Verifier::new(c.worker(slot.index)));
     match io
         .raw_fd()
         .filter(|_| control.ioengine == IoEngine::IoUring)
@@ -88,14 +90,13 @@ fn run_psync(w: &mut Worker, slot: &WorkerSlot, control: &Control, io: &mut dyn 
                 break;
             };
             let due = w.issue(slot);
-            if !is_read {
-                scramble(w.bufs.get_mut(0), &mut w.rng);
-            }
+            let seq = w.prepare(0, is_read, offset);
             let continued = stops::continued();
             let start = Instant::now();
             let outcome = w.io_once(io, is_read, offset, control.fsync_every);
             let end = Instant::now();
             let stopped = stops::continued() != continued;
+            let full = matches!(outcome, Outcome::Full(_));
             w.settle(
                 slot,
                 control,
@@ -105,6 +106,9 @@ fn run_psync(w: &mut Worker, slot: &WorkerSlot, control: &Control, io: &mut dyn 
                 stopped,
                 Timing::of(start, due, end),
             );
+            if full {
+                w.after_io(control, slot, 0, is_read, offset, seq);
+            }
             w.maybe_flush(slot, end);
         }
     }
@@ -144,6 +148,10 @@ pub(super) struct Worker {
     pub(super) next_schedstat: Instant,
     /// Full writes since the last fdatasync (`--fsync`).
     writes_since_sync: u32,
+    /// `--verify`: the stamper and the backlog of writes to read back.
+    pub verifier: Option<Verifier>,
+    /// The sequence the read `next_io` chose was written with, when it reads a write back.
+    pub(super) expect: Option<u64>,
     /// This worker counted among the process's workers, at the niceness their number asks.
     pub(super) fair: Fair,
 }
@@ -172,6 +180,8 @@ impl Worker {
             schedstat,
             next_schedstat: Instant::now(),
             writes_since_sync: 0,
+            verifier: None,
+            expect: None,
             fair: Fair::enlist(),
         }
     }
@@ -182,6 +192,13 @@ impl Worker {
         let read_pct = u32::from(self.settings.read_pct);
         let is_read =
             read_pct == 100 || (read_pct > 0 && self.rng.random_range(0..100u32) < read_pct);
+        if let Some(v) = self.verifier.as_mut().filter(|_| self.pattern.is_some()) {
+            let back = v.next_read(is_read);
+            self.expect = back.map(|(_, seq)| seq);
+            if let Some((at, _)) = back {
+                return Some((true, at));
+            }
+        }
         let (offset, heat) = self.pattern.as_mut()?.next(&mut self.rng);
         if let Some(heat) = heat {
             self.local.random_issued += 1;
@@ -297,6 +314,9 @@ impl Worker {
                 s.threads,
             ));
             self.settings = s;
+            if let Some(v) = &mut self.verifier {
+                v.clear();
+            }
         }
         // Every change starts a fresh timetable: no backlog carried over a pause or a new rate.
         self.pace = Pace::new(s.rate_iops, s.threads, slot.index, Instant::now());

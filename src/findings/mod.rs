@@ -20,6 +20,8 @@
 //! - `surface`: a surface scan's slow regions, read errors and curve shape.
 //! - `conditions`: what each detector needs (O_DIRECT, the disk as the limit, a drive, rows,
 //!   peers), one table, and the gate every caller asks through.
+//! - `verify`: what reading back the stamps found: a fake capacity, corrupt, stale or lost
+//!   blocks by offset.
 //! - `collect`: all of them over a finished run, in reading order.
 
 pub mod collect;
@@ -37,6 +39,7 @@ pub mod steady;
 pub mod surface;
 pub mod thermal;
 pub mod thresholds;
+pub mod verify;
 pub mod words;
 
 pub use collect::{RunFacts, all_findings};

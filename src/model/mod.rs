@@ -19,6 +19,7 @@ pub mod run;
 pub mod suite;
 pub mod surface;
 pub mod sweep;
+pub mod verify;
 pub mod why;
 
 pub use config::{

@@ -110,6 +110,9 @@ pub struct RunReport {
     /// `findings`, `steady_state` and the NVMe thermal log: why the figures look as they do.
     #[serde(flatten)]
     pub why: WhyReport,
+    /// `--verify`: what reading back the run's writes found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<super::verify::VerifyReport>,
 }
 
 /// User and system CPU seconds of the process (getrusage), over the run; fio's `usr_cpu` and
@@ -169,6 +172,7 @@ impl RunReport {
             interrupted_by: None,
             cpu: None,
             why: WhyReport::default(),
+            verify: None,
         }
     }
 
@@ -198,6 +202,7 @@ impl RunReport {
             interrupted_by: None,
             cpu: None,
             why: WhyReport::default(),
+            verify: None,
         }
     }
 

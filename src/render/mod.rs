@@ -35,5 +35,6 @@ pub mod surface;
 pub mod sweep;
 pub mod table;
 pub mod text;
+pub mod verify;
 pub mod why;
 pub mod writeback;

@@ -40,6 +40,16 @@ pub fn dir() -> Result<PathBuf, String> {
     Ok(base.join("diskscope"))
 }
 
+/// Where `--burn-in=write` leaves what `--burn-in=verify` needs (`burn-in/` in the state
+/// directory), made ready as the directory itself is.
+pub fn burn_in_dir() -> Result<PathBuf, String> {
+    let d = dir()?;
+    ready(&d)?;
+    let b = d.join("burn-in");
+    ready(&b)?;
+    Ok(b)
+}
+
 /// Makes `dir` (and its missing parents) 0700, and checks it is one only this user writes:
 /// a directory, not a symbolic link, owned by this user, not writable by group or others.
 fn ready(dir: &Path) -> Result<(), String> {

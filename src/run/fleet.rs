@@ -415,6 +415,34 @@ mod tests {
                 Refused(vec!["--completions", "bash"], "--completions prints"),
             ),
             ("man", Refused(vec!["--man"], "--man prints")),
+            (
+                "burn_in",
+                Refused(
+                    vec!["--burn-in", "--allow-write"],
+                    "--burn-in writes and reads back diskscope's stamps",
+                ),
+            ),
+            (
+                "capacity_probe",
+                Refused(
+                    vec!["--capacity-probe", "--allow-write"],
+                    "--capacity-probe writes and reads back diskscope's stamps",
+                ),
+            ),
+            (
+                "verify",
+                Refused(
+                    vec!["--verify", "--read", "50", "--allow-write"],
+                    "--verify writes and reads back diskscope's stamps",
+                ),
+            ),
+            (
+                "burn_in_state",
+                Refused(
+                    vec!["--burn-in-state", "x"],
+                    "--burn-in-state names the state",
+                ),
+            ),
             ("help", Clap(vec!["--help"])),
             ("version", Clap(vec!["--version"])),
         ]

@@ -22,6 +22,7 @@ use crate::settings::Settings;
 use crate::sweep::{DEFAULT_STEP_TIME, SweepRunner, SweepSpec, UntilSteady};
 use crate::target::cache;
 use crate::target::prepare::{Prepared, prepare};
+use crate::verify::during::During;
 use crate::why::Live;
 use crate::{headless, output, render, signals};
 
@@ -98,6 +99,16 @@ pub(super) fn layout_progress() -> impl FnMut(u64, u64) {
 
 /// Starts the engine on the prepared target with `settings`.
 pub fn start_engine(config: &Config, prepared: &Prepared, settings: Settings) -> Result<Engine> {
+    start_checked(config, prepared, settings, None)
+}
+
+/// Starts the engine with `--verify`'s checker, if any.
+fn start_checked(
+    config: &Config,
+    prepared: &Prepared,
+    settings: Settings,
+    checker: Option<std::sync::Arc<dyn crate::engine::check::Checker>>,
+) -> Result<Engine> {
     let target = &prepared.target;
     let options = Options {
         tick: DEFAULT_TICK,
@@ -105,8 +116,14 @@ pub fn start_engine(config: &Config, prepared: &Prepared, settings: Settings) ->
         ioengine: config.ioengine.unwrap_or_default(),
         hipri: config.hipri,
     };
-    Engine::start_with(target.clone(), target.geometry(), settings, options)
-        .map_err(|e| anyhow!("{}: {e}", target.path.display()))
+    Engine::start_checked(
+        target.clone(),
+        target.geometry(),
+        settings,
+        options,
+        checker,
+    )
+    .map_err(|e| anyhow!("{}: {e}", target.path.display()))
 }
 
 /// Saves `result` to the files asked for, and keeps it in the state directory when its
@@ -177,18 +194,31 @@ fn single_run(
     info.duration_s = Some(duration.as_secs_f64());
     let live = Live::for_target(&info, &prepared.target.path, config.steady.params(false))
         .until_steady(config.steady.until.map(|d| d.as_secs_f64()));
-    let engine = start_engine(config, prepared, config.settings)?;
-    let report = headless::run(engine, info, duration, config.output, live);
+    let during = config
+        .verify
+        .live
+        .then(|| std::sync::Arc::new(During::new(rand::random::<u64>() | 1)));
+    let checker = during
+        .clone()
+        .map(|d| d as std::sync::Arc<dyn crate::engine::check::Checker>);
+    let engine = start_checked(config, prepared, config.settings, checker)?;
+    let mut report = headless::run(engine, info, duration, config.output, live);
+    let target = crate::target::shell::quote_path(&prepared.target.path);
+    report.verify =
+        during.map(|d| d.report(&target, prepared.target.span_bytes, config.settings.bs));
     match config.output {
         Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
         Output::Csv => {}
         Output::Text => output::print(&render::text::summary(&report, false)),
         Output::Quiet => output::print(&render::text::summary(&report, true)),
     }
+    if let (Some(v), Output::Text | Output::Quiet) = (&report.verify, config.output) {
+        output::print(&render::verify::run_lines(v));
+    }
     if let (Some(b), Output::Text | Output::Quiet) = (baseline, config.output) {
         output::print(&render::final_text::versus(b, &report));
     }
-    let errors = report.had_io_errors();
+    let errors = report.had_io_errors() || report.verify.as_ref().is_some_and(|v| v.any_bad());
     save_and_keep(config, on_terminal, Export::Run(Box::new(report)))?;
     Ok(errors)
 }

@@ -44,6 +44,8 @@ pub enum Event {
     ),
     /// The surface scan stopped or ended.
     SurfaceDone(Result<crate::surface::session::Outcome>),
+    /// The burn-in stopped or ended: its report, or why it could not run.
+    BurnInDone(Box<std::result::Result<crate::model::verify::VerifyReport, String>>),
 }
 
 /// Delivers one target's snapshots in a run on several, stamped with the moment they were

@@ -91,6 +91,7 @@ pub fn run(config: Config, notice: Option<String>) -> Result<ExitStatus> {
         }
         Outcome::Disks(report) => finish_disks(&config, baseline.as_ref(), report),
         Outcome::Surface(doc) => finish_surface(&config, &doc),
+        Outcome::Verify(report) => session::burnin::finish_burn_in(&config, &report),
         Outcome::Finished {
             report,
             sweep,

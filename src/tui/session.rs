@@ -25,6 +25,7 @@ use crate::suite::SuiteReport;
 use crate::target::prepare::Prepared;
 use crate::target::shell::quote_path;
 
+pub mod burnin;
 mod disks;
 mod leave;
 mod start;
@@ -51,6 +52,8 @@ pub enum Outcome {
     Disks(Box<crate::model::disks::DisksReport>),
     /// A surface scan opened from the picker ended: print its map and findings.
     Surface(Box<crate::model::surface::SurfaceDoc>),
+    /// A burn-in ended: print its report.
+    Verify(Box<crate::model::verify::VerifyReport>),
 }
 
 /// What the loop drives: the config, the prepared target and the engine.
@@ -93,6 +96,8 @@ pub struct Session {
     surface_next: bool,
     /// `--allow-write` as given, while a surface scan from the picker runs read-only.
     surface_write: Option<Option<std::ffi::OsString>>,
+    /// `--burn-in`: its report once it stopped or ended, for the way out.
+    burn_in: Option<Box<crate::model::verify::VerifyReport>>,
 }
 
 impl Session {
@@ -126,6 +131,7 @@ impl Session {
             surface_stop: None,
             surface_next: config_surface,
             surface_write: None,
+            burn_in: None,
         }
     }
 
@@ -328,6 +334,7 @@ impl Session {
             Event::PreparedMany(result) => self.prepared_many(app, result),
             Event::SurfaceProgress(report, p) => self.surface_progress(app, *report, p),
             Event::SurfaceDone(result) => self.surface_done(app, result),
+            Event::BurnInDone(result) => self.burn_in_done(app, *result),
         }
         app.note_messages();
         Ok(full_redraw)

@@ -99,6 +99,7 @@ pub fn run(intervals: Vec<IntervalFigures>) -> RunReport {
         interrupted_by: None,
         hot_spots: Vec::new(),
         cpu: None,
+        verify: None,
         why: Default::default(),
     }
 }

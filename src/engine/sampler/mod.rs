@@ -57,7 +57,10 @@ pub(super) fn spawn(
     settings: Settings,
     options: Options,
     commands: Receiver<Command>,
-    out: Box<dyn SnapshotSink>,
+    (out, checker): (
+        Box<dyn SnapshotSink>,
+        Option<Arc<dyn crate::engine::check::Checker>>,
+    ),
 ) -> Result<JoinHandle<()>, String> {
     let control = Arc::new(Control {
         generation: AtomicU64::new(0),
@@ -76,6 +79,7 @@ pub(super) fn spawn(
         span: geometry.span,
         fsync_every: options.fsync_every,
         ioengine: options.ioengine,
+        checker,
         hipri: options.hipri,
     });
     let tick = options.tick;

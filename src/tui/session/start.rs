@@ -5,6 +5,7 @@
 
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Result, anyhow};
 
@@ -208,6 +209,10 @@ impl Session {
             }
             Err(e) => return self.fail(app, e),
         };
+        if self.config.verify.burn_in.is_some() {
+            self.prepared = Some(prepared);
+            return self.burn_in_start(app);
+        }
         if self.surface_next {
             self.prepared = Some(prepared);
             return self.surface_prepared(app);
@@ -220,7 +225,7 @@ impl Session {
             report.duration_s = None;
         }
         let live = Live::for_target(&report, &target.path, self.config.steady.params(true));
-        let engine = match Engine::start_with_sink(
+        let engine = match Engine::start_with_sink_checked(
             target.clone(),
             target.geometry(),
             self.config.settings,
@@ -231,6 +236,7 @@ impl Session {
                 ..crate::engine::Options::default()
             },
             Box::new(EventSink(self.events.clone())),
+            checker(&self.config),
         ) {
             Ok(e) => e,
             Err(e) => return self.fail(app, anyhow!("{}: {e}", target.path.display())),
@@ -273,4 +279,13 @@ impl Session {
         self.confirmed = None;
         self.act(app, first);
     }
+}
+
+/// `--verify`: the checker that stamps the run's writes and reads them back.
+fn checker(config: &crate::cli::Config) -> Option<Arc<dyn crate::engine::check::Checker>> {
+    config.verify.live.then(|| {
+        Arc::new(crate::verify::during::During::new(
+            rand::random::<u64>() | 1,
+        )) as Arc<dyn crate::engine::check::Checker>
+    })
 }

@@ -219,7 +219,10 @@ impl Session {
     }
 
     /// The scan has stopped and leaving was asked: the run's quit, or the report printed.
-    fn surface_leave(&mut self, app: &mut App) {
+    pub(super) fn surface_leave(&mut self, app: &mut App) {
+        if self.burn_in_leave() {
+            return;
+        }
         let Screen::Surface(v) = &mut app.screen else {
             return;
         };

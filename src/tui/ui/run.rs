@@ -77,6 +77,9 @@ pub(super) fn status_line(
             vec![sep(), Span::styled(format!("errors {errors} "), err_style)],
         ),
     ];
+    let verify =
+        (run.last.as_ref()).and_then(|s| crate::render::verify::first_bad(&s.first_errors));
+    parts.extend(verify.map(|t| (0, vec![sep(), Span::styled(t, theme.error())])));
     if let Some(link) = why::link_part(run) {
         parts.push((3, vec![Span::raw(link)]));
     }

@@ -1,0 +1,148 @@
+//! A burn-in's or a probe's result as text: what was done (span, blocks, stamps, seed, pass),
+//! how fast it wrote and verified (and the verify's CPU: GB per CPU second), the counts, every
+//! listed bad stretch by offset, the map's counts and the findings. A pure function of the
+//! report.
+
+use crate::findings::verify::offset;
+use crate::model::verify::VerifyReport;
+use crate::units::format_bytes;
+
+fn rate(bytes: u64, s: f64) -> String {
+    if s > 0.0 {
+        format!("{:.0} MB/s", bytes as f64 / s / 1e6)
+    } else {
+        "-".into()
+    }
+}
+
+/// The result as lines of text.
+pub fn summary(r: &VerifyReport) -> String {
+    let mut out = format!(
+        "{} of {}: {} of {} in {} blocks, {} stamps, seed {:#018x}, pass {} of {}{}\n",
+        r.mode,
+        r.target,
+        format_bytes(r.span_bytes),
+        format_bytes(r.claimed_bytes),
+        format_bytes(r.block_bytes),
+        format_bytes(r.unit_bytes),
+        r.seed,
+        r.pass,
+        r.passes,
+        if r.complete { "" } else { " (stopped early)" }
+    );
+    if r.written_bytes > 0 {
+        out += &format!(
+            "  wrote    {} in {:.1} s ({})\n",
+            format_bytes(r.written_bytes),
+            r.write_s,
+            rate(r.written_bytes, r.write_s)
+        );
+    }
+    if r.verified_bytes > 0 {
+        // The probe reads a few MiB: a per-CPU figure of that says nothing.
+        let per_cpu = if r.verify_cpu_s > 0.0 && r.verified_bytes >= 64 << 20 {
+            format!(
+                ", {:.2} CPU s: {:.1} GB per CPU second",
+                r.verify_cpu_s,
+                r.verified_bytes as f64 / r.verify_cpu_s / 1e9
+            )
+        } else {
+            String::new()
+        };
+        out += &format!(
+            "  verified {} in {:.1} s ({}{per_cpu})\n",
+            format_bytes(r.verified_bytes),
+            r.verify_s,
+            rate(r.verified_bytes, r.verify_s)
+        );
+        let c = &r.counts;
+        out += &format!(
+            "  stamps   {} intact, {} corrupt, {} stale, {} zeroes, {} not this run's, {} another \
+             offset's; I/O errors: {} read, {} write\n",
+            c.intact,
+            c.corrupt,
+            c.stale,
+            c.zeroes,
+            c.other_data,
+            c.aliased,
+            c.read_errors,
+            c.write_errors
+        );
+    }
+    out += &bad_lines(r);
+    if let Some(state) = &r.state_file {
+        out += &format!("  state    {state}\n");
+    }
+    for f in &r.findings {
+        out += &format!("{}\n", f.text);
+    }
+    out
+}
+
+/// The listed bad stretches, the first 20 (all of them are in the JSON).
+fn bad_lines(r: &VerifyReport) -> String {
+    let mut out = String::new();
+    if !r.bad.is_empty() {
+        out += "  bad by offset:\n";
+        for e in r.bad.iter().take(20) {
+            let found = e
+                .found_offset
+                .map(|f| format!(", holds the stamp of {f} ({})", offset(f)))
+                .unwrap_or_default();
+            let detail = e
+                .detail
+                .as_deref()
+                .map(|d| format!(", {d}"))
+                .unwrap_or_default();
+            out += &format!(
+                "    {} ({}) +{}: {}{found}{detail}\n",
+                e.offset,
+                offset(e.offset),
+                format_bytes(e.bytes),
+                e.kind.label()
+            );
+        }
+        let more = r.bad.len().saturating_sub(20) as u64 + r.extents_left_out;
+        if more > 0 {
+            out += &format!("    … and {more} more stretches (all listed in --json)\n");
+        }
+    }
+    out
+}
+
+/// The lines a run with `--verify` adds to its summary: what was read back, and what failed.
+pub fn run_lines(r: &VerifyReport) -> String {
+    let c = &r.counts;
+    let mut out = format!(
+        "verify: {} read back in {} stamps: {} intact, {} corrupt, {} stale, {} zeroes, {} not \
+         this run's, {} another offset's\n",
+        format_bytes(r.verified_bytes),
+        c.intact + c.bad(),
+        c.intact,
+        c.corrupt,
+        c.stale,
+        c.zeroes,
+        c.other_data,
+        c.aliased
+    );
+    for e in r.bad.iter().take(10) {
+        out += &format!(
+            "  {} ({}) +{}: {}\n",
+            e.offset,
+            offset(e.offset),
+            format_bytes(e.bytes),
+            e.kind.label()
+        );
+    }
+    for f in r.findings.iter().filter(|f| f.kind != "verified") {
+        out += &format!("{}\n", f.text);
+    }
+    out
+}
+
+/// `--verify` on the run screen: where the first write read back bad lies ("verify: bad at
+/// 8 KiB "; every one is in the summary), from the run's kept errors.
+pub fn first_bad(errors: &[crate::stats::IoErrorRecord]) -> Option<String> {
+    let e = errors.iter().find(|e| e.op == "verify")?;
+    Some(format!("verify: bad at {} ", offset(e.offset)))
+}

@@ -1,0 +1,197 @@
+//! One pass over the span: write it stamped, or read it back and check every unit. The span
+//! is cut into `threads` stripes of whole blocks; each thread walks its stripe in order with its
+//! own descriptor (`IoOpener`) and its own aligned buffer, stamping the buffer in place before
+//! each write and checking it in place after each read. Per block it touches its buffer, its
+//! own `Tally` (which only grows on a bad unit, and never past its bound) and two atomics of
+//! `Live`: no lock, no allocation. A block that fails to read or write is counted with its
+//! error and the pass goes on.
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Instant;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use super::live::{self, Live};
+use super::stamp::{self, Expect, Mark, Verdict};
+use super::tally::Tally;
+use crate::engine::buffer::AlignedBuf;
+use crate::engine::io::{BlockIo, IoOpener};
+use crate::model::verify::BadKind;
+
+/// What every pass of one burn-in shares.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    /// Bytes stamped from offset 0 (a whole number of units).
+    pub span: u64,
+    /// Bytes per I/O (a whole number of units).
+    pub bs: u64,
+    /// Bytes per stamp.
+    pub unit: usize,
+    pub threads: usize,
+    /// Buffer alignment (the logical block size, for O_DIRECT).
+    pub align: usize,
+    pub seed: u64,
+    /// Sequence numbers count nanoseconds from here.
+    pub start: Instant,
+}
+
+impl Plan {
+    /// Blocks in the span (the last may be shorter than `bs`).
+    pub fn blocks(&self) -> u64 {
+        self.span.div_ceil(self.bs)
+    }
+
+    /// Thread `i`'s blocks: [first, end).
+    fn stripe(&self, i: usize) -> (u64, u64) {
+        let (n, t) = (self.blocks(), self.threads.max(1) as u64);
+        (i as u64 * n / t, (i as u64 + 1) * n / t)
+    }
+
+    /// Block `k`: its offset and length (whole units; the span's tail is cut to them).
+    #[inline]
+    fn block(&self, k: u64) -> (u64, usize) {
+        let off = k * self.bs;
+        let len = self.bs.min(self.span - off);
+        (off, (len - len % self.unit as u64) as usize)
+    }
+}
+
+/// Runs `each(thread, io, buffer, first, end)` on every stripe at once; their tallies merged.
+fn on_stripes<F>(opener: &dyn IoOpener, plan: &Plan, each: F) -> Result<Tally, String>
+where
+    F: Fn(usize, &mut dyn BlockIo, &mut [u8], u64, u64) -> Tally + Sync,
+{
+    let ios = (0..plan.threads.max(1))
+        .map(|i| {
+            opener
+                .open_io()
+                .map_err(|e| format!("opening descriptor {}: {e}", i + 1))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let each = &each;
+    let tallies: Vec<Tally> = std::thread::scope(|s| {
+        let handles: Vec<_> = ios
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut io)| {
+                s.spawn(move || {
+                    let mut buf = AlignedBuf::new(plan.bs as usize, plan.align);
+                    let (first, end) = plan.stripe(i);
+                    each(i, &mut *io, &mut buf, first, end)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut all = Tally::default();
+    for t in tallies {
+        all.merge(t);
+    }
+    Ok(all)
+}
+
+/// Writes pass `pass` over the span; `stop()` ends it early. Returns the write errors.
+pub fn write(
+    opener: &dyn IoOpener,
+    plan: &Plan,
+    pass: u32,
+    live: &Live,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Tally, String> {
+    on_stripes(opener, plan, |i, io, buf, first, end| {
+        // Fresh random payload each pass: every bit is written both ways over passes, and
+        // nothing a controller could compress or deduplicate.
+        let mut rng = SmallRng::seed_from_u64(plan.seed ^ (u64::from(pass) << 32) ^ i as u64);
+        rng.fill_bytes(buf);
+        let mut t = Tally::default();
+        for k in first..end {
+            if stop() {
+                break;
+            }
+            let (off, len) = plan.block(k);
+            let b = &mut buf[..len];
+            let seq = plan.start.elapsed().as_nanos() as u64;
+            let mark = Mark {
+                seed: plan.seed,
+                pass,
+                seq,
+                writer: i as u16,
+            };
+            stamp::stamp(b, off, plan.unit, mark);
+            match io.write_at(b, off) {
+                Ok(n) if n == len => {}
+                Ok(n) => t.io_error(off, len as u64, BadKind::WriteError, short(n, len)),
+                Err(e) => t.io_error(off, len as u64, BadKind::WriteError, e.to_string()),
+            }
+            live.written.fetch_add(len as u64, Relaxed);
+        }
+        t
+    })
+}
+
+/// Reads the span back and checks every unit against `expect`; `stop()` ends it early.
+pub fn verify(
+    opener: &dyn IoOpener,
+    plan: &Plan,
+    expect: Expect,
+    live: &Live,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Tally, String> {
+    on_stripes(opener, plan, |_, io, buf, first, end| {
+        let mut t = Tally::default();
+        for k in first..end {
+            if stop() {
+                break;
+            }
+            let (off, len) = plan.block(k);
+            let b = &mut buf[..len];
+            let worst = match io.read_at(b, off) {
+                Ok(n) if n == len => check_block(b, off, plan.unit, &expect, &mut t),
+                Ok(n) => {
+                    t.io_error(off, len as u64, BadKind::ReadError, short(n, len));
+                    Some(BadKind::ReadError)
+                }
+                Err(e) => {
+                    t.io_error(off, len as u64, BadKind::ReadError, e.to_string());
+                    Some(BadKind::ReadError)
+                }
+            };
+            if worst.is_some() {
+                live.bad_units.store(t.counts.bad(), Relaxed);
+            }
+            live.mark(off, live::code(worst));
+            live.verified.fetch_add(len as u64, Relaxed);
+        }
+        t
+    })
+}
+
+/// Checks every unit of the block read at `off`; returns the worst bad kind, if any.
+#[inline]
+pub fn check_block(
+    b: &[u8],
+    off: u64,
+    unit: usize,
+    expect: &Expect,
+    t: &mut Tally,
+) -> Option<BadKind> {
+    let mut intact = 0;
+    let mut worst: Option<BadKind> = None;
+    for (j, u) in b.chunks_exact(unit).enumerate() {
+        let at = off + (j * unit) as u64;
+        match stamp::check(u, at, expect) {
+            Verdict::Intact => intact += 1,
+            v => worst = worst.max(t.bad(at, unit as u64, v)),
+        }
+    }
+    t.intact(intact);
+    worst
+}
+
+fn short(n: usize, len: usize) -> String {
+    format!("short: {n} of {len} bytes")
+}

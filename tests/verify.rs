@@ -1,0 +1,179 @@
+//! Data verified, on a regular file (no root): a burn-in that finds nothing says so and counts
+//! every stamp; a bit flipped in the file between the write and the verify is reported at its
+//! offset; a block whose old contents were put back after a newer write is reported stale; a
+//! verify without the state file learns the seed from the stamps; writes need --allow-write.
+
+mod common;
+
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+use common::{diskscope, stderr, workdir};
+
+const MIB: u64 = 1 << 20;
+
+fn verify_json(out: &std::process::Output) -> serde_json::Value {
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: stdout {:?}, stderr {}", out.stdout, stderr(out)));
+    v["verify"].clone()
+}
+
+fn burn(dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut all = vec!["data", "-b", "256k", "-t", "2", "--json"];
+    all.extend_from_slice(args);
+    diskscope(dir, &all)
+}
+
+#[test]
+fn a_clean_burn_in_checks_every_stamp_and_says_so() {
+    let dir = workdir();
+    common::make_file(&dir.path().join("data"), 8 * MIB as usize);
+    let out = burn(dir.path(), &["--burn-in", "--allow-write", "--passes", "2"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = verify_json(&out);
+    assert_eq!(v["counts"]["intact"], 2 * 8 * MIB / 4096, "{v}");
+    assert_eq!(v["pass"], 2);
+    assert_eq!(v["written_bytes"], 16 * MIB);
+    assert_eq!(v["verified_bytes"], 16 * MIB);
+    assert_eq!(v["bad"].as_array().unwrap().len(), 0);
+    assert_eq!(v["findings"][0]["kind"], "verified", "{v}");
+    let cells = v["map"]["cells"].as_array().unwrap();
+    assert!(cells.iter().all(|c| c == "verified"), "{cells:?}");
+}
+
+#[test]
+fn a_flipped_bit_is_reported_corrupt_at_its_offset() {
+    let dir = workdir();
+    let path = dir.path().join("data");
+    common::make_file(&path, 8 * MIB as usize);
+    let state = dir.path().join("state.json");
+    let st = state.to_str().unwrap();
+    let w = burn(
+        dir.path(),
+        &["--burn-in=write", "--allow-write", "--burn-in-state", st],
+    );
+    assert_eq!(w.status.code(), Some(0), "{}", stderr(&w));
+    assert!(stderr(&w).contains("state.json"), "{}", stderr(&w));
+    let at = 5 * MIB + 3 * 4096 + 1000;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&path)
+        .unwrap();
+    let mut b = [0u8];
+    f.read_exact_at(&mut b, at).unwrap();
+    f.write_all_at(&[b[0] ^ 0x10], at).unwrap();
+    f.sync_all().unwrap();
+    let out = burn(dir.path(), &["--burn-in=verify", "--burn-in-state", st]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let v = verify_json(&out);
+    assert_eq!(v["counts"]["corrupt"], 1, "{v}");
+    let bad = &v["bad"][0];
+    assert_eq!(bad["kind"], "corrupt");
+    assert_eq!(bad["offset"], at / 4096 * 4096);
+    assert_eq!(bad["bytes"], 4096);
+    let text = v["findings"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains(&format!("offset {}", at / 4096 * 4096)),
+        "{text}"
+    );
+    assert_eq!(v["written_bytes"], 0, "a verify writes nothing");
+}
+
+#[test]
+fn old_contents_put_back_over_a_newer_write_are_stale() {
+    let dir = workdir();
+    let path = dir.path().join("data");
+    common::make_file(&path, 4 * MIB as usize);
+    let w = burn(dir.path(), &["--burn-in=write", "--allow-write"]);
+    assert_eq!(w.status.code(), Some(0), "{}", stderr(&w));
+    let f = std::fs::File::open(&path).unwrap();
+    let mut old = vec![0u8; 8192];
+    f.read_exact_at(&mut old, 2 * MIB).unwrap();
+    let state = dir.path().join("s.json");
+    let st = state.to_str().unwrap();
+    let w = burn(
+        dir.path(),
+        &["--burn-in=write", "--allow-write", "--burn-in-state", st],
+    );
+    assert_eq!(w.status.code(), Some(0), "{}", stderr(&w));
+    // The newer write "lost": the block holds what the first run left.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .write_all_at(&old, 2 * MIB)
+        .unwrap();
+    let out = burn(dir.path(), &["--burn-in=verify", "--burn-in-state", st]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let v = verify_json(&out);
+    assert_eq!(v["counts"]["stale"], 2, "{v}");
+    assert_eq!(v["bad"][0]["kind"], "stale");
+    assert_eq!(v["bad"][0]["offset"], 2 * MIB);
+    assert_eq!(v["bad"][0]["bytes"], 8192);
+    assert!(
+        v["findings"][0]["text"].as_str().unwrap().contains("lost"),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_verify_without_its_state_file_learns_the_seed_from_the_stamps() {
+    let dir = workdir();
+    common::make_file(&dir.path().join("data"), 2 * MIB as usize);
+    let missing = dir.path().join("none.json");
+    let m = missing.to_str().unwrap();
+    let w = burn(dir.path(), &["--burn-in", "--allow-write"]);
+    assert_eq!(w.status.code(), Some(0), "{}", stderr(&w));
+    let out = burn(dir.path(), &["--burn-in=verify", "--burn-in-state", m]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("come from the stamps"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(verify_json(&out)["counts"]["intact"], 2 * MIB / 4096);
+    // A file that was never written has no stamp to learn from: one line, exit 1.
+    common::make_file(&dir.path().join("data"), 2 * MIB as usize);
+    let out = burn(dir.path(), &["--burn-in=verify", "--burn-in-state", m]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("run --burn-in=write first"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn writing_modes_need_allow_write_and_leave_the_file_alone_without_it() {
+    let dir = workdir();
+    let path = dir.path().join("data");
+    common::make_file(&path, MIB as usize);
+    let before = std::fs::read(&path).unwrap();
+    for args in [
+        vec!["data", "--burn-in"],
+        vec!["data", "--burn-in=write"],
+        vec!["data", "--capacity-probe"],
+    ] {
+        let out = diskscope(dir.path(), &args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("--allow-write"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    for (args, needle) in [
+        (vec!["data", "--burn-in=read"], "--burn-in=verify"),
+        (
+            vec!["data", "--passes", "2", "--burn-in=verify"],
+            "drop --passes",
+        ),
+        (vec!["data", "--burn-in-state", "x"], "--burn-in=write"),
+    ] {
+        let out = diskscope(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
+    }
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the file was written"
+    );
+}
