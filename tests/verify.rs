@@ -39,6 +39,15 @@ fn a_clean_burn_in_checks_every_stamp_and_says_so() {
     assert_eq!(v["findings"][0]["kind"], "verified", "{v}");
     let cells = v["map"]["cells"].as_array().unwrap();
     assert!(cells.iter().all(|c| c == "verified"), "{cells:?}");
+    assert_eq!(v["block_bytes"], 256 * 1024, "-b as asked");
+    // Without -b, a whole-disk pass goes in 1 MiB blocks, not the run's 4 KiB.
+    let out = diskscope(
+        dir.path(),
+        &["data", "--json", "--burn-in", "--allow-write"],
+    );
+    let v = verify_json(&out);
+    assert_eq!(v["block_bytes"], MIB, "{v}");
+    assert_eq!(v["counts"]["intact"], 8 * MIB / 4096, "{v}");
 }
 
 #[test]
