@@ -14,7 +14,10 @@
 //!
 //! Every worker counts itself in `WORKERS` while it runs, several targets' engines together,
 //! and looks again at each hand-over (every 10 ms at most), so a thread added live re-weighs
-//! the others within one hand-over.
+//! the others within one hand-over. The threads of a surface scan and a burn-in do their I/O
+//! outside the engine and enlist the same way, so they too share a CPU as fio's jobs would
+//! (in the TUI they would otherwise inherit the screen's nice -5); they set theirs once, at
+//! their start, so of more burn-in threads than CPUs the first are a level or two less nice.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -49,13 +52,13 @@ pub fn levels_below(workers: usize, cpus: usize) -> i32 {
 }
 
 /// A worker's place in `WORKERS`, and the niceness it last set.
-pub(super) struct Fair {
+pub struct Fair {
     niced_for: usize,
 }
 
 impl Fair {
     /// Counts the calling worker in and sets its niceness.
-    pub(super) fn enlist() -> Fair {
+    pub fn enlist() -> Fair {
         WORKERS.fetch_add(1, Relaxed);
         let mut f = Fair { niced_for: 0 };
         f.reweigh();

@@ -147,6 +147,7 @@ pub fn scan(
     tick: &mut dyn FnMut(&Fold, &Progress) -> bool,
 ) -> io::Result<ScanEnd> {
     let depth = depth.max(1);
+    let _fair = crate::engine::niceness::Fair::enlist();
     match (io.raw_fd(), IoUring::new(depth.next_power_of_two() as u32)) {
         (Some(fd), Ok(ring)) => scan_uring(ring, fd, plan, depth, fold, tick),
         _ => scan_psync(io, plan, fold, tick),

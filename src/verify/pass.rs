@@ -76,6 +76,7 @@ where
             .enumerate()
             .map(|(i, mut io)| {
                 s.spawn(move || {
+                    let _fair = crate::engine::niceness::Fair::enlist();
                     let mut buf = AlignedBuf::new(plan.bs as usize, plan.align);
                     let (first, end) = plan.stripe(i);
                     each(i, &mut *io, &mut buf, first, end)
