@@ -79,7 +79,10 @@ fn fsync_after_every_write_makes_every_write_reach_the_device() {
     // With one, each write is on the device before the next one starts.
     assert_eq!(syncs, writes, "{saw}");
     assert!(kernel >= writes, "{saw}");
-    assert!(writes * 5 < plain_writes, "syncing costs: {saw}");
+    // And that costs a round trip to the device per write. How much that is depends on the
+    // device (3.4 times fewer writes on one CI machine, ten times here); a sync that did not
+    // reach the device would cost nothing, and `kernel >= writes` above already catches it.
+    assert!(writes < plain_writes, "syncing costs: {saw}");
 }
 
 #[test]
