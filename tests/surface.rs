@@ -357,3 +357,45 @@ fn a_scan_of_a_file_reads_it_all_writes_nothing_and_saves_its_csv_and_chart() {
         "{chart}"
     );
 }
+
+#[test]
+#[ignore = "needs root: FUSE mount and loop device"]
+fn a_bad_sector_at_offset_0_is_mapped_like_any_other() {
+    let dir = workdir();
+    let b = Behaviour {
+        claim: 64 * MIB,
+        eio: vec![(0, 4096)],
+        ..Behaviour::default()
+    };
+    let Some(disk) = start(dir.path(), &b) else {
+        return;
+    };
+    for ask in ["--surface", "--surface=quick"] {
+        let out = surface(dir.path(), &[disk.path(), ask, "--json", "-b", "128k"]);
+        let err = stderr(&out);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{ask}: read errors exit 3: {err}"
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let s = &doc["surface"];
+        assert_eq!(s["complete"], true, "{ask}: {err}");
+        let errors = s["errors"].as_array().unwrap();
+        assert_eq!(errors[0]["offset"], 0, "{ask}: {errors:?}");
+        assert!(
+            errors.iter().all(|e| e["offset"].as_u64() < Some(MIB)),
+            "{ask}: {errors:?}"
+        );
+        assert_eq!(cells(&doc)[0], "read_error", "{ask}: {:?}", cells(&doc));
+        // The block layer merges reads in flight: the failed request may take a few of its
+        // neighbours with it, never past the first MiB.
+        let region = s["map"]["region_bytes"].as_u64().unwrap();
+        for (i, c) in cells(&doc).iter().enumerate().skip(1) {
+            let near = (i as u64) * region < MIB;
+            let fine = c.starts_with("under") || (near && c == "read_error");
+            assert!(fine, "{ask}: region {i} says {c}: {:?}", cells(&doc));
+        }
+        assert!(kinds(&doc).contains(&"surface_read_errors".to_string()));
+    }
+}

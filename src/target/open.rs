@@ -120,19 +120,20 @@ impl Target {
     fn finish(path: &Path, kind: TargetKind, spec: OpenSpec, fd: File) -> Result<Target> {
         let shown = path.display();
         let (size_bytes, mut lbs, device_bytes) = measure(path, kind, &fd)?;
+        let mut warnings = Vec::new();
         if spec.direct {
-            lbs = probe_direct(&fd, lbs, size_bytes).map_err(|e| {
-                if e.raw_os_error() == Some(libc::EINVAL) {
-                    anyhow::anyhow!(
-                        "{shown}: the filesystem refuses O_DIRECT (EINVAL); try --buffered"
-                    )
-                } else {
-                    anyhow::anyhow!("{shown}: a test read failed: {e}")
-                }
+            let (probed, failed) = probe_direct(&fd, lbs, size_bytes).map_err(|_| {
+                anyhow::anyhow!("{shown}: the filesystem refuses O_DIRECT (EINVAL); try --buffered")
             })?;
+            lbs = probed;
+            if let Some(e) = failed {
+                warnings.push(format!(
+                    "the first block (offset 0) could not be read: {e}; a read error there is \
+                     counted as any other"
+                ));
+            }
         }
         let span_bytes = span_of(path, spec.span, size_bytes, lbs)?;
-        let mut warnings = Vec::new();
         if let Some(s) = spec.span.filter(|&s| s != span_bytes) {
             warnings.push(format!(
                 "--size {s} is not a whole number of {lbs}-byte blocks: {span_bytes} bytes are used"
@@ -370,8 +371,9 @@ fn backing_device(fd: &File) -> (u32, Option<u64>) {
 }
 
 /// Checks that an O_DIRECT read of one block works, trying the expected block size and then
-/// 4096 (some filesystems need page alignment). Returns the block size that worked.
-fn probe_direct(fd: &File, lbs: u32, size: u64) -> io::Result<u32> {
+/// 4096 (some filesystems need page alignment). Returns the block size that worked, and the
+/// error of a probe read the kernel took but the device failed (`Err` only for EINVAL).
+fn probe_direct(fd: &File, lbs: u32, size: u64) -> io::Result<(u32, Option<io::Error>)> {
     use std::os::unix::fs::FileExt;
     let mut last = None;
     for candidate in [lbs, 4096] {
@@ -380,16 +382,19 @@ fn probe_direct(fd: &File, lbs: u32, size: u64) -> io::Result<u32> {
         }
         let mut buf = AlignedBuf::new(candidate as usize, 4096);
         match fd.read_at(&mut buf[..candidate as usize], 0) {
-            Ok(_) => return Ok(candidate),
+            Ok(_) => return Ok((candidate, None)),
             Err(e) if e.raw_os_error() == Some(libc::EINVAL) => last = Some(e),
-            Err(e) => return Err(e),
+            // Anything but EINVAL came from below the alignment checks: the read reached the
+            // device and the block failed (a bad sector at offset 0). O_DIRECT works; the
+            // block is for the run to count (a surface scan maps it), not a reason to refuse.
+            Err(e) => return Ok((candidate, Some(e))),
         }
     }
     // A target smaller than any probe size is reported by the caller as "smaller than one
     // block"; otherwise O_DIRECT is refused.
     match last {
         Some(e) => Err(e),
-        None => Ok(lbs),
+        None => Ok((lbs, None)),
     }
 }
 
