@@ -96,6 +96,36 @@ pub fn format_bytes(bytes: u64) -> String {
     }
 }
 
+/// Formats a byte range "START–END" in the unit of its end, with as few decimals (none for a
+/// whole number, else one or two) as make the two ends differ, else in the next smaller unit:
+/// "16 MiB–18 MiB", "1536 MiB–1537 MiB" where one decimal of GiB would say "1.5 GiB–1.5 GiB".
+pub fn format_byte_range(start: u64, end: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let top = (0..UNITS.len())
+        .rev()
+        .find(|&u| end >> (10 * u) > 0)
+        .unwrap_or(0);
+    let show = |bytes: u64, unit: usize, decimals: usize| -> String {
+        let value = bytes as f64 / (1u64 << (10 * unit)) as f64;
+        if bytes == 0 {
+            "0 B".to_string()
+        } else if value.fract() == 0.0 {
+            format!("{value:.0} {}", UNITS[unit])
+        } else {
+            format!("{value:.decimals$} {}", UNITS[unit])
+        }
+    };
+    for unit in (1..=top).rev() {
+        for decimals in 1..=2 {
+            let (a, b) = (show(start, unit, decimals), show(end, unit, decimals));
+            if a != b || start == end {
+                return format!("{a}–{b}");
+            }
+        }
+    }
+    format!("{}–{}", show(start, 0, 0), show(end, 0, 0))
+}
+
 /// Formats a block size compactly, the way it is typed: "512", "4k", "64k", "1M", "16M".
 pub fn format_block_size(bytes: u64) -> String {
     for (shift, suffix) in [(30, "G"), (20, "M"), (10, "k")] {
@@ -223,6 +253,22 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_byte_ranges_ends_differ_as_they_do() {
+        assert_eq!(format_byte_range(16 << 20, 18 << 20), "16 MiB–18 MiB");
+        assert_eq!(format_byte_range(0, 4 << 20), "0 B–4 MiB");
+        assert_eq!(
+            format_byte_range(1536 << 20, 1537 << 20),
+            "1536 MiB–1537 MiB"
+        );
+        assert_eq!(
+            format_byte_range((3 << 30) / 2, (3 << 30) / 2 + (10 << 20)),
+            "1.50 GiB–1.51 GiB"
+        );
+        assert_eq!(format_byte_range(100, 612), "100 B–612 B");
+        assert_eq!(format_byte_range(1 << 30, 1 << 30), "1 GiB–1 GiB");
+    }
 
     #[test]
     fn control_characters_are_shown_escaped() {

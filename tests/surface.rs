@@ -399,3 +399,44 @@ fn a_bad_sector_at_offset_0_is_mapped_like_any_other() {
         assert!(kinds(&doc).contains(&"surface_read_errors".to_string()));
     }
 }
+
+/// The findings' texts of kind `k`.
+fn texts(doc: &Value, k: &str) -> Vec<String> {
+    (doc["findings"].as_array().unwrap().iter())
+        .filter(|f| f["kind"] == k)
+        .map(|f| f["text"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+#[ignore = "needs root: FUSE mount and loop device"]
+fn slow_stretches_at_both_ends_and_over_half_the_disk_are_each_found_whole() {
+    let dir = workdir();
+    let b = Behaviour {
+        claim: 64 * MIB,
+        slow: vec![
+            (0, 4 * MIB, 60),
+            (60 * MIB, 64 * MIB, 60),
+            (20 * MIB, 52 * MIB, 25),
+        ],
+        ..Behaviour::default()
+    };
+    let Some(disk) = start(dir.path(), &b) else {
+        return;
+    };
+    let out = surface(
+        dir.path(),
+        &[disk.path(), "--surface", "--json", "-b", "128k"],
+    );
+    let doc = json(&out);
+    let found = texts(&doc, "surface_slow_region");
+    let at: Vec<&str> = (found.iter())
+        .filter_map(|t| t.split(" at ").nth(1)?.split(',').next())
+        .collect();
+    assert_eq!(
+        at,
+        ["0 B–4 MiB", "20 MiB–52 MiB", "60 MiB–64 MiB"],
+        "{found:#?}"
+    );
+    assert!(found[1].starts_with("50% of the disk"), "{found:#?}");
+}

@@ -37,6 +37,7 @@ pub mod slowdown;
 pub mod split;
 pub mod steady;
 pub mod surface;
+pub mod surface_stretch;
 pub mod thermal;
 pub mod thresholds;
 pub mod verify;

@@ -1,18 +1,18 @@
-//! What a surface scan's map says: stretches much slower than their neighbours (weak or
-//! remapped sectors), reads that failed (by offset), and a curve of the wrong shape — one that
+//! What a surface scan's map says: stretches much slower than the disk around them (weak or
+//! remapped sectors, found by `surface_stretch`), reads that failed (by offset), and a curve of the wrong shape — one that
 //! does not fall on a rotational disk, or falls on flash. Pure functions over the report; the
 //! thresholds and their sources are in `thresholds`, and `detect` asks each through the
 //! conditions table.
 
 use super::conditions::{Conditions, Detector, ask};
+use super::surface_stretch::slow_stretches;
 use super::thresholds::{
     SURFACE_CURVE_EDGE, SURFACE_CURVE_MIN_REGIONS, SURFACE_CURVE_MIN_SPAN, SURFACE_FLASH_MAX_FALL,
-    SURFACE_HDD_MIN_FALL, SURFACE_MIN_EXCESS_S, SURFACE_NEIGHBOURS, SURFACE_OUTLIER_Z,
-    SURFACE_SLOW_READ_NS, SURFACE_SLOW_SHARE,
+    SURFACE_HDD_MIN_FALL, SURFACE_SLOW_READ_NS,
 };
 use crate::model::finding::{Finding, kind};
 use crate::model::surface::SurfaceReport;
-use crate::units::{format_bytes, format_latency_ns};
+use crate::units::{format_byte_range, format_bytes, format_latency_ns};
 
 /// What the detectors know of the disk beside the report.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -59,51 +59,6 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     })
 }
 
-/// Each read region's rate and its neighbourhood's median rate: (index, rate, around).
-fn against_neighbours(report: &SurfaceReport) -> Vec<(usize, f64, f64)> {
-    let read: Vec<(usize, f64)> = (report.regions.iter().enumerate())
-        .filter_map(|(i, r)| r.bw_bytes_per_s().map(|bw| (i, bw)))
-        .collect();
-    (0..read.len())
-        .filter_map(|j| {
-            let lo = j.saturating_sub(SURFACE_NEIGHBOURS);
-            let hi = (j + SURFACE_NEIGHBOURS + 1).min(read.len());
-            let around: Vec<f64> = (lo..hi).filter(|&k| k != j).map(|k| read[k].1).collect();
-            median(around).map(|m| (read[j].0, read[j].1, m))
-        })
-        .collect()
-}
-
-/// Regions whose rate, against their neighbourhood's, is an outlier among this disk's regions
-/// (modified z-score of the log of the ratio: rates scatter by factors, not by amounts), at
-/// most `SURFACE_SLOW_SHARE` of it, and cost at least `SURFACE_MIN_EXCESS_S` more than the
-/// neighbourhood's rate would have: their indices.
-pub fn slow_indices(report: &SurfaceReport) -> Vec<usize> {
-    let rows = against_neighbours(report);
-    let ratios: Vec<f64> = rows.iter().map(|&(_, bw, m)| bw / m.max(1.0)).collect();
-    let logs: Vec<f64> = ratios.iter().map(|r| r.max(1e-12).ln()).collect();
-    let Some(center) = median(logs.clone()) else {
-        return Vec::new();
-    };
-    let mad = median(logs.iter().map(|r| (r - center).abs()).collect()).unwrap_or(0.0);
-    rows.iter()
-        .zip(ratios.iter().zip(&logs))
-        .filter(|&(_, (&r, &log))| {
-            let outlier = if mad > 0.0 {
-                0.6745 * (log - center) / mad < -SURFACE_OUTLIER_Z
-            } else {
-                log < center
-            };
-            outlier && r <= SURFACE_SLOW_SHARE
-        })
-        .filter(|&(&(i, _, around), _)| {
-            let stat = &report.regions[i];
-            stat.busy_s - stat.bytes_read as f64 / around.max(1.0) >= SURFACE_MIN_EXCESS_S
-        })
-        .map(|(&(i, _, _), _)| i)
-        .collect()
-}
-
 /// Runs of neighbouring indices: (first, last).
 fn runs(indices: &[usize]) -> Vec<(usize, usize)> {
     let mut out: Vec<(usize, usize)> = Vec::new();
@@ -116,31 +71,40 @@ fn runs(indices: &[usize]) -> Vec<(usize, usize)> {
     out
 }
 
-/// One finding per stretch of neighbouring slow regions.
+/// A share of the disk in percent with two significant digits below 1% ("0.049%"), so a
+/// small stretch of a large disk never reads as "0.0%".
+fn percent(share: f64) -> String {
+    if share >= 10.0 {
+        format!("{share:.0}%")
+    } else if share >= 1.0 {
+        format!("{share:.1}%")
+    } else if share > 0.0 {
+        let decimals = (1.0 - share.log10().floor()).clamp(2.0, 9.0) as usize;
+        format!("{share:.decimals$}%")
+    } else {
+        "0%".to_string()
+    }
+}
+
+/// One finding per stretch much slower than the disk around it (`surface_stretch`).
 pub fn slow_regions(report: &SurfaceReport) -> Vec<Finding> {
-    let around: Vec<(usize, f64, f64)> = against_neighbours(report);
-    let around_of = |i: usize| around.iter().find(|r| r.0 == i).map_or(0.0, |r| r.2);
-    runs(&slow_indices(report))
-        .into_iter()
-        .map(|(first, last)| {
-            let (start, _) = report.map.region_range(first);
-            let (last_start, last_len) = report.map.region_range(last);
+    (slow_stretches(report).into_iter())
+        .map(|s| {
+            let (start, _) = report.map.region_range(s.first);
+            let (last_start, last_len) = report.map.region_range(s.last);
             let end = last_start + last_len;
-            let regions = &report.regions[first..=last];
-            let bytes: u64 = regions.iter().map(|r| r.bytes_read).sum();
-            let busy: f64 = regions.iter().map(|r| r.busy_s).sum();
+            let regions = &report.regions[s.first..=s.last];
             let slowest = regions.iter().map(|r| r.max_service_ns).max().unwrap_or(0);
-            let nearby = median((first..=last).map(around_of).collect()).unwrap_or(0.0);
             let share = (end - start) as f64 * 100.0 / report.map.span_bytes.max(1) as f64;
             Finding::new(
                 kind::SURFACE_SLOW_REGION,
                 format!(
-                    "{share:.1}% of the disk, at {}–{}, reads at {} MB/s against {} MB/s around \
-                     it (its slowest read took {}): weak or remapped sectors",
-                    format_bytes(start),
-                    format_bytes(end),
-                    mb(bytes as f64 / busy.max(1e-9)),
-                    mb(nearby),
+                    "{} of the disk, at {}, reads at {} MB/s against {} MB/s around it (its \
+                     slowest read took {}): weak or remapped sectors",
+                    percent(share),
+                    format_byte_range(start, end),
+                    mb(s.rate),
+                    mb(s.around),
                     format_latency_ns(slowest as f64)
                 ),
             )
@@ -166,9 +130,8 @@ pub fn slow_reads(report: &SurfaceReport) -> Vec<Finding> {
                 .max()
                 .unwrap_or(0);
             format!(
-                "{}–{} (up to {})",
-                format_bytes(start),
-                format_bytes(s + len),
+                "{} (up to {})",
+                format_byte_range(start, s + len),
                 format_latency_ns(worst as f64)
             )
         })

@@ -183,28 +183,26 @@ pub const HEALTH_ENDURANCE_USED_PCT: u32 = 100;
 pub const HOURS_PER_YEAR: f64 = 8766.0;
 
 // ---------------------------------------------------------------------------------------------
-// The surface scan (`findings::surface`). A region is judged against its own neighbourhood,
-// measured in the same scan: the regions on either side of it, whose median is what the disk
-// reads there. On a spinning disk the rate falls smoothly from the outer to the inner tracks
-// (zoned bit recording), never by half between neighbouring regions.
+// The surface scan (`findings::surface`, `findings::surface_stretch`). A stretch is judged
+// against the disk around it, measured in the same scan: the nearest regions on either side
+// that are not themselves slow, whose median is what the disk reads there. On a spinning disk
+// the rate falls smoothly from the outer to the inner tracks (zoned bit recording), never by
+// half between neighbouring regions.
 // ---------------------------------------------------------------------------------------------
 
-/// Regions on each side of a region that make its neighbourhood (choice: 32 + 32 of 2,048 is
-/// 3% of the disk, across which the outer-to-inner fall is under 2%; its median stands for
-/// the neighbourhood as long as a slow stretch covers less than half of it, 1.5% of the disk).
+/// Regions on each side of a region (or a stretch) that make the disk around it, slow regions
+/// left out (choice: 32 + 32 of 2,048 is 3% of the disk, across which the outer-to-inner fall
+/// is under 2%; enough regions that the median of one side is not one region's jitter).
 pub const SURFACE_NEIGHBOURS: usize = 32;
-/// Modified z-score below which a region's rate, against its neighbourhood's, is an outlier
-/// among this disk's regions (Iglewicz and Hoaglin, "How to Detect and Handle Outliers",
-/// ASQC 1993: |0.6745 (x − median) / MAD| > 3.5).
-pub const SURFACE_OUTLIER_Z: f64 = 3.5;
-/// At most this share of its neighbourhood's rate for a region to read as much slower (choice:
+/// At most this share of the disk around it for a stretch to read as much slower (choice:
 /// half; the fall across a whole disk is about half, so no zone boundary between neighbouring
 /// regions comes near it, while a weak spot that retries reads far below it).
 pub const SURFACE_SLOW_SHARE: f64 = 0.5;
-/// Seconds a region must have cost beyond what its neighbourhood's rate would have taken
-/// for its rate to count as slow (choice: a tenth of a second; below it, a few milliseconds
-/// of scheduling jitter on a region of few reads — a small span's 1 MiB region is one read —
-/// already reads as "half as fast", while a weak stretch of a real disk costs seconds).
+/// Seconds a stretch must have cost, in all, beyond what the disk around it would have taken
+/// for its bytes (choice: a tenth of a second; below it, a few milliseconds of scheduling
+/// jitter on a region of few reads — a small span's 1 MiB region is one read — already reads
+/// as "half as fast", while a weak stretch of a real disk costs seconds: 80 MiB at 12 MB/s
+/// against 550 costs 6.5 s, though each of its 1 MiB regions costs only 0.08 s).
 pub const SURFACE_MIN_EXCESS_S: f64 = 0.1;
 /// Service time from which a read is slow by Victoria's legend: its orange (< 600 ms) and red
 /// (≥ 600 ms) bands begin at 200 ms.
