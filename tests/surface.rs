@@ -161,6 +161,92 @@ fn the_slow_stretch_and_the_read_error_are_where_the_disk_put_them() {
     assert!(row("8 MiB |").chars().all(|c| ".:-".contains(c)), "{text}");
 }
 
+/// `--surface --json` on `target` started in the background, its state directory in `dir`.
+fn spawn_scan(dir: &Path, target: &str) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_diskscope"))
+        .args([target, "--surface", "--json"])
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Sends SIGINT to `pid` once the fixture's `log` says it is reading at `at` or beyond.
+fn stop_past(pid: u32, log: &Path, at: u64) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let seen = std::fs::read_to_string(log).unwrap_or_default();
+        let past = seen
+            .lines()
+            .any(|l| l.split(' ').nth(1).and_then(|o| o.parse::<u64>().ok()) >= Some(at));
+        if past {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the scan never reached {at}: {seen}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+}
+
+#[test]
+#[ignore = "needs root: FUSE mount and loop device"]
+fn a_stopped_scan_is_not_resumed_on_another_medium_at_the_same_path() {
+    let dir = workdir();
+    let log = dir.path().join("reads.log");
+    let b = Behaviour {
+        claim: 64 * MIB,
+        slow: vec![(32 * MIB, 64 * MIB, 40)],
+        log: Some(log.clone()),
+        ..Behaviour::default()
+    };
+    let Some(first) = start(dir.path(), &b) else {
+        return;
+    };
+    // One path ("the disk in bay 3"), first the FUSE disk's loop device, then another loop
+    // device of the same size on a plain file.
+    let link = dir.path().join("bay3");
+    std::os::unix::fs::symlink(first.path(), &link).unwrap();
+    let bay = link.to_str().unwrap();
+    let child = spawn_scan(dir.path(), bay);
+    stop_past(child.id(), &log, 40 * MIB);
+    let stopped = child.wait_with_output().unwrap();
+    assert!(
+        stderr(&stopped).contains("the same command resumes it"),
+        "{}",
+        stderr(&stopped)
+    );
+    let other = common::LoopDev::on_new_file(dir.path(), 64 << 20, &[]);
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(&other.path, &link).unwrap();
+    let out = surface(dir.path(), &[bay, "--surface", "--json"]);
+    let err = stderr(&out);
+    assert!(!err.contains("resuming"), "{err}");
+    assert!(
+        err.contains("was of another medium at this path: loop device backed by")
+            && err.contains("starting over"),
+        "{err}"
+    );
+    let doc = json(&out);
+    assert_eq!(doc["surface"]["resumed_from"], Value::Null, "{err}");
+    assert_eq!(doc["surface"]["bytes_read"], 64 * MIB);
+    assert!(
+        cells(&doc)
+            .iter()
+            .all(|c| c == "under5_ms" || c == "under20_ms"),
+        "{:?}",
+        cells(&doc)
+    );
+}
+
 #[test]
 #[ignore = "needs root: FUSE mount and loop device"]
 fn a_stopped_scan_resumes_where_it_stopped() {
@@ -175,35 +261,8 @@ fn a_stopped_scan_resumes_where_it_stopped() {
     let Some(disk) = start(dir.path(), &b) else {
         return;
     };
-    let child = Command::new(env!("CARGO_BIN_EXE_diskscope"))
-        .args([disk.path(), "--surface", "--json"])
-        .env("XDG_STATE_HOME", dir.path().join("state"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Stop it once the disk says it is reading the slow half.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let seen = std::fs::read_to_string(&log).unwrap_or_default();
-        let past = seen
-            .lines()
-            .any(|l| l.split(' ').nth(1).and_then(|o| o.parse::<u64>().ok()) >= Some(40 * MIB));
-        if past {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the scan never reached 40 MiB: {seen}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
+    let child = spawn_scan(dir.path(), disk.path());
+    stop_past(child.id(), &log, 40 * MIB);
     let first = child.wait_with_output().unwrap();
     let err = stderr(&first);
     assert!(err.contains("the same command resumes it"), "{err}");

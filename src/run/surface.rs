@@ -83,6 +83,9 @@ pub fn run(config: &Config, ask: SurfaceAsk) -> Result<ExitStatus> {
         output::say(&format!("note: {w}"));
     }
     let ready = session::ready(target, request(ask, config.settings))?;
+    if let Some(why) = &ready.not_resumed {
+        output::say(why);
+    }
     if let Some((path, at)) = &ready.resumed {
         output::say(&format!(
             "resuming the scan stopped at {} (kept in {}; --surface=restart starts over)",

@@ -4,7 +4,9 @@
 //! its regions: bounded, a few hundred KiB at most). It is written when a scan stops (Ctrl-C,
 //! SIGTERM, the TUI's pause) and every `SAVE_EVERY` while it runs, so a lost connection or a
 //! power cut loses at most that much; it is removed when the scan reaches the end. A file
-//! for another span or block size (the disk changed, other flags) is not resumed from.
+//! for another span or block size (the disk changed, other flags), or for another medium at
+//! the same path (`medium`: a loop device re-attached to another file, another disk in the
+//! same bay), is not resumed from, and the scan says why it starts over.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -14,7 +16,9 @@ use serde::{Deserialize, Serialize};
 use crate::model::surface::SurfaceReport;
 use crate::results::file::{Place, place};
 use crate::results::state_dir;
+use crate::surface::medium::Medium;
 use crate::target::shell::quote_path;
+use crate::units::format_bytes;
 
 /// How often a running full scan saves where it is.
 pub const SAVE_EVERY: Duration = Duration::from_secs(10);
@@ -32,7 +36,21 @@ pub struct ScanState {
     pub next_offset: u64,
     /// Seconds spent in the sessions so far.
     pub elapsed_s: f64,
+    /// The medium read (absent in a file kept before it was recorded: not resumed from).
+    #[serde(default)]
+    pub medium: Option<Medium>,
     pub report: SurfaceReport,
+}
+
+/// What is kept for a target.
+#[derive(Debug)]
+pub enum Kept {
+    /// Nothing (or nothing readable).
+    Nothing,
+    /// A stopped scan of this medium, span and block size: where it is, and it.
+    Fits(PathBuf, Box<ScanState>),
+    /// A stopped scan that is not to be resumed, and why (in words after "it was").
+    Other(PathBuf, String),
 }
 
 /// The file name for `target`: its path with every character but letters, digits, `-` and
@@ -57,16 +75,43 @@ pub fn path_for(target: &Path) -> Result<PathBuf, String> {
     Ok(state_dir::subdir(SUBDIR)?.join(file_name(target)))
 }
 
-/// The stopped scan of `target` that fits `span_bytes` and `block_bytes`, if one is kept.
-pub fn load(target: &Path, span_bytes: u64, block_bytes: u64) -> Option<(PathBuf, ScanState)> {
-    let path = path_for(target).ok()?;
-    let text = std::fs::read_to_string(&path).ok()?;
-    let state: ScanState = serde_json::from_str(&text).ok()?;
-    let fits = state.span_bytes == span_bytes
-        && state.block_bytes == block_bytes
-        && state.next_offset < span_bytes
-        && state.report.map.span_bytes == span_bytes;
-    fits.then_some((path, state))
+/// The stopped scan of `target`, if one is kept, and whether it fits `span_bytes`,
+/// `block_bytes` and `medium`.
+pub fn load(target: &Path, span_bytes: u64, block_bytes: u64, medium: &Medium) -> Kept {
+    let Ok(path) = path_for(target) else {
+        return Kept::Nothing;
+    };
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Kept::Nothing;
+    };
+    let Ok(state) = serde_json::from_str::<ScanState>(&text) else {
+        return Kept::Nothing;
+    };
+    let why = if state.span_bytes != span_bytes || state.report.map.span_bytes != span_bytes {
+        Some(format!(
+            "of a span of {}, this one is {}",
+            format_bytes(state.span_bytes),
+            format_bytes(span_bytes)
+        ))
+    } else if state.block_bytes != block_bytes {
+        Some(format!(
+            "in {}-byte reads, these are {block_bytes}",
+            state.block_bytes
+        ))
+    } else if state.next_offset >= span_bytes {
+        Some("already at its end".to_string())
+    } else {
+        match &state.medium {
+            None => Some("kept without the medium it read, so it may be another one".into()),
+            Some(then) => then
+                .differs(medium)
+                .map(|d| format!("of another medium at this path: {d}")),
+        }
+    };
+    match why {
+        Some(why) => Kept::Other(path, why),
+        None => Kept::Fits(path, Box::new(state)),
+    }
 }
 
 /// Keeps `state`; returns where.

@@ -11,10 +11,12 @@ use anyhow::{Result, anyhow};
 use crate::engine::io::IoOpener;
 use crate::model::surface::{ScanKind, SurfaceReport};
 use crate::surface::fold::Fold;
+use crate::surface::medium::Medium;
 use crate::surface::plan::{FULL_REGIONS, QUICK_SAMPLE_BYTES, QUICK_SAMPLES, ScanPlan};
-use crate::surface::resume::{self, SAVE_EVERY, ScanState};
+use crate::surface::resume::{self, Kept, SAVE_EVERY, ScanState};
 use crate::surface::scan::{Progress, scan};
 use crate::target::open::Target;
+use crate::target::shell::quote_path;
 use crate::units::format_bytes;
 
 /// Bytes of one read when none is asked: large enough for any disk's sequential rate.
@@ -99,6 +101,11 @@ pub struct Ready {
     prior_s: f64,
     /// The stopped scan this one continues: its file and where it stopped.
     pub resumed: Option<(PathBuf, u64)>,
+    /// A stopped scan kept for this path that this one does not continue, in words ("the
+    /// scan kept in F was of another medium …: starting over").
+    pub not_resumed: Option<String>,
+    /// The medium read, kept with a stopped scan.
+    medium: Medium,
 }
 
 /// How a session ended.
@@ -140,15 +147,32 @@ pub fn ready(target: &Target, request: ScanRequest) -> Result<Ready> {
         target: target.path.clone(),
         prior_s: 0.0,
         resumed: None,
+        not_resumed: None,
+        medium: Medium::of(
+            target.main_fd(),
+            target.size_bytes,
+            &crate::sys::sysfs_root(),
+        ),
     };
     if request.kind == ScanKind::Full {
         if request.restart {
             resume::forget(&target.path);
-        } else if let Some((path, state)) = resume::load(&target.path, span, block) {
-            out.plan = out.plan.resumed_at(state.next_offset);
-            out.fold = Fold::resume(state.report, &out.plan);
-            out.prior_s = state.elapsed_s;
-            out.resumed = Some((path, state.next_offset));
+            return Ok(out);
+        }
+        match resume::load(&target.path, span, block, &out.medium) {
+            Kept::Fits(path, state) => {
+                out.plan = out.plan.resumed_at(state.next_offset);
+                out.fold = Fold::resume(state.report, &out.plan);
+                out.prior_s = state.elapsed_s;
+                out.resumed = Some((path, state.next_offset));
+            }
+            Kept::Other(path, why) => {
+                out.not_resumed = Some(format!(
+                    "the stopped scan kept in {} was {why}: starting over",
+                    quote_path(&path)
+                ));
+            }
+            Kept::Nothing => {}
         }
     }
     Ok(out)
@@ -173,6 +197,7 @@ impl Ready {
             block_bytes: self.plan.block_bytes,
             next_offset: next,
             elapsed_s: prior_s + elapsed_s,
+            medium: Some(self.medium.clone()),
             report: report.clone(),
         };
         let mut last_save = Instant::now();

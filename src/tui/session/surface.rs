@@ -98,10 +98,9 @@ impl Session {
         v.scanning = true;
         v.paused = false;
         v.findings.clear();
-        v.message = ready
-            .resumed
-            .as_ref()
-            .map(|(_, at)| format!("resumed at {} (R starts over)", format_bytes(*at)));
+        v.message = (ready.resumed.as_ref())
+            .map(|(_, at)| format!("resumed at {} (R starts over)", format_bytes(*at)))
+            .or_else(|| ready.not_resumed.clone());
         let stop = Arc::new(AtomicBool::new(false));
         self.surface_stop = Some(stop.clone());
         let tx = self.events.clone();
