@@ -283,6 +283,18 @@ mod tests {
     }
 
     #[test]
+    fn a_small_share_of_a_large_disk_is_never_zero_percent() {
+        assert_eq!(percent(100.0 / 2048.0), "0.049%");
+        assert_eq!(percent(3.0 / 2.0e6 * 100.0), "0.00015%");
+        assert_eq!(percent(0.5), "0.50%");
+        assert_eq!(percent(6.25), "6.2%");
+        assert_eq!(percent(50.0), "50%");
+        let weak = scan(|i| if i == 40 { 600.0 } else { 6.0 });
+        let found = slow_regions(&weak);
+        assert!(found[0].text.starts_with("1.0% of the disk"), "{found:?}");
+    }
+
+    #[test]
     fn the_curve_should_fall_on_a_spinning_disk_and_not_on_flash() {
         let whole = |rotational| SurfaceFacts {
             rotational: Some(rotational),

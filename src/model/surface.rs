@@ -195,11 +195,13 @@ pub struct RegionMap {
 
 impl RegionMap {
     /// A map of `span_bytes` cut into at most `regions` regions, each a multiple of `align`
-    /// bytes (the scan's block), all not yet read.
+    /// bytes (the scan's block; a span smaller than that is one region of the span), all not
+    /// yet read.
     pub fn new(span_bytes: u64, regions: usize, align: u64) -> RegionMap {
         let align = align.max(1);
         let per = span_bytes.div_ceil(regions.max(1) as u64).max(1);
-        let region_bytes = per.div_ceil(align) * align;
+        // A span smaller than one block is one region of the span, not of the block.
+        let region_bytes = (per.div_ceil(align) * align).min(span_bytes.max(1));
         let count = span_bytes.div_ceil(region_bytes).max(1) as usize;
         RegionMap {
             span_bytes,

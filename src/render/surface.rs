@@ -7,7 +7,9 @@
 use crate::model::finding::Finding;
 use crate::model::surface::{Cell, LatencyClass, ScanKind, SurfaceReport, VerifyState};
 use crate::render::card::mb;
-use crate::units::{format_block_size, format_bytes, format_latency_ns, visible};
+use crate::units::{
+    format_block_size, format_byte_range, format_bytes, format_latency_ns, visible,
+};
 
 /// Columns of the text map.
 pub const TEXT_MAP_COLUMNS: usize = 64;
@@ -73,14 +75,15 @@ pub fn legend(r: &SurfaceReport) -> String {
 /// The map as rows of `columns` characters, each row led by its first offset.
 pub fn grid(r: &SurfaceReport, columns: usize) -> Vec<String> {
     let cells = r.map.squeezed(r.map.len().min(columns * 16));
-    let per_cell = r.map.span_bytes as f64 / cells.len().max(1) as f64;
+    let (n, regions) = (cells.len().max(1), r.map.len());
     cells
         .chunks(columns.max(1))
         .enumerate()
         .map(|(row, chunk)| {
-            let at = (row * columns) as f64 * per_cell;
+            // The row's first cell covers regions from k·len/n on (`RegionMap::squeezed`).
+            let (at, _) = r.map.region_range(row * columns * regions / n);
             let line: String = chunk.iter().map(|&c| glyph(c)).collect();
-            format!("{:>10} |{line}|", format_bytes(at as u64))
+            format!("{:>10} |{line}|", format_bytes(at))
         })
         .collect()
 }
@@ -88,8 +91,13 @@ pub fn grid(r: &SurfaceReport, columns: usize) -> Vec<String> {
 /// The whole report with its findings.
 pub fn report(r: &SurfaceReport, findings: &[Finding]) -> String {
     let mut out = vec![header(r)];
+    let regions = if r.map.len() == 1 {
+        "region"
+    } else {
+        "regions"
+    };
     out.push(format!(
-        "map: {} regions of {}, latency classes in Victoria's bands (the slowest read's service time)",
+        "map: {} {regions} of {}, latency classes in Victoria's bands (the slowest read's service time)",
         r.map.len(),
         format_bytes(r.map.region_bytes)
     ));
@@ -102,9 +110,8 @@ pub fn report(r: &SurfaceReport, findings: &[Finding]) -> String {
             let (start, len) = r.map.region_range(i);
             let stat = &r.regions[i];
             out.push(format!(
-                "  {}–{}: {} MB/s, slowest read {}",
-                format_bytes(start),
-                format_bytes(start + len),
+                "  {}: {} MB/s, slowest read {}",
+                format_byte_range(start, start + len),
                 mb(bw / 1e6),
                 format_latency_ns(stat.max_service_ns as f64)
             ));
@@ -194,5 +201,24 @@ mod tests {
             text.contains("1 MiB–2 MiB: 3.50 MB/s, slowest read 300 ms"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn map_rows_are_labelled_where_their_regions_start() {
+        // 100 MiB + 4 KiB in 1 MiB regions: 101 regions, the second row starts at region 64.
+        let plan = ScanPlan::full((100 << 20) + 4096, 1 << 20, 2048);
+        let rows = grid(&Fold::new(&plan, "/dev/x", 8).finish(0.0, false), 64);
+        assert!(rows[1].trim_start().starts_with("64 MiB |"), "{rows:?}");
+        // 4096 regions squeezed into 1024 cells: a row of 64 cells is 256 regions.
+        let plan = ScanPlan::full(4096 << 20, 1 << 20, 4096);
+        let rows = grid(&Fold::new(&plan, "/dev/x", 8).finish(0.0, false), 64);
+        assert!(rows[1].trim_start().starts_with("256 MiB |"), "{rows:?}");
+    }
+
+    #[test]
+    fn a_span_smaller_than_a_block_is_one_region_of_the_span() {
+        let plan = ScanPlan::full(1 << 20, 4 << 20, 2048);
+        let text = report(&Fold::new(&plan, "/dev/x", 8).finish(0.0, false), &[]);
+        assert!(text.contains("map: 1 region of 1 MiB,"), "{text}");
     }
 }

@@ -15,7 +15,7 @@ use crate::render::card::mb;
 use crate::render::surface::glyph;
 use crate::tui::state::SurfaceView;
 use crate::tui::widgets::Theme;
-use crate::units::{format_bytes, format_duration, visible};
+use crate::units::{format_byte_range, format_bytes, format_duration, visible};
 
 /// A cell's colour on the screen: greys for the fast bands, green, yellow and red for the
 /// slow ones, blue for a read error (as Victoria marks them); verify states in their own.
@@ -154,9 +154,8 @@ fn worst(r: &SurfaceReport) -> String {
     if let Some((i, bw)) = r.slowest(1).first() {
         let (start, len) = r.map.region_range(*i);
         parts.push(format!(
-            "slowest {}–{}: {} MB/s",
-            format_bytes(start),
-            format_bytes(start + len),
+            "slowest {}: {} MB/s",
+            format_byte_range(start, start + len),
             mb(bw / 1e6)
         ));
     }
