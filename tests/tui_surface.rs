@@ -7,7 +7,7 @@
 mod screen_common;
 
 use diskscope::findings::surface::slow_regions;
-use diskscope::model::surface::{ScanKind, SurfaceReport};
+use diskscope::model::surface::{Cell, ScanKind, SurfaceReport, VerifyState};
 use diskscope::surface::fold::{Completion, Fold};
 use diskscope::surface::plan::ScanPlan;
 use diskscope::surface::scan::Progress;
@@ -48,7 +48,8 @@ fn report(upto: u64) -> SurfaceReport {
 }
 
 fn scanning() -> App {
-    let mut v = SurfaceView::new("/dev/sdz".into(), ScanKind::Full);
+    let mut v = SurfaceView::scanning_screen("/dev/sdz".into(), ScanKind::Full);
+    v.from_picker = true;
     v.update(
         report(1500),
         Progress {
@@ -79,7 +80,8 @@ fn a_finished_scan_says_what_it_found_at_120x40() {
     let r = report(2048);
     let findings = slow_regions(&r);
     assert_eq!(findings.len(), 1, "{findings:?}");
-    let mut v = SurfaceView::new("/dev/sdz".into(), ScanKind::Full);
+    let mut v = SurfaceView::scanning_screen("/dev/sdz".into(), ScanKind::Full);
+    v.from_picker = true;
     v.finished(r, findings);
     let mut app = App::new(Screen::Surface(Box::new(v)), true);
     let buf = draw(&app, 120, 40);
@@ -118,4 +120,44 @@ fn p_pauses_and_resumes_and_s_in_the_picker_opens_it() {
     let mut picker = App::new(Screen::Picker(Picker::new("scratch".into(), vec![])), true);
     let s = KeyEvent::from(KeyCode::Char('S'));
     assert_eq!(picker.on_key(s), Action::Surface(SurfaceAct::Open(None)));
+}
+
+#[test]
+fn a_burn_in_on_the_screen_is_titled_as_one_with_no_curve_and_no_scan_keys() {
+    // As the burn-in's session builds it: a plain view, its map painted verified.
+    let mut v = SurfaceView::new("/dev/sdz".into(), ScanKind::Full);
+    let mut r = report(0);
+    for i in 0..1000 {
+        r.map.set_region(i, Cell::Verify(VerifyState::Verified));
+    }
+    v.update(
+        r,
+        Progress {
+            done_bytes: 1000 * MIB,
+            total_bytes: 2048 * MIB,
+            elapsed_s: 6.0,
+            resume_offset: 0,
+        },
+    );
+    let mut app = App::new(Screen::Surface(Box::new(v)), true);
+    let screen = text(&draw(&app, 80, 24));
+    assert!(screen.starts_with("burn-in · "), "{screen}");
+    assert!(!screen.contains("MB/s against position"), "{screen}");
+    assert!(screen.contains("p stop"), "{screen}");
+    let p = KeyEvent::from(KeyCode::Char('p'));
+    assert_eq!(app.on_key(p), Action::Surface(SurfaceAct::Pause));
+    if let Screen::Surface(v) = &mut app.screen {
+        (v.scanning, v.paused) = (false, true);
+    }
+    let screen = text(&draw(&app, 80, 24));
+    assert!(screen.starts_with("burn-in · stopped"), "{screen}");
+    assert!(!screen.contains("Esc back"), "{screen}");
+    assert!(!screen.contains("resume"), "{screen}");
+    for key in [
+        p,
+        KeyEvent::from(KeyCode::Char('x')),
+        KeyEvent::from(KeyCode::Esc),
+    ] {
+        assert_eq!(app.on_key(key), Action::None, "{key:?}");
+    }
 }

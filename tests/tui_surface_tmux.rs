@@ -128,3 +128,38 @@ fn s_on_the_run_screen_scans_its_target_and_p_pauses_and_resumes() {
         wait_gone(pid, WAIT);
     }
 }
+
+#[test]
+fn a_scan_from_the_picker_left_with_esc_is_printed_and_saved_by_q_in_the_picker() {
+    if !tmux_installed() {
+        return;
+    }
+    let dir = common::workdir();
+    let json = dir.path().join("scan.json");
+    let shell = format!(
+        "cd '{}' && XDG_STATE_HOME=state {} --size 16M --json {}; echo EXITED $?; sleep 60",
+        dir.path().display(),
+        bin(),
+        json.display()
+    );
+    let t = Tmux::start("surface-picker", (80, 24), &shell);
+    t.wait_for("the picker", WAIT, |s| s.contains("scratch file here"));
+    t.keys(&["S"]);
+    let done = t.wait_for("the scan to finish", WAIT, |s| s.contains(" · done"));
+    assert!(done.contains("Esc back"), "{done}");
+    assert!(
+        !done.contains("p resume"),
+        "a finished scan is not resumed: {done}"
+    );
+    t.keys(&["Escape"]);
+    t.wait_for("the picker again", WAIT, |s| {
+        s.contains("scratch file here")
+    });
+    t.keys(&["q"]);
+    let after = t.wait_for("the exit", WAIT, |s| s.contains("EXITED"));
+    assert!(after.contains("EXITED 0"), "{after}");
+    assert!(!after.contains("nothing was run"), "{after}");
+    assert!(after.contains("full scan of"), "the map printed: {after}");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(doc["surface"]["bytes_read"], 16 << 20, "{doc}");
+}

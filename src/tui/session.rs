@@ -98,6 +98,8 @@ pub struct Session {
     surface_write: Option<Option<std::ffi::OsString>>,
     /// `--burn-in`: its report once it stopped or ended, for the way out.
     burn_in: Option<Box<crate::model::verify::VerifyReport>>,
+    /// The last surface scan left with Esc for the picker: q there prints and saves it.
+    surface_kept: Option<Box<crate::model::surface::SurfaceDoc>>,
 }
 
 impl Session {
@@ -132,6 +134,7 @@ impl Session {
             surface_next: config_surface,
             surface_write: None,
             burn_in: None,
+            surface_kept: None,
         }
     }
 

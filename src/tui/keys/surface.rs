@@ -23,11 +23,23 @@ pub(super) enum Cmd {
 
 const SCANNING: When<SurfaceView> = When {
     name: "scanning",
-    holds: |v| v.scanning,
+    holds: |v| v.scanning && v.scans,
+};
+const BURNING: When<SurfaceView> = When {
+    name: "burn-in running",
+    holds: |v| v.scanning && !v.scans,
+};
+const RESUMABLE: When<SurfaceView> = When {
+    name: "paused",
+    holds: SurfaceView::resumable,
 };
 const STOPPED: When<SurfaceView> = When {
     name: "stopped",
-    holds: SurfaceView::idle,
+    holds: SurfaceView::may_scan,
+};
+const BACK: When<SurfaceView> = When {
+    name: "opened from the run or the picker",
+    holds: SurfaceView::can_go_back,
 };
 
 pub(super) const SURFACE: &[Binding<Cmd, SurfaceView>] = &[
@@ -38,8 +50,14 @@ pub(super) const SURFACE: &[Binding<Cmd, SurfaceView>] = &[
     )
     .hint("pause"),
     Binding::when(
+        &[(Key::Char('p'), Cmd::Pause), (Key::Char(' '), Cmd::Pause)],
+        BURNING,
+        "stop the burn-in (it is not resumed; q then prints its report so far)",
+    )
+    .hint("stop"),
+    Binding::when(
         &[(Key::Char('p'), Cmd::Resume), (Key::Char(' '), Cmd::Resume)],
-        STOPPED,
+        RESUMABLE,
         "resume the full scan where it stopped",
     )
     .hint("resume"),
@@ -52,10 +70,12 @@ pub(super) const SURFACE: &[Binding<Cmd, SurfaceView>] = &[
     Binding::when(
         &[(Key::Char('R'), Cmd::Restart)],
         STOPPED,
-        "a full scan from the start, forgetting the one kept",
-    ),
-    Binding::always(
+        "rescan: a full scan from the start, forgetting the one kept",
+    )
+    .hint("rescan"),
+    Binding::when(
         &[(Key::Code(KeyCode::Esc), Cmd::Back)],
+        BACK,
         "back to the run (still paused) or the picker; a full scan is kept to resume",
     )
     .hint("back"),
@@ -127,14 +147,14 @@ mod tests {
     #[test]
     fn p_pauses_a_scan_and_resumes_a_stopped_one() {
         assert_eq!(shadowed(SURFACE), None);
-        let mut v = SurfaceView::new("/dev/x".into(), ScanKind::Full);
+        let mut v = SurfaceView::scanning_screen("/dev/x".into(), ScanKind::Full);
         let mut help = false;
         let p = KeyEvent::from(KeyCode::Char('p'));
         assert_eq!(
             surface_key(&mut v, p, &mut help),
             Action::Surface(SurfaceAct::Pause)
         );
-        v.scanning = false;
+        (v.scanning, v.paused) = (false, true);
         assert_eq!(
             surface_key(&mut v, p, &mut help),
             Action::Surface(SurfaceAct::Scan(SurfaceAsk::Full))
@@ -145,6 +165,72 @@ mod tests {
             surface_key(&mut v, x, &mut help),
             Action::None,
             "no quick scan over a running one"
+        );
+    }
+
+    fn done(scans: bool) -> SurfaceView {
+        let mut v = SurfaceView::new("/dev/x".into(), ScanKind::Full);
+        v.scans = scans;
+        let plan = crate::surface::plan::ScanPlan::full(1 << 20, 1 << 20, 1);
+        let fold = crate::surface::fold::Fold::new(&plan, "/dev/x", 8);
+        (v.scanning, v.paused) = (false, false);
+        v.finished(fold.finish(1.0, true), Vec::new());
+        v
+    }
+
+    #[test]
+    fn a_finished_scan_is_never_restarted_by_p_but_rescanned_by_r() {
+        let mut v = done(true);
+        let mut help = false;
+        let key = |c: char| KeyEvent::from(KeyCode::Char(c));
+        assert_eq!(surface_key(&mut v, key('p'), &mut help), Action::None);
+        let shown: Vec<String> = hints(&v)
+            .into_iter()
+            .map(|(k, h)| format!("{k} {h}"))
+            .collect();
+        assert!(!shown.iter().any(|h| h.contains("resume")), "{shown:?}");
+        assert!(shown.contains(&"R rescan".to_string()), "{shown:?}");
+        assert_eq!(
+            surface_key(&mut v, key('R'), &mut help),
+            Action::Surface(SurfaceAct::Scan(SurfaceAsk::Restart))
+        );
+        // A paused scan that reached its end before the pause took is done, not resumable.
+        v.paused = true;
+        assert_eq!(surface_key(&mut v, key('p'), &mut help), Action::None);
+    }
+
+    #[test]
+    fn a_burn_in_on_the_screen_starts_no_scan_and_esc_is_offered_only_with_a_way_back() {
+        let mut v = done(false);
+        v.paused = true;
+        let mut help = false;
+        for c in ['p', ' ', 'x', 'R'] {
+            let k = KeyEvent::from(KeyCode::Char(c));
+            assert_eq!(surface_key(&mut v, k, &mut help), Action::None, "{c}");
+        }
+        let esc = KeyEvent::from(KeyCode::Esc);
+        assert_eq!(surface_key(&mut v, esc, &mut help), Action::None);
+        let shown: Vec<String> = hints(&v)
+            .into_iter()
+            .map(|(k, h)| format!("{k} {h}"))
+            .collect();
+        assert!(!shown.iter().any(|h| h.contains("back")), "{shown:?}");
+        v.scanning = true;
+        let p = KeyEvent::from(KeyCode::Char('p'));
+        assert_eq!(
+            surface_key(&mut v, p, &mut help),
+            Action::Surface(SurfaceAct::Pause)
+        );
+        let shown: Vec<String> = hints(&v)
+            .into_iter()
+            .map(|(k, h)| format!("{k} {h}"))
+            .collect();
+        assert!(shown.iter().any(|h| h.ends_with("stop")), "{shown:?}");
+        let mut s = done(true);
+        s.from_picker = true;
+        assert_eq!(
+            surface_key(&mut s, esc, &mut help),
+            Action::Surface(SurfaceAct::Back)
         );
     }
 }

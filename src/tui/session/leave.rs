@@ -49,9 +49,11 @@ impl Session {
         }
         let (status, cause) = self.cause();
         match &mut app.screen {
-            Screen::Picker(_) => {
-                self.leave(status, format!("{cause} in the picker; nothing was run"));
-            }
+            Screen::Picker(_) => match self.surface_kept.take() {
+                // A scan left with Esc: printed and saved as leaving its screen does.
+                Some(doc) => self.outcome = Some(Ok(super::Outcome::Surface(doc))),
+                None => self.leave(status, format!("{cause} in the picker; nothing was run")),
+            },
             Screen::Confirm(c) => {
                 let device = quote_path(&c.device);
                 let line =

@@ -55,7 +55,7 @@ impl Session {
         let path = prepared.target.path.display().to_string();
         let previous = std::mem::replace(
             &mut app.screen,
-            Screen::Surface(Box::new(SurfaceView::new(path, ScanKind::Full))),
+            Screen::Surface(Box::new(SurfaceView::scanning_screen(path, ScanKind::Full))),
         );
         if let (Screen::Surface(v), Screen::Run(run)) = (&mut app.screen, previous) {
             v.from_run = Some(run);
@@ -70,7 +70,9 @@ impl Session {
             return;
         };
         let path = prepared.target.path.display().to_string();
-        app.screen = Screen::Surface(Box::new(SurfaceView::new(path, ScanKind::Full)));
+        let mut view = SurfaceView::scanning_screen(path, ScanKind::Full);
+        view.from_picker = self.picker.is_some();
+        app.screen = Screen::Surface(Box::new(view));
         // `--surface=quick` (or `restart`) in a terminal asks the first scan's kind.
         let ask = self.config.surface.take().unwrap_or(SurfaceAsk::Full);
         self.scan(app, ask);
@@ -81,7 +83,8 @@ impl Session {
         let (Some(prepared), Screen::Surface(v)) = (&self.prepared, &mut app.screen) else {
             return;
         };
-        if v.scanning && self.surface_stop.is_some() {
+        // A burn-in on the screen starts no scan; nor does one over a running one.
+        if !v.scans || (v.scanning && self.surface_stop.is_some()) {
             return;
         }
         let target: Arc<Target> = prepared.target.clone();
@@ -183,11 +186,26 @@ impl Session {
         if let Some(run) = v.from_run.take() {
             app.screen = Screen::Run(run);
             if let Some(r) = app.run_mut() {
-                r.notice =
-                    Some("back from the surface scan; the run is paused (space resumes)".into());
+                r.notice = Some(
+                    "back from the surface scan (not saved with the run: --surface --json FILE \
+                     saves a scan); the run is paused (space resumes)"
+                        .into(),
+                );
             }
             return;
         }
+        if !v.from_picker {
+            return;
+        }
+        // Kept for q in the picker: the scan is printed and saved as q on its screen does.
+        self.surface_kept = v.report.clone().map(|surface| {
+            Box::new(SurfaceDoc {
+                meta: Meta::now(),
+                surface,
+                findings: v.findings.clone(),
+                resume_file: None,
+            })
+        });
         if let Some(mut picker) = self.picker.take() {
             picker.message = v.report.as_ref().map(crate::render::surface::header);
             app.screen = Screen::Picker(picker);

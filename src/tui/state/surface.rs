@@ -30,6 +30,11 @@ pub struct SurfaceView {
     pub from_run: Option<Box<Run>>,
     /// Leaving was asked: the scan is stopping, then the session ends.
     pub quitting: bool,
+    /// The screen runs surface scans (opened by `S` or `--surface`): `p` resumes a kept full
+    /// scan, `x` and `R` start one. False for a burn-in shown on it, which starts no scan.
+    pub scans: bool,
+    /// Opened from the picker: Esc goes back to it.
+    pub from_picker: bool,
 }
 
 impl SurfaceView {
@@ -46,6 +51,16 @@ impl SurfaceView {
             message: None,
             from_run: None,
             quitting: false,
+            scans: false,
+            from_picker: false,
+        }
+    }
+
+    /// A surface scan's screen (not a burn-in's): `p`, `x` and `R` start scans.
+    pub fn scanning_screen(target: String, kind: ScanKind) -> SurfaceView {
+        SurfaceView {
+            scans: true,
+            ..SurfaceView::new(target, kind)
         }
     }
 
@@ -70,6 +85,25 @@ impl SurfaceView {
     /// Whether the screen may start a scan (none runs, none is stopping).
     pub fn idle(&self) -> bool {
         !self.scanning && !self.quitting
+    }
+
+    /// Whether the screen may start a scan and is a scan's screen (a burn-in's starts none).
+    pub fn may_scan(&self) -> bool {
+        self.scans && self.idle()
+    }
+
+    /// A full scan stopped by `p` before its end, kept to resume: `p` resumes it. A finished
+    /// scan is not resumed (that would start over and lose its map); `R` rescans it.
+    pub fn resumable(&self) -> bool {
+        self.may_scan()
+            && self.paused
+            && self.kind == ScanKind::Full
+            && !self.report.as_ref().is_some_and(|r| r.complete)
+    }
+
+    /// Whether Esc has somewhere to go back to: the run or the picker it was opened from.
+    pub fn can_go_back(&self) -> bool {
+        self.from_run.is_some() || self.from_picker
     }
 
     /// Bytes of the whole plan done and in all: a resumed full scan counts from the start of

@@ -58,6 +58,7 @@ fn cell_style(cell: Cell, theme: Theme) -> Style {
 /// · 1h32m left · 12.3 GiB of 931 GiB (1.3%) · 168 MB/s · /dev/sdb".
 fn status(v: &SurfaceView) -> String {
     let kind = match v.kind {
+        _ if !v.scans => "burn-in",
         ScanKind::Full => "full scan",
         ScanKind::Quick => "quick scan",
     };
@@ -73,9 +74,9 @@ fn status(v: &SurfaceView) -> String {
                     )
                 }),
         ),
-        (false, true, _) => Some("paused".into()),
-        (false, false, Some(r)) if r.complete => Some("done".into()),
-        (false, false, _) => Some("stopped".into()),
+        (false, true, _) if v.scans => Some("paused".into()),
+        (false, _, Some(r)) if r.complete => Some("done".into()),
+        (false, _, _) => Some("stopped".into()),
     };
     parts.extend(state);
     if let Some((done, total)) = v.overall() {
@@ -173,7 +174,12 @@ fn worst(r: &SurfaceReport) -> String {
 
 /// Draws the surface screen in `area`.
 pub fn draw_surface(v: &SurfaceView, theme: Theme, area: Rect, buf: &mut Buffer) {
-    let curve_h = if area.height >= 20 { 7 } else { 4 };
+    // A burn-in measures no rate per region: no curve, the map has its room.
+    let curve_h = match area.height {
+        _ if !v.scans => 0,
+        20.. => 7,
+        _ => 4,
+    };
     let [top, curve, map, legend_row, worst_row, message] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(curve_h),
@@ -184,20 +190,26 @@ pub fn draw_surface(v: &SurfaceView, theme: Theme, area: Rect, buf: &mut Buffer)
     ])
     .areas(area);
     Paragraph::new(Line::styled(status(v), theme.accent())).render(top, buf);
-    let curve_block = Block::new()
-        .borders(Borders::ALL)
-        .title(" MB/s against position: outer tracks (start) on the left ");
-    let inner = framed(curve_block, curve, buf);
+    let inner = if curve.height > 0 {
+        let curve_block = Block::new()
+            .borders(Borders::ALL)
+            .title(" MB/s against position: outer tracks (start) on the left ");
+        framed(curve_block, curve, buf)
+    } else {
+        curve
+    };
     let map_block = Block::new()
         .borders(Borders::ALL)
         .title(" map: a character per cell, the worst of its regions ");
     let map_inner = framed(map_block, map, buf);
     if let Some(r) = &v.report {
-        let points = curve_points(r, usize::from(inner.width));
-        Sparkline::default()
-            .data(&points)
-            .style(theme.graph())
-            .render(inner, buf);
+        if inner.height > 0 {
+            let points = curve_points(r, usize::from(inner.width));
+            Sparkline::default()
+                .data(&points)
+                .style(theme.graph())
+                .render(inner, buf);
+        }
         Paragraph::new(map_lines(r, map_inner.width, map_inner.height, theme))
             .render(map_inner, buf);
         Paragraph::new(legend(r, theme)).render(legend_row, buf);
