@@ -96,9 +96,10 @@ pub fn format_bytes(bytes: u64) -> String {
     }
 }
 
-/// Formats a byte range "START–END" in the unit of its end, with as few decimals (none for a
-/// whole number, else one or two) as make the two ends differ, else in the next smaller unit:
-/// "16 MiB–18 MiB", "1536 MiB–1537 MiB" where one decimal of GiB would say "1.5 GiB–1.5 GiB".
+/// Formats a byte range "START–END" in the unit of its end, with enough decimals (at most
+/// two; none for a whole number) that its length shows two significant digits, else in the
+/// next smaller unit: "16 MiB–18 MiB", "1500 MiB–1503 MiB" where GiB would say "1.46 GiB–1.47
+/// GiB" (or, with one decimal, "1.5 GiB–1.5 GiB").
 pub fn format_byte_range(start: u64, end: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let top = (0..UNITS.len())
@@ -115,12 +116,20 @@ pub fn format_byte_range(start: u64, end: u64) -> String {
             format!("{value:.decimals$} {}", UNITS[unit])
         }
     };
+    let length = end.saturating_sub(start);
     for unit in (1..=top).rev() {
-        for decimals in 1..=2 {
-            let (a, b) = (show(start, unit, decimals), show(end, unit, decimals));
-            if a != b || start == end {
-                return format!("{a}–{b}");
-            }
+        let shown = length as f64 / (1u64 << (10 * unit)) as f64;
+        let decimals = if shown > 0.0 {
+            (1.0 - shown.log10().floor()).max(0.0) as usize
+        } else {
+            0
+        };
+        if decimals <= 2 {
+            return format!(
+                "{}–{}",
+                show(start, unit, decimals),
+                show(end, unit, decimals)
+            );
         }
     }
     format!("{}–{}", show(start, 0, 0), show(end, 0, 0))
@@ -263,8 +272,16 @@ mod tests {
             "1536 MiB–1537 MiB"
         );
         assert_eq!(
-            format_byte_range((3 << 30) / 2, (3 << 30) / 2 + (10 << 20)),
-            "1.50 GiB–1.51 GiB"
+            format_byte_range(1500 << 20, 1503 << 20),
+            "1500 MiB–1503 MiB"
+        );
+        assert_eq!(
+            format_byte_range((3 << 30) / 2, (3 << 30) / 2 + (200 << 20)),
+            "1.50 GiB–1.70 GiB"
+        );
+        assert_eq!(
+            format_byte_range(16 << 20, (16 << 20) + (128 << 10)),
+            "16 MiB–16.12 MiB"
         );
         assert_eq!(format_byte_range(100, 612), "100 B–612 B");
         assert_eq!(format_byte_range(1 << 30, 1 << 30), "1 GiB–1 GiB");
