@@ -238,10 +238,10 @@ fn a_stopped_scan_is_not_resumed_on_another_medium_at_the_same_path() {
     let doc = json(&out);
     assert_eq!(doc["surface"]["resumed_from"], Value::Null, "{err}");
     assert_eq!(doc["surface"]["bytes_read"], 64 * MIB);
+    // The map is the plain file's: none of the first disk's 320 ms reads at 40 MiB on.
+    let slow = ["under600_ms", "over600_ms", "not_yet", "read_error"];
     assert!(
-        cells(&doc)
-            .iter()
-            .all(|c| c == "under5_ms" || c == "under20_ms"),
+        cells(&doc).iter().all(|c| !slow.contains(&c.as_str())),
         "{:?}",
         cells(&doc)
     );

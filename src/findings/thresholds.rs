@@ -198,12 +198,19 @@ pub const SURFACE_NEIGHBOURS: usize = 32;
 /// half; the fall across a whole disk is about half, so no zone boundary between neighbouring
 /// regions comes near it, while a weak spot that retries reads far below it).
 pub const SURFACE_SLOW_SHARE: f64 = 0.5;
+/// At most this share of the disk around it for a stretch, judged whole, to be named (choice:
+/// a quarter. Half marks where a stretch begins and ends, but a scan on a busy machine swings
+/// by more than half over a stretch: 209 against 744 MB/s over 114 MiB of a sound FUSE disk at
+/// load 6. A spinning disk's zones never differ by half between neighbours, and retried or
+/// remapped sectors read at a tenth or less: 12 against 550 MB/s, 3 against 550).
+pub const SURFACE_STRETCH_SHARE: f64 = 0.25;
 /// Seconds a stretch must have cost, in all, beyond what the disk around it would have taken
-/// for its bytes (choice: a tenth of a second; below it, a few milliseconds of scheduling
-/// jitter on a region of few reads — a small span's 1 MiB region is one read — already reads
-/// as "half as fast", while a weak stretch of a real disk costs seconds: 80 MiB at 12 MB/s
-/// against 550 costs 6.5 s, though each of its 1 MiB regions costs only 0.08 s).
-pub const SURFACE_MIN_EXCESS_S: f64 = 0.1;
+/// for its bytes (choice: a quarter of a second. A busy machine stalls a scan for a tenth of a
+/// second or two at a time: 0.13 s over 6 MiB and 0.16 s over 12 MiB of a sound FUSE disk at
+/// load 6, and a few milliseconds of jitter already read as "half as fast" on a region of one
+/// read. A weak stretch of a real disk costs seconds, each retried read alone 0.2–2 s: 80 MiB
+/// at 12 MB/s against 550 costs 6.5 s, though each of its 1 MiB regions costs only 0.08 s).
+pub const SURFACE_MIN_EXCESS_S: f64 = 0.25;
 /// Service time from which a read is slow by Victoria's legend: its orange (< 600 ms) and red
 /// (≥ 600 ms) bands begin at 200 ms.
 pub const SURFACE_SLOW_READ_NS: u64 = 200_000_000;
