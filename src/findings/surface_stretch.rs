@@ -15,17 +15,15 @@
 //!
 //! Each run of neighbouring slow regions is then judged whole, against the nearest regions
 //! outside it on both sides (their median: what the disk reads there), by what it cost: at
-//! most `SURFACE_STRETCH_SHARE` of the reference and at least `SURFACE_MIN_EXCESS_S` seconds
+//! most `SURFACE_SLOW_SHARE` of the reference and at least `SURFACE_MIN_EXCESS_S` seconds
 //! more than the reference's rate would have taken, in all (so a wide stretch slowed a little
 //! in each region counts by its whole cost; a few milliseconds of jitter in one region do
-//! not). A region at a run's edge reading more than twice the run's median is left out of it
+//! not). A region at a run's edge reading more than four times the run's median is left out of it
 //! (the disk around it, slowed by a read of the stretch queued beside it), so the stretch has
-//! its real extent. A run over more than half of the regions read is not a stretch "around" which the
-//! disk reads faster: which part is the disk's own rate is then undecided, and nothing is said.
+//! its real extent. A stretch may be any share of the disk, half and more included: the
+//! regions around it are what it is judged against, however few.
 
-use super::thresholds::{
-    SURFACE_MIN_EXCESS_S, SURFACE_NEIGHBOURS, SURFACE_SLOW_SHARE, SURFACE_STRETCH_SHARE,
-};
+use super::thresholds::{SURFACE_MIN_EXCESS_S, SURFACE_NEIGHBOURS, SURFACE_SLOW_SHARE};
 use crate::model::surface::SurfaceReport;
 
 /// A stretch found slow: regions `first..=last` of the map.
@@ -134,9 +132,6 @@ fn stretch(
     while b > a && rates[b] * SURFACE_SLOW_SHARE > core {
         b -= 1;
     }
-    if 2 * (b - a + 1) > read.len() {
-        return None;
-    }
     let mut near = nearest_unflagged(&rates, flagged, a, -1);
     near.extend(nearest_unflagged(&rates, flagged, b, 1));
     let around = median(near)?;
@@ -146,7 +141,7 @@ fn stretch(
     let busy: f64 = regions.iter().map(|r| r.busy_s).sum();
     let rate = bytes as f64 / busy.max(1e-9);
     let excess = busy - bytes as f64 / around.max(1.0);
-    (rate <= SURFACE_STRETCH_SHARE * around && excess >= SURFACE_MIN_EXCESS_S).then_some(Stretch {
+    (rate <= SURFACE_SLOW_SHARE * around && excess >= SURFACE_MIN_EXCESS_S).then_some(Stretch {
         first,
         last,
         rate,
@@ -270,18 +265,9 @@ mod tests {
     }
 
     #[test]
-    fn a_slow_half_and_a_fast_half_say_nothing() {
-        let report = scan(64, 1, |m| if m < 32 { 100.0 } else { 550.0 });
-        assert_eq!(
-            found(&report, 1).len(),
-            1,
-            "exactly half is still a stretch"
-        );
-        let report = scan(64, 1, |m| if m < 33 { 100.0 } else { 550.0 });
-        assert_eq!(
-            found(&report, 1),
-            vec![],
-            "more than half is the disk's own rate"
-        );
+    fn a_stretch_over_most_of_the_disk_is_still_named() {
+        let report = scan(64, 1, |m| if m < 40 { 100.0 } else { 550.0 });
+        let ranges: Vec<(u64, u64)> = found(&report, 1).iter().map(|g| (g.0, g.1)).collect();
+        assert_eq!(ranges, vec![(0, 40)]);
     }
 }

@@ -194,16 +194,14 @@ pub const HOURS_PER_YEAR: f64 = 8766.0;
 /// left out (choice: 32 + 32 of 2,048 is 3% of the disk, across which the outer-to-inner fall
 /// is under 2%; enough regions that the median of one side is not one region's jitter).
 pub const SURFACE_NEIGHBOURS: usize = 32;
-/// At most this share of the disk around it for a stretch to read as much slower (choice:
-/// half; the fall across a whole disk is about half, so no zone boundary between neighbouring
-/// regions comes near it, while a weak spot that retries reads far below it).
-pub const SURFACE_SLOW_SHARE: f64 = 0.5;
-/// At most this share of the disk around it for a stretch, judged whole, to be named (choice:
-/// a quarter. Half marks where a stretch begins and ends, but a scan on a busy machine swings
-/// by more than half over a stretch: 209 against 744 MB/s over 114 MiB of a sound FUSE disk at
-/// load 6. A spinning disk's zones never differ by half between neighbours, and retried or
-/// remapped sectors read at a tenth or less: 12 against 550 MB/s, 3 against 550).
-pub const SURFACE_STRETCH_SHARE: f64 = 0.25;
+/// At most this share of the disk around it for a region, and a stretch judged whole, to
+/// read as much slower (choice: a quarter. A spinning disk's fall across the whole disk is
+/// about half, so no zone boundary between neighbouring regions comes near it; a scan on a
+/// busy machine swings by more than half over a stretch: 209 against 744 MB/s over 114 MiB of
+/// a sound FUSE disk at load 6, and with half its slower noise chained onto a real stretch
+/// and diluted it; retried or remapped sectors read at a tenth or less: 12 against 550 MB/s,
+/// 3 against 550).
+pub const SURFACE_SLOW_SHARE: f64 = 0.25;
 /// Seconds a stretch must have cost, in all, beyond what the disk around it would have taken
 /// for its bytes (choice: a quarter of a second. A busy machine stalls a scan for a tenth of a
 /// second or two at a time: 0.13 s over 6 MiB and 0.16 s over 12 MiB of a sound FUSE disk at
