@@ -31,7 +31,8 @@ pub struct Medium {
     /// A partition's first sector on its disk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition_start: Option<u64>,
-    /// A loop device's backing: "file DEV:INODE" or "device MAJ:MIN", "from OFFSET, LIMIT".
+    /// A loop device's backing: "file DEV:INODE from byte OFFSET" or "device MAJ:MIN from
+    /// byte OFFSET", with " for LIMIT bytes" where the loop device has a size limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backing: Option<String>,
     /// A regular file's filesystem device and inode: "DEV:INODE".
@@ -56,10 +57,11 @@ fn loop_backing(fd: &File) -> Option<String> {
     } else {
         format!("file {}:{}", info.lo_device, info.lo_inode)
     };
-    Some(format!(
-        "{under} from byte {}, limit {}",
-        info.lo_offset, info.lo_sizelimit
-    ))
+    let limit = match info.lo_sizelimit {
+        0 => String::new(),
+        n => format!(" for {n} bytes"),
+    };
+    Some(format!("{under} from byte {}{limit}", info.lo_offset))
 }
 
 impl Medium {
