@@ -163,3 +163,43 @@ fn a_scan_from_the_picker_left_with_esc_is_printed_and_saved_by_q_in_the_picker(
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(doc["surface"]["bytes_read"], 16 << 20, "{doc}");
 }
+
+#[test]
+fn a_scan_from_the_run_screen_is_saved_with_the_runs_results() {
+    if !tmux_installed() {
+        return;
+    }
+    let dir = common::workdir();
+    let file = dir.path().join("disk.img");
+    common::make_file(&file, 32 << 20);
+    let json = dir.path().join("run.json");
+    let shell = format!(
+        "XDG_STATE_HOME={} {} {} --json {}; echo EXITED $?; sleep 60",
+        dir.path().join("state").display(),
+        bin(),
+        file.display(),
+        json.display()
+    );
+    let t = Tmux::start("surface-of-run", (80, 24), &shell);
+    t.wait_for("the run screen", WAIT, |s| s.contains("IOPS"));
+    t.keys(&["S"]);
+    t.wait_for("the scan to finish", WAIT, |s| s.contains(" · done"));
+    t.keys(&["Escape"]);
+    let back = t.wait_for("the run screen again", WAIT, |s| {
+        s.contains("back from the surface scan")
+    });
+    assert!(
+        back.contains("saved with the run") && !back.contains("not saved"),
+        "{back}"
+    );
+    t.keys(&["q"]);
+    let after = t.wait_for("the exit", WAIT, |s| s.contains("EXITED"));
+    assert!(after.contains("EXITED 0"), "{after}");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(doc["surface"]["surface"]["bytes_read"], 32 << 20, "{doc}");
+    assert_eq!(doc["surface"]["surface"]["complete"], true);
+    assert!(
+        doc["total"].is_object(),
+        "the run's own results are there too"
+    );
+}

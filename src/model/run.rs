@@ -113,6 +113,10 @@ pub struct RunReport {
     /// `--verify`: what reading back the run's writes found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<super::verify::VerifyReport>,
+    /// The last surface scan started from the run's screen (`S` in the TUI): its map and
+    /// findings, as `--surface --json` writes them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface: Option<Box<super::surface::SurfaceDoc>>,
 }
 
 /// User and system CPU seconds of the process (getrusage), over the run; fio's `usr_cpu` and
@@ -173,6 +177,7 @@ impl RunReport {
             cpu: None,
             why: WhyReport::default(),
             verify: None,
+            surface: None,
         }
     }
 
@@ -203,6 +208,7 @@ impl RunReport {
             cpu: None,
             why: WhyReport::default(),
             verify: None,
+            surface: None,
         }
     }
 

@@ -100,6 +100,8 @@ pub struct Session {
     burn_in: Option<Box<crate::model::verify::VerifyReport>>,
     /// The last surface scan left with Esc for the picker: q there prints and saves it.
     surface_kept: Option<Box<crate::model::surface::SurfaceDoc>>,
+    /// The last surface scan started from the run screen: saved with the run's results.
+    surface_of_run: Option<Box<crate::model::surface::SurfaceDoc>>,
 }
 
 impl Session {
@@ -135,6 +137,7 @@ impl Session {
             surface_write: None,
             burn_in: None,
             surface_kept: None,
+            surface_of_run: None,
         }
     }
 

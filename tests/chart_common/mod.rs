@@ -100,6 +100,7 @@ pub fn run(intervals: Vec<IntervalFigures>) -> RunReport {
         hot_spots: Vec::new(),
         cpu: None,
         verify: None,
+        surface: None,
         why: Default::default(),
     }
 }

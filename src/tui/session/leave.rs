@@ -169,6 +169,7 @@ impl Session {
             RunReport::new(config, last, vec![]).with_meta(meta)
         });
         report.interrupted_by = signals::received().map(|s| s.as_str().to_string());
+        report.surface = self.surface_of_run.take();
         if let Some(k) = &mut self.kernel {
             let run_s = last.at.as_secs_f64();
             report.why.health = k.finish_health(run_s, &mut report.why.findings);

@@ -190,13 +190,18 @@ impl Session {
         };
         self.stop_scan();
         if let Some(run) = v.from_run.take() {
+            let kept = doc_of(v);
+            let saved = if kept.is_some() {
+                "saved with the run's results, under surface"
+            } else {
+                "nothing read yet"
+            };
+            self.surface_of_run = kept.or(self.surface_of_run.take());
             app.screen = Screen::Run(run);
             if let Some(r) = app.run_mut() {
-                r.notice = Some(
-                    "back from the surface scan (not saved with the run: --surface --json FILE \
-                     saves a scan); the run is paused (space resumes)"
-                        .into(),
-                );
+                r.notice = Some(format!(
+                    "back from the surface scan ({saved}); the run is paused (space resumes)"
+                ));
             }
             return;
         }
@@ -204,14 +209,7 @@ impl Session {
             return;
         }
         // Kept for q in the picker: the scan is printed and saved as q on its screen does.
-        self.surface_kept = v.report.clone().map(|surface| {
-            Box::new(SurfaceDoc {
-                meta: Meta::now(),
-                surface,
-                findings: v.findings.clone(),
-                resume_file: None,
-            })
-        });
+        self.surface_kept = doc_of(v);
         if let Some(mut picker) = self.picker.take() {
             picker.message = v.report.as_ref().map(crate::render::surface::header);
             app.screen = Screen::Picker(picker);
@@ -250,20 +248,27 @@ impl Session {
             return;
         };
         if let Some(run) = v.from_run.take() {
+            self.surface_of_run = doc_of(v).or(self.surface_of_run.take());
             app.screen = Screen::Run(run);
             let key = self.quit_key.clone();
             self.quit(app, key);
             return;
         }
-        let doc = v.report.clone().map(|surface| SurfaceDoc {
+        self.outcome = Some(match doc_of(v) {
+            Some(doc) => Ok(Outcome::Surface(doc)),
+            None => Err(anyhow!("the surface scan stopped before its first read")),
+        });
+    }
+}
+
+/// The screen's scan as `--surface --json` writes it; `None` before its first read.
+fn doc_of(v: &SurfaceView) -> Option<Box<SurfaceDoc>> {
+    v.report.clone().map(|surface| {
+        Box::new(SurfaceDoc {
             meta: Meta::now(),
             surface,
             findings: v.findings.clone(),
             resume_file: None,
-        });
-        self.outcome = Some(match doc {
-            Some(doc) => Ok(Outcome::Surface(Box::new(doc))),
-            None => Err(anyhow!("the surface scan stopped before its first read")),
-        });
-    }
+        })
+    })
 }
