@@ -138,6 +138,7 @@ mod tests {
                 random_pct: 100,
                 rate_iops: 0,
                 random_distribution: Default::default(),
+                trim_pct: 0,
             }
         );
         assert_eq!(c.ioengine, None);

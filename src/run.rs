@@ -217,9 +217,12 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         | Mode::Disks { .. } => resolve_engine(config)?,
         _ => config,
     };
+    let mut config = config;
     if !matches!(mode, Mode::Fio) {
-        // An export may be for another machine's disk: only a run needs a queue that polls.
+        // An export may be for another machine's disk: only a run needs a queue that polls,
+        // or discards.
         check_hipri(&config)?;
+        check_trim(&mut config)?;
     }
     match mode {
         Mode::Completions(shell) => print_and_exit(&crate::cli::docs::completions(shell)),
@@ -338,6 +341,36 @@ fn check_hipri(config: &Config) -> Result<()> {
             return Err(crate::exit::Refused(format!("{}: {why}", at.display())).into());
         }
     }
+    Ok(())
+}
+
+/// `--trim` runs only on block devices that discard, with writes allowed (`target::trim`):
+/// refused before anything is laid out or opened otherwise. With no trim asked, the reason
+/// (or none) is kept for the TUI's trim key.
+fn check_trim(config: &mut Config) -> Result<()> {
+    let at_all: Vec<Option<&Path>> = match config.targets.is_empty() {
+        true => vec![config.target.as_deref()],
+        false => config.targets.iter().map(|t| Some(t.as_path())).collect(),
+    };
+    let sys = crate::sys::sysfs_root();
+    let refusal = at_all.into_iter().find_map(|path| {
+        crate::target::trim::refusal(
+            &sys,
+            crate::target::trim::TrimAsk {
+                path,
+                allow_write: config.allow_write.is_some(),
+                bs: config.settings.bs,
+                hipri: config.hipri,
+                verify: config.verify.any(),
+            },
+        )
+    });
+    if config.settings.trim_pct > 0
+        && let Some(why) = &refusal
+    {
+        return Err(crate::exit::Refused(why.clone()).into());
+    }
+    config.trim_refusal = refusal;
     Ok(())
 }
 

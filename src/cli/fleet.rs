@@ -36,6 +36,12 @@ pub(super) fn check_fleet(a: &Args) -> Result<(), String> {
                 .into(),
         );
     }
+    if a.workload.trim > 0 {
+        return Err(
+            "--fleet with --trim: whether each host's device discards is not known here; run --trim on a host alone (where it is checked), or drop it"
+                .into(),
+        );
+    }
     if a.series.sweep.is_some() {
         return Err("--fleet runs one test, not a --sweep; drop one of them".into());
     }

@@ -12,6 +12,7 @@
 use std::collections::VecDeque;
 
 use super::account::keep_error;
+use super::op::Op;
 use super::worker::{Control, Worker, WorkerSlot, scramble};
 
 /// Writes a worker keeps to read back, at most.
@@ -78,9 +79,11 @@ impl Worker {
     /// scrambled; returns the write's sequence number, or for a read the sequence of the
     /// write it reads back (`u64::MAX`: an ordinary read).
     #[inline]
-    pub(super) fn prepare(&mut self, i: usize, is_read: bool, offset: u64) -> u64 {
-        if is_read {
-            return self.expect.take().unwrap_or(u64::MAX);
+    pub(super) fn prepare(&mut self, i: usize, op: Op, offset: u64) -> u64 {
+        match op {
+            Op::Read => return self.expect.take().unwrap_or(u64::MAX),
+            Op::Trim => return u64::MAX, // no data: nothing to stamp or scramble
+            Op::Write => {}
         }
         match &mut self.verifier {
             Some(v) => v.check.stamp(self.bufs.get_mut(i), offset),
@@ -99,16 +102,17 @@ impl Worker {
         control: &Control,
         slot: &WorkerSlot,
         i: usize,
-        is_read: bool,
+        op: Op,
         offset: u64,
         seq: u64,
     ) {
         let Some(v) = &mut self.verifier else {
             return;
         };
-        if !is_read {
+        if op == Op::Write {
             v.written(offset, seq);
-        } else if seq != u64::MAX
+        } else if op == Op::Read
+            && seq != u64::MAX
             && let Some((at, what)) = v.check.check(self.bufs.get_mut(i), offset, seq)
         {
             keep_error(control, slot.id, "verify", at, None, || what);

@@ -157,8 +157,11 @@ impl RunReport {
                 sides: ReadWrite::of(
                     &last.total,
                     last.total_elapsed,
-                    last.sides.total_read,
-                    last.sides.total_write,
+                    [
+                        last.sides.total_read,
+                        last.sides.total_write,
+                        last.sides.total_trim,
+                    ],
                 ),
             },
             periods: Periods::default(),

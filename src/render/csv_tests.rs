@@ -135,6 +135,7 @@ fn a_row_that_read_and_wrote_ends_with_each_directions_figures() {
         sides: Some(crate::stats::ReadWrite {
             read: side(700, 90_000, 400_000),
             write: side(300, 150_000, 2_000_000),
+            trim: Default::default(),
         }),
         ..figures()
     };

@@ -261,6 +261,7 @@ mod tests {
             random_pct: 0,
             rate_iops: 5000,
             random_distribution: Default::default(),
+            trim_pct: 0,
             threads: 2,
         };
         assert_eq!(
@@ -350,6 +351,7 @@ mod tests {
         mixed.sides = Some(crate::stats::ReadWrite {
             read: side(700, 300_000),
             write: side(300, 900_000),
+            trim: Default::default(),
         });
         r.periods.list = vec![period(1, 0.0, 98_700, 210_000), mixed];
         let table = period_table(&r, 80).unwrap();
@@ -378,6 +380,7 @@ mod tests {
             random_pct: 0,
             rate_iops: 5000,
             random_distribution: Default::default(),
+            trim_pct: 0,
             threads: 2,
         });
         r.periods = Periods {

@@ -102,8 +102,12 @@ mod tests {
         let (mut r, mut w) = (Latency::default(), Latency::default());
         r.record_n(182_000, 10);
         w.record_n(1_900_000_000, 10);
-        let rw = ReadWrite::of(&counts, Duration::from_secs(1), r.summary(), w.summary())
-            .expect("both ran");
+        let rw = ReadWrite::of(
+            &counts,
+            Duration::from_secs(1),
+            [r.summary(), w.summary(), Default::default()],
+        )
+        .expect("both ran");
         let lines = summary_lines(&rw);
         assert_eq!(lines.len(), 2);
         assert!(

@@ -252,6 +252,7 @@ mod tests {
         step.sides = Some(ReadWrite {
             read: side(2625.0, 3_230_000),
             write: side(1042.0, 8_210_000),
+            trim: Default::default(),
         });
         let line = step_sides_line(&step).expect("a line of both");
         assert!(line.contains("r       2625 IO/s  p99   3.23 ms"), "{line}");

@@ -10,6 +10,7 @@ fn settings_read_as_a_phrase() {
         random_pct: 0,
         rate_iops: 0,
         random_distribution: Default::default(),
+        trim_pct: 0,
     };
     assert_eq!(
         describe_settings(&s),
@@ -75,6 +76,7 @@ fn a_second_of_reads_and_writes_shows_each_directions_rate_and_p99_in_80_columns
     f.sides = Some(ReadWrite {
         read: side(9_730.0, 1_440_000),
         write: side(4_170.0, 11_500_000),
+        trim: Default::default(),
     });
     let both = interval_line(&f);
     assert!(

@@ -115,6 +115,7 @@ fn start_checked(
         fsync_every: config.durability.fsync_every,
         ioengine: config.ioengine.unwrap_or_default(),
         hipri: config.hipri,
+        trim: config.trim_refusal.is_none(),
     };
     Engine::start_checked(
         target.clone(),

@@ -233,6 +233,7 @@ impl Session {
                 tick: DEFAULT_TICK,
                 ioengine: self.config.ioengine.unwrap_or_default(),
                 hipri: self.config.hipri,
+                trim: self.config.trim_refusal.is_none(),
                 ..crate::engine::Options::default()
             },
             Box::new(EventSink(self.events.clone())),

@@ -95,6 +95,7 @@ mod tests {
         let rw = ReadWrite {
             read: side(827, 12_000_000),
             write: side(344, 72_500_000),
+            trim: Default::default(),
         };
         let mut buf = Buffer::empty(Rect::new(0, 0, 70, 2));
         let theme = Theme { color: false };

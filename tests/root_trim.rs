@@ -1,0 +1,197 @@
+//! Root-only tests of `--trim` on loop devices (a loop device discards by punching holes in
+//! its backing file): every trim diskscope counts is a discard the kernel counts
+//! (`/sys/block/X/stat`'s discard fields), the backing file's allocated blocks fall, and each
+//! I/O path (psync's BLKDISCARD, io_uring's block discard command, and the ring's BLKDISCARD
+//! fallback) is the one that carried them. Run with `cargo test -- --include-ignored` as root
+//! (.ci/run does).
+
+mod common;
+
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+use std::process::Command;
+
+use common::{LoopDev, diskscope, json, stderr, workdir};
+use diskscope::diskstats::parse_stat_file;
+
+/// One loop device at a time: the kernel's counters are compared whole.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The device's discards as the kernel counts them: (completed + merged, sectors). A
+/// discard merged into another is one diskscope sent, so the two are added.
+fn kernel_discards(dev: &LoopDev) -> (u64, u64) {
+    let text = std::fs::read_to_string(format!("/sys/block/{}/stat", dev.name())).unwrap();
+    let c = parse_stat_file(&text).expect("a parsable stat file");
+    (
+        c.discards_completed.expect("4.18+ has discard fields") + c.discards_merged.unwrap_or(0),
+        c.sectors_discarded.unwrap_or(0),
+    )
+}
+
+/// 512-byte blocks the file has on its filesystem (stat's st_blocks).
+fn allocated(file: &Path) -> u64 {
+    std::fs::metadata(file).unwrap().blocks()
+}
+
+/// Runs diskscope under strace (the `ioctl` calls of every thread) with `args` and `env`:
+/// its JSON and how many BLKDISCARD ioctls it made.
+fn traced(
+    dir: &Path,
+    dev: &LoopDev,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (serde_json::Value, usize) {
+    let trace = dir.join("ioctl.trace");
+    let allow = format!("--allow-write={}", dev.path);
+    let out = Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=ioctl", "-o"])
+        .arg(&trace)
+        .arg(env!("CARGO_BIN_EXE_diskscope"))
+        .args([dev.path.as_str(), &allow, "--no-tui", "--json", "-T", "1s"])
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("strace runs (apt-get install strace)");
+    let v = json(&out);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    (v, text.lines().filter(|l| l.contains("BLKDISCARD")).count())
+}
+
+#[test]
+#[ignore = "needs root: attaches a loop device"]
+fn every_trim_is_a_discard_the_kernel_counts_and_punches_a_hole() {
+    let _one = one_at_a_time();
+    let dir = workdir();
+    let dev = LoopDev::on_new_file(dir.path(), 64 << 20, &[]);
+    let backing = dir.path().join("backing");
+    let discard_max: u64 =
+        std::fs::read_to_string(format!("/sys/block/{}/queue/discard_max_bytes", dev.name()))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+    assert!(
+        discard_max > 0,
+        "this loop device's backing filesystem cannot punch holes"
+    );
+    // (engine flags, environment, whether the trims go through BLKDISCARD ioctls)
+    let paths: [(&[&str], &[(&str, &str)], bool); 3] = [
+        (&["--ioengine", "psync"], &[], true),
+        (&["--ioengine", "io_uring", "-Q", "8"], &[], false),
+        (
+            &["--ioengine", "io_uring", "-Q", "8"],
+            &[("DISKSCOPE_NO_URING_DISCARD", "1")],
+            true,
+        ),
+    ];
+    for (engine, env, by_ioctl) in paths {
+        let blocks_before = allocated(&backing);
+        let (ops_before, sectors_before) = kernel_discards(&dev);
+        let mut args = vec!["--trim", "40", "--read", "50"];
+        args.extend_from_slice(engine);
+        let (v, ioctls) = traced(dir.path(), &dev, &args, env);
+        let (ops_after, sectors_after) = kernel_discards(&dev);
+        let t = &v["total"];
+        let trims = t["trim_ops"].as_u64().unwrap();
+        let what = format!("{engine:?} {env:?}: {t}");
+        assert!(trims > 50, "{what}");
+        assert_eq!(t["errors"].as_u64(), Some(0), "{what}");
+        assert_eq!(ops_after - ops_before, trims, "kernel's discards, {what}");
+        assert_eq!(
+            (sectors_after - sectors_before) * 512,
+            t["trim_bytes"].as_u64().unwrap(),
+            "kernel's discarded sectors, {what}"
+        );
+        assert_eq!(t["trim_bytes"].as_u64(), Some(trims * 4096), "{what}");
+        // The JSON's own side, with its own latency histogram.
+        assert_eq!(t["trim"]["ops"].as_u64(), Some(trims), "{what}");
+        assert_eq!(
+            t["trim"]["latency_ns"]["count"].as_u64(),
+            Some(trims),
+            "{what}"
+        );
+        let ops = t["ops"].as_u64().unwrap();
+        let sides = ["read_ops", "write_ops", "trim_ops"].map(|k| t[k].as_u64().unwrap());
+        assert_eq!(sides.iter().sum::<u64>(), ops, "{what}");
+        match by_ioctl {
+            true => assert_eq!(ioctls as u64, trims, "a BLKDISCARD per trim, {what}"),
+            false => assert_eq!(ioctls, 0, "the ring's discard command carries them, {what}"),
+        }
+        let blocks_after = allocated(&backing);
+        assert!(
+            blocks_after < blocks_before,
+            "the backing file's blocks did not fall: {blocks_before} -> {blocks_after}, {what}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs root: attaches a loop device"]
+fn a_trimmed_block_reads_back_as_zeros() {
+    let _one = one_at_a_time();
+    let dir = workdir();
+    let dev = LoopDev::on_new_file(dir.path(), 1 << 20, &[]);
+    let allow = format!("--allow-write={}", dev.path);
+    // Every I/O a trim, sequential: the whole 1 MiB is discarded in 1 s many times over.
+    let v = json(&diskscope(
+        dir.path(),
+        &[
+            &dev.path, &allow, "--trim", "100", "--random", "0", "--no-tui", "--json", "-T", "1s",
+        ],
+    ));
+    assert!(
+        v["total"]["trim_ops"].as_u64().unwrap() >= 256,
+        "{}",
+        v["total"]
+    );
+    assert_eq!(v["total"]["write_ops"].as_u64(), Some(0));
+    let data = std::fs::read(&dev.path).unwrap();
+    assert!(
+        data.iter().all(|&b| b == 0),
+        "a discarded loop block reads as zeros"
+    );
+}
+
+#[test]
+#[ignore = "needs root: attaches a loop device"]
+fn a_device_that_does_not_discard_is_refused_with_the_reason_and_untouched() {
+    let _one = one_at_a_time();
+    let dir = workdir();
+    let dev = LoopDev::on_new_file(dir.path(), 1 << 20, &[]);
+    // A sysfs tree in which this loop device's queue does not discard.
+    let sys = dir.path().join("sys");
+    let meta = std::fs::metadata(&dev.path).unwrap();
+    let (major, minor) = (
+        nix::sys::stat::major(meta.rdev()),
+        nix::sys::stat::minor(meta.rdev()),
+    );
+    let disk = sys.join("devices/virtual/block").join(dev.name());
+    std::fs::create_dir_all(disk.join("queue")).unwrap();
+    std::fs::write(disk.join("queue/discard_max_bytes"), "0\n").unwrap();
+    std::fs::create_dir_all(sys.join("dev/block")).unwrap();
+    std::os::unix::fs::symlink(&disk, sys.join(format!("dev/block/{major}:{minor}"))).unwrap();
+    let before = dev.checksum();
+    let (ops_before, _) = kernel_discards(&dev);
+    let allow = format!("--allow-write={}", dev.path);
+    let out = Command::new(env!("CARGO_BIN_EXE_diskscope"))
+        .args([&dev.path, &allow, "--trim", "10", "--no-tui", "-T", "1s"])
+        .env("SYSFS_PATH", &sys)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{} does not discard", dev.name()))
+            && err.contains("discard_max_bytes is 0"),
+        "{err}"
+    );
+    assert_eq!(kernel_discards(&dev).0, ops_before, "nothing discarded");
+    assert_eq!(dev.checksum(), before, "nothing written");
+}
