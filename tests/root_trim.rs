@@ -63,6 +63,13 @@ fn traced(
     (v, text.lines().filter(|l| l.contains("BLKDISCARD")).count())
 }
 
+/// Engine flags, environment, and whether the trims go through BLKDISCARD ioctls.
+type Path3 = (
+    &'static [&'static str],
+    &'static [(&'static str, &'static str)],
+    bool,
+);
+
 #[test]
 #[ignore = "needs root: attaches a loop device"]
 fn every_trim_is_a_discard_the_kernel_counts_and_punches_a_hole() {
@@ -80,8 +87,7 @@ fn every_trim_is_a_discard_the_kernel_counts_and_punches_a_hole() {
         discard_max > 0,
         "this loop device's backing filesystem cannot punch holes"
     );
-    // (engine flags, environment, whether the trims go through BLKDISCARD ioctls)
-    let paths: [(&[&str], &[(&str, &str)], bool); 3] = [
+    let paths: [Path3; 3] = [
         (&["--ioengine", "psync"], &[], true),
         (&["--ioengine", "io_uring", "-Q", "8"], &[], false),
         (

@@ -29,6 +29,7 @@ fn settings() -> Settings {
         random_pct: 100,
         rate_iops: 0,
         random_distribution: Default::default(),
+        trim_pct: 0,
     }
 }
 

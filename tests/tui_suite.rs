@@ -165,6 +165,7 @@ fn started() -> (App, FakeEngine) {
         random_pct: 0,
         rate_iops: 0,
         random_distribution: Default::default(),
+        trim_pct: 0,
     };
     assert_eq!(a, Action::ApplyPaused(first, false));
     engine.act(&mut app, a);

@@ -198,6 +198,17 @@ impl Session {
         }
     }
 
+    /// How the engine runs the TUI's run.
+    fn engine_options(&self) -> crate::engine::Options {
+        crate::engine::Options {
+            tick: DEFAULT_TICK,
+            ioengine: self.config.ioengine.unwrap_or_default(),
+            hipri: self.config.hipri,
+            trim: self.config.trim_refusal.is_none(),
+            ..crate::engine::Options::default()
+        }
+    }
+
     /// The target is ready: start the engine and show the run screen.
     pub(super) fn prepared(&mut self, app: &mut App, result: Result<Prepared>) {
         let prepared = match result {
@@ -229,13 +240,7 @@ impl Session {
             target.clone(),
             target.geometry(),
             self.config.settings,
-            crate::engine::Options {
-                tick: DEFAULT_TICK,
-                ioengine: self.config.ioengine.unwrap_or_default(),
-                hipri: self.config.hipri,
-                trim: self.config.trim_refusal.is_none(),
-                ..crate::engine::Options::default()
-            },
+            self.engine_options(),
             Box::new(EventSink(self.events.clone())),
             checker(&self.config),
         ) {
