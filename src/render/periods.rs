@@ -24,11 +24,7 @@ pub fn period_words(s: &Settings) -> String {
         0 => "sequential".to_string(),
         p => format!("{p}% random{skew}"),
     };
-    let mix = match s.read_pct {
-        100 => "read".to_string(),
-        0 => "write".to_string(),
-        p => format!("{p}% read"),
-    };
+    let mix = super::text::mix_words(s, false);
     let rate = match s.rate_iops {
         0 => String::new(),
         r => format!(" at {} IOPS", format_count_rate(r as f64)),

@@ -46,7 +46,8 @@ pub fn disks_text(r: &DisksReport) -> String {
 /// "\n  read:  IOPS 9327 vs 9100 (+2%), p99 106 µs vs 98.8 µs (+7%)".
 pub fn versus(now: &ReadWrite, then: &[Figures; 2]) -> String {
     let mut out = String::new();
-    for ((name, side), before) in now.both().iter().zip(then) {
+    // A baseline keeps reads and writes apart; trims have nothing to be compared with.
+    for ((name, side), before) in now.both().iter().zip(then).take(2) {
         let p99 = side.latency_ns.p99 as f64;
         out.push_str(&format!(
             "\n  {:<6} IOPS {:.0} vs {:.0} ({}), p99 {} vs {} ({})",

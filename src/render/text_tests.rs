@@ -27,6 +27,30 @@ fn settings_read_as_a_phrase() {
     );
 }
 
+#[test]
+fn trims_read_as_their_share_of_all_ios() {
+    let with = |trim_pct, read_pct| Settings {
+        trim_pct,
+        read_pct,
+        ..Settings::default()
+    };
+    assert_eq!(
+        mix_words(&with(30, 50), true),
+        "35% read / 35% write / 30% trim"
+    );
+    assert_eq!(mix_words(&with(25, 100), false), "75% read / 25% trim");
+    assert_eq!(mix_words(&with(50, 0), false), "50% write / 50% trim");
+    assert_eq!(mix_words(&with(100, 70), true), "trim");
+    assert_eq!(
+        describe_settings(&with(10, 100)),
+        "4k random 90% read / 10% trim, 1 thread"
+    );
+    assert_eq!(
+        super::super::periods::period_words(&with(20, 0)),
+        "4k random 80% write / 20% trim QD1 T1"
+    );
+}
+
 fn report(final_settings: Settings) -> RunReport {
     RunReport {
         final_settings,
