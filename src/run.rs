@@ -222,7 +222,7 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         // An export may be for another machine's disk: only a run needs a queue that polls,
         // or discards.
         check_hipri(&config)?;
-        check_trim(&mut config)?;
+        check_trim(&mut config, &mode)?;
     }
     match mode {
         Mode::Completions(shell) => print_and_exit(&crate::cli::docs::completions(shell)),
@@ -347,25 +347,16 @@ fn check_hipri(config: &Config) -> Result<()> {
 /// `--trim` runs only on block devices that discard, with writes allowed (`target::trim`):
 /// refused before anything is laid out or opened otherwise. With no trim asked, the reason
 /// (or none) is kept for the TUI's trim key.
-fn check_trim(config: &mut Config) -> Result<()> {
+fn check_trim(config: &mut Config, mode: &Mode) -> Result<()> {
     let at_all: Vec<Option<&Path>> = match config.targets.is_empty() {
         true => vec![config.target.as_deref()],
         false => config.targets.iter().map(|t| Some(t.as_path())).collect(),
     };
-    let sys = crate::sys::sysfs_root();
-    let refusal = at_all.into_iter().find_map(|path| {
-        crate::target::trim::refusal(
-            &sys,
-            crate::target::trim::TrimAsk {
-                path,
-                allow_write: config.allow_write.is_some(),
-                bs: config.settings.bs,
-                hipri: config.hipri,
-                verify: config.verify.any(),
-            },
-        )
-    });
+    let refusal = config.trim_refusal_on(&at_all);
+    // The picker's target is checked when it is picked (`tui::session::start`).
+    let picker = matches!(mode, Mode::Tui) && config.target.is_none();
     if config.settings.trim_pct > 0
+        && !picker
         && let Some(why) = &refusal
     {
         return Err(crate::exit::Refused(why.clone()).into());

@@ -50,6 +50,7 @@ fn info(write_allowed: bool) -> ConfigReport {
         ioengine: diskscope::settings::IoEngine::IoUring,
         ioengine_fallback: None,
         hipri: false,
+        trim_refusal: None,
         latency_basis: diskscope::model::LATENCY_BASIS,
         durability: Default::default(),
         warnings: vec![],

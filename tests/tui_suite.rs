@@ -34,6 +34,7 @@ fn info() -> ConfigReport {
         ioengine: IoEngine::IoUring,
         ioengine_fallback: None,
         hipri: false,
+        trim_refusal: None,
         latency_basis: diskscope::model::LATENCY_BASIS,
         durability: Default::default(),
         warnings: vec![],

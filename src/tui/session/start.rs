@@ -130,6 +130,7 @@ impl Session {
         self.config.allow_write = None;
         self.config.settings = crate::settings::Settings {
             read_pct: 100,
+            trim_pct: 0,
             ..self.asked_settings
         };
         self.begin(app, Some(device));
@@ -137,6 +138,13 @@ impl Session {
 
     /// Prepares `target` on a background thread (laying out the scratch file if needed).
     fn begin(&mut self, app: &mut App, target: Option<PathBuf>) {
+        // Trims are checked on the target picked (the start checked only the one typed).
+        self.config.trim_refusal = self.config.trim_refusal_on(&[target.as_deref()]);
+        if self.config.settings.trim_pct > 0
+            && let Some(why) = self.config.trim_refusal.clone()
+        {
+            return self.fail(app, anyhow!(why));
+        }
         let path = match &target {
             None => Path::new(".").join(SCRATCH_NAME),
             Some(p) if p.is_dir() => p.join(SCRATCH_NAME),
