@@ -201,3 +201,53 @@ fn a_device_that_does_not_discard_is_refused_with_the_reason_and_untouched() {
     assert_eq!(kernel_discards(&dev).0, ops_before, "nothing discarded");
     assert_eq!(dev.checksum(), before, "nothing written");
 }
+
+/// The exported job (`--fio`) for a mix with trims runs on fio 3.33 and does what it says:
+/// its trims reach the kernel, at about the share asked, beside the reads and writes.
+#[test]
+#[ignore = "needs root: attaches a loop device"]
+fn the_fio_export_of_a_trim_mix_runs_and_keeps_the_share() {
+    let _one = one_at_a_time();
+    let dir = workdir();
+    let dev = LoopDev::on_new_file(dir.path(), 64 << 20, &[]);
+    let allow = format!("--allow-write={}", dev.path);
+    let export = diskscope(
+        dir.path(),
+        &[
+            &dev.path, &allow, "--trim", "30", "--read", "50", "-T", "3s", "--fio",
+        ],
+    );
+    assert!(export.status.success(), "{}", stderr(&export));
+    let job = dir.path().join("trim.fio");
+    std::fs::write(&job, &export.stdout).unwrap();
+    let (before, _) = kernel_discards(&dev);
+    let out = Command::new("fio")
+        .arg(&job)
+        .arg("--output-format=json")
+        .current_dir(dir.path())
+        .output()
+        .expect("fio runs");
+    assert!(
+        out.status.success(),
+        "fio: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (after, _) = kernel_discards(&dev);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sum = |dir: &str| -> u64 {
+        v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j[dir]["total_ios"].as_u64().unwrap())
+            .sum()
+    };
+    let (r, w, t) = (sum("read"), sum("write"), sum("trim"));
+    assert_eq!(after - before, t, "fio's trims reached the kernel");
+    let share = t as f64 / (r + w + t) as f64;
+    assert!(
+        (share - 0.30).abs() < 0.05,
+        "trim share {share:.3}: {r} {w} {t}"
+    );
+    assert!(r > 0 && w > 0, "{r} {w} {t}");
+}

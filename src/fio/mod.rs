@@ -46,6 +46,7 @@ pub mod raw;
 pub mod scan;
 mod snapshots;
 pub mod terse;
+mod trim;
 
 use std::path::{Path, PathBuf};
 
