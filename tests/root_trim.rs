@@ -251,3 +251,48 @@ fn the_fio_export_of_a_trim_mix_runs_and_keeps_the_share() {
     );
     assert!(r > 0 && w > 0, "{r} {w} {t}");
 }
+
+/// A run with trims as the baseline of one without: the comparison says the shares differ,
+/// and the saved run's trims read back (`--show`).
+#[test]
+#[ignore = "needs root: attaches a loop device"]
+fn a_baseline_with_trims_says_so_against_a_run_without() {
+    let _one = one_at_a_time();
+    let dir = workdir();
+    let dev = LoopDev::on_new_file(dir.path(), 16 << 20, &[]);
+    let allow = format!("--allow-write={}", dev.path);
+    let first = diskscope(
+        dir.path(),
+        &[
+            &dev.path,
+            &allow,
+            "--trim",
+            "30",
+            "--no-tui",
+            "-T",
+            "1s",
+            "--json=trims.json",
+        ],
+    );
+    assert!(first.status.success(), "{}", stderr(&first));
+    let shown = diskscope(dir.path(), &["--show", "trims.json"]);
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        text.lines().any(|l| l.trim_start().starts_with("trim ")),
+        "{text}"
+    );
+    let second = diskscope(
+        dir.path(),
+        &[
+            &dev.path,
+            "--no-tui",
+            "-T",
+            "1s",
+            "--baseline",
+            "trims.json",
+        ],
+    );
+    let out = String::from_utf8_lossy(&second.stdout).into_owned() + &stderr(&second);
+    assert!(second.status.success(), "{out}");
+    assert!(out.contains("trims 30% then, 0% now"), "{out}");
+}
