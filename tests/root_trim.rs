@@ -296,3 +296,27 @@ fn a_baseline_with_trims_says_so_against_a_run_without() {
     assert!(second.status.success(), "{out}");
     assert!(out.contains("trims 30% then, 0% now"), "{out}");
 }
+
+/// Trims beside a read-back (`--verify`, `--burn-in`) are refused before anything is
+/// written: a trimmed block reads back as zeros, which a check would call corrupt.
+#[test]
+#[ignore = "needs root: attaches a loop device"]
+fn trims_with_a_read_back_are_refused_and_nothing_is_written() {
+    let _one = one_at_a_time();
+    let dir = workdir();
+    let dev = LoopDev::on_new_file(dir.path(), 1 << 20, &[]);
+    let before = dev.checksum();
+    let allow = format!("--allow-write={}", dev.path);
+    for mode in ["--verify", "--burn-in"] {
+        let out = diskscope(
+            dir.path(),
+            &[
+                &dev.path, &allow, "--trim", "10", "--read", "50", mode, "--no-tui", "-T", "1s",
+            ],
+        );
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{mode}: {err}");
+        assert!(err.contains("--trim with --verify"), "{mode}: {err}");
+    }
+    assert_eq!(dev.checksum(), before, "nothing written");
+}

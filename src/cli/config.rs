@@ -133,7 +133,7 @@ impl Config {
                     allow_write: self.allow_write.is_some(),
                     bs: self.settings.bs,
                     hipri: self.hipri,
-                    verify: self.verify.any(),
+                    verify: self.verify.any() || self.verify.live,
                 },
             )
         })

@@ -35,7 +35,7 @@ pub fn refusal(sys: &Path, ask: TrimAsk) -> Option<String> {
         );
     }
     if ask.verify {
-        return Some("--trim with --verify: a trimmed block reads back as zeros or stale data, which the read-back would call corrupt; drop one of them".into());
+        return Some("--trim with --verify (or --burn-in, --capacity-probe): a trimmed block reads back as zeros or stale data, which the read-back would call corrupt; drop one of them".into());
     }
     if ask.hipri {
         return Some("--trim with --hipri: the kernel refuses a block discard on a polled ring; drop one of them".into());
