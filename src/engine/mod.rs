@@ -119,13 +119,19 @@ impl Geometry {
             return Err(format!("queue depth {}: use 1 to {MAX_IODEPTH}", s.iodepth));
         }
         memory::buffer_limit().check(s.threads, s.iodepth, s.bs)?;
-        if s.read_pct > 100 || s.random_pct > 100 {
+        if s.read_pct > 100 || s.random_pct > 100 || s.trim_pct > 100 {
             return Err("percentages must be 0 to 100".into());
         }
         if s.read_pct < 100 && !self.write_allowed {
             return Err(format!(
                 "read {}% means writing, which is off; add --allow-write to write to the target",
                 s.read_pct
+            ));
+        }
+        if s.trim_pct > 0 && !self.write_allowed {
+            return Err(format!(
+                "trim {}% means discarding blocks, which is off; add --allow-write to write to the target",
+                s.trim_pct
             ));
         }
         Ok(())
