@@ -122,16 +122,13 @@ impl Geometry {
         if s.read_pct > 100 || s.random_pct > 100 || s.trim_pct > 100 {
             return Err("percentages must be 0 to 100".into());
         }
-        if s.read_pct < 100 && !self.write_allowed {
+        if (s.read_pct < 100 || s.trim_pct > 0) && !self.write_allowed {
+            let what = match s.trim_pct {
+                0 => format!("read {}% means writing", s.read_pct),
+                t => format!("trim {t}% means discarding blocks"),
+            };
             return Err(format!(
-                "read {}% means writing, which is off; add --allow-write to write to the target",
-                s.read_pct
-            ));
-        }
-        if s.trim_pct > 0 && !self.write_allowed {
-            return Err(format!(
-                "trim {}% means discarding blocks, which is off; add --allow-write to write to the target",
-                s.trim_pct
+                "{what}, which is off; add --allow-write to write to the target"
             ));
         }
         Ok(())
