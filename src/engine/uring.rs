@@ -209,6 +209,11 @@ fn fill(
         };
         if op == Op::Trim && !r.uring_discard {
             w.trim_now(slot, control, fd, offset);
+            // Done at once, it frees no slot to end the loop: the generation does, as in
+            // the psync loop (else a run's end or new settings wait for a run of trims).
+            if control.generation.load(Acquire) != w.seen_generation {
+                break;
+            }
             continue;
         }
         f.free.pop();
