@@ -116,7 +116,10 @@ pub fn interval_line(r: &IntervalFigures) -> String {
                     s.latency_ns.show(|l| l.p99 as f64)
                 )
             };
-            format!("{}  {}", side("r", &rw.read), side("w", &rw.write))
+            // Each direction that ran: r and w, t for trims (three run past 80 columns).
+            let ran = rw.both().into_iter().filter(|(_, s)| s.ops > 0);
+            let parts: Vec<String> = ran.map(|(name, s)| side(&name[..1], s)).collect();
+            parts.join("  ")
         }
         None => format!(
             "lat mean {:>9}  p99 {:>9}",

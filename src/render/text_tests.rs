@@ -108,6 +108,18 @@ fn a_second_of_reads_and_writes_shows_each_directions_rate_and_p99_in_80_columns
         "{both}"
     );
     assert!(!both.contains("lat mean"), "{both}");
+    let mut trims = f.clone();
+    trims.sides = trims.sides.map(|rw| ReadWrite {
+        write: Default::default(),
+        trim: side(2_000.0, 3_200_000),
+        ..rw
+    });
+    let line = interval_line(&trims);
+    assert!(
+        line.contains("r  9730 p99 1.44 ms  t  2000 p99 3.20 ms") && !line.contains(" w "),
+        "{line}"
+    );
+    assert!(line.chars().count() <= 80, "{line}");
     assert!(
         both.chars().count() <= 80,
         "{} columns: {both}",
