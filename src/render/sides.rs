@@ -12,8 +12,10 @@ use crate::units::{format_bytes, format_latency_ns, visible};
 /// "  read        8916 ops      4458 IOPS   17.4 MiB/s  p50   182 µs  p99  1.90 ms", then
 /// the write line; at most 76 columns.
 pub fn summary_lines(rw: &ReadWrite) -> Vec<String> {
+    // Each direction that ran (reads and trims alone show no empty write line).
     rw.both()
         .iter()
+        .filter(|(_, side)| side.ops > 0)
         .map(|(name, side)| side_line(name, side))
         .collect()
 }
