@@ -107,7 +107,7 @@ impl Mode {
             return Ok(Mode::BurnIn { tui });
         }
         if config.surface.is_some() {
-            surface::check(config)?;
+            surface::check(config, tui)?;
             return Ok(Mode::Surface { tui });
         }
         if config.fleet.is_some() {
@@ -322,14 +322,27 @@ pub fn resolve_engine(mut config: Config) -> Result<Config> {
 /// `--hipri` runs only where the device's queue polls (`target::poll`): refused before
 /// anything is laid out or opened otherwise.
 fn check_hipri(config: &Config) -> Result<()> {
-    // Every target's queue must poll; the scratch file's directory stands for the scratch
-    // file, which is not made yet.
-    let at_all: Vec<std::path::PathBuf> = match config.targets.is_empty() {
-        true => vec![config.target.clone().unwrap_or_else(|| ".".into())],
-        false => config.targets.clone(),
-    };
-    for at in at_all.into_iter().filter(|_| config.hipri) {
-        let facts = crate::target::facts::DiskFacts::for_path(&crate::sys::sysfs_root(), &at);
+    // Every target's queue must poll. The scratch file is not made yet: its directory stands
+    // for it, and the refusal names the file. A target that does not exist is left to the
+    // open, which says so (not "its disk is unknown").
+    if !config.hipri {
+        return Ok(());
+    }
+    let at_all: Vec<(std::path::PathBuf, std::path::PathBuf)> =
+        match (&config.target, config.targets.is_empty()) {
+            (None, true) => {
+                let dir = std::path::PathBuf::from(".");
+                vec![(dir.join(crate::target::prepare::SCRATCH_NAME), dir)]
+            }
+            (Some(one), true) => vec![(one.clone(), one.clone())],
+            (_, false) => config
+                .targets
+                .iter()
+                .map(|t| (t.clone(), t.clone()))
+                .collect(),
+        };
+    for (at, probe) in at_all.into_iter().filter(|(_, probe)| probe.exists()) {
+        let facts = crate::target::facts::DiskFacts::for_path(&crate::sys::sysfs_root(), &probe);
         let refusal = crate::target::poll::hipri_refusal(crate::target::poll::PollAsk {
             disk: facts.disk.as_deref(),
             limits: &facts.queue_limits,

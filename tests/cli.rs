@@ -257,14 +257,29 @@ fn sigterm_and_sighup_end_a_headless_run_with_a_summary_and_no_scratch_left() {
         (nix::sys::signal::Signal::SIGINT, 130),
     ] {
         let dir = workdir();
-        let child = Command::new(env!("CARGO_BIN_EXE_diskscope"))
-            .args(["--size", "8M", "-T", "60s", "--no-tui"])
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_diskscope"));
+        cmd.args(["--size", "8M", "-T", "60s", "--no-tui"])
             .current_dir(dir.path())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+            .stderr(Stdio::piped());
+        // diskscope keeps a SIGHUP that was ignored when it started (`nohup`): the run then
+        // goes on for its whole 60 s, as whoever ignored it asked. Under a `nohup cargo test`
+        // the child inherits that; this test is about the signal arriving, so it starts
+        // diskscope with SIGHUP's default disposition.
+        // SAFETY: signal() is async-signal-safe and touches no memory of the parent.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            cmd.pre_exec(|| {
+                nix::sys::signal::signal(
+                    nix::sys::signal::Signal::SIGHUP,
+                    nix::sys::signal::SigHandler::SigDfl,
+                )
+                .map(|_| ())
+                .map_err(std::io::Error::from)
+            });
+        }
+        let child = cmd.spawn().unwrap();
         // Wait for the first per-second line, so the signal lands mid-run.
         std::thread::sleep(Duration::from_millis(1500));
         let pid = nix::unistd::Pid::from_raw(child.id() as i32);

@@ -73,6 +73,26 @@ fn the_virtio_disk_here_is_refused_before_the_run() {
         "{err}"
     );
     assert!(out.stdout.is_empty(), "nothing ran");
+    // The scratch file (not made yet) is named as such, not as its directory ".".
+    let out = diskscope(dir.path(), &["--hipri", "--no-tui", "-T", "1s"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("diskscope: ./diskscope.scratch: --hipri: "),
+        "{err}"
+    );
+    assert!(
+        !dir.path().join("diskscope.scratch").exists(),
+        "nothing laid out"
+    );
+    // A target that does not exist is said to not exist, not to sit on an unknown disk.
+    let out = diskscope(
+        dir.path(),
+        &["nothing.img", "--hipri", "--no-tui", "-T", "1s"],
+    );
+    let err = stderr(&out);
+    assert!(err.contains("nothing.img: no such file"), "{err}");
+    assert!(!err.contains("--hipri"), "{err}");
     // The other needs, each with its own reason.
     for (extra, needle) in [
         ("--buffered", "needs O_DIRECT"),

@@ -389,20 +389,23 @@ fn in_flight_per_thread_stays_within_the_depth_and_rises_with_it() {
         let now = seconds.now.expect("a whole second at this depth");
         let row = &now.threads[0];
         let expected = row.ops_per_s * row.latency_mean_ns.expect("I/O done") / 1e9;
-        assert!(
-            (row.in_flight - expected).abs() <= expected * 0.02,
-            "in flight {} vs ops/s × mean latency {expected}",
-            row.in_flight
-        );
         // An I/O that started before the second and ended in it brings its whole latency
         // in: at most `depth` of them, each at most the second's slowest. Under load (the
-        // other tests share the disk) that is more than a rounding error.
+        // other tests share the disk) that is more than a rounding error, and it can take
+        // ops/s × mean latency above the depth, where the in-flight figure stops (one CI
+        // run: 8.38 against 8 at QD8).
         let spill = now.latency.max as f64 / now.elapsed.as_nanos() as f64;
+        let slack = expected * 0.02 + depth as f64 * spill;
         assert!(
-            row.in_flight <= depth as f64 * (1.0 + spill) * 1.02,
-            "depth {depth}: {} in flight, slowest {} ns",
+            (row.in_flight - expected.min(depth as f64)).abs() <= slack,
+            "depth {depth}: in flight {} vs ops/s × mean latency {expected} (slowest {} ns)",
             row.in_flight,
             now.latency.max
+        );
+        assert!(
+            row.in_flight <= depth as f64,
+            "depth {depth}: {} in flight",
+            row.in_flight
         );
         in_flight.push(row.in_flight);
     }

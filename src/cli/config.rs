@@ -105,11 +105,27 @@ pub struct Config {
     /// `run::resolve_engine`).
     pub hipri: bool,
     /// Why this run may not trim (`run::check_trim`, from the target's sysfs), or `None`
-    /// when it may: the TUI's trim key says it instead of moving.
+    /// when it may: the TUI's trim slider says it instead of moving.
     pub trim_refusal: Option<String>,
+    /// The flags typed on the command line (`Args::given`).
+    pub given: std::collections::BTreeSet<String>,
 }
 
 impl Config {
+    /// Whether the flag with clap id `id` was typed, not left at its default.
+    pub fn gave(&self, id: &str) -> bool {
+        self.given.contains(id)
+    }
+
+    /// The block size and depth a scan or burn-in asked for with `-b` and `-Q`; `None` where
+    /// not typed (each then takes its own default, not the run's 4k at depth 1).
+    pub fn scan_shape(&self) -> (Option<u64>, Option<usize>) {
+        (
+            self.gave("bs").then_some(self.settings.bs),
+            self.gave("iodepth").then_some(self.settings.iodepth),
+        )
+    }
+
     /// What `target::prepare` makes ready.
     pub fn target_request(&self) -> TargetRequest {
         TargetRequest {
@@ -154,6 +170,7 @@ impl Config {
 impl Args {
     /// Checks every value; the error quotes what was typed and what would work.
     pub fn validate(self) -> Result<Config, String> {
+        super::modes::check(&self)?;
         let allow_write = super::targets::allow_write_list(&self.safety.allow_write);
         check_writes(&self.workload, &allow_write)?;
         let (output, files) = output(&self)?;
@@ -211,6 +228,7 @@ impl Args {
             trim_refusal: Some("not checked yet".into()),
             steady,
             verify,
+            given: self.given,
         })
     }
 }
