@@ -312,19 +312,25 @@ fn trims_with_a_read_back_are_refused_and_nothing_is_written() {
     let dev = LoopDev::on_new_file(dir.path(), 1 << 20, &[]);
     let before = dev.checksum();
     let allow = format!("--allow-write={}", dev.path);
-    for mode in ["--verify", "--burn-in"] {
-        let out = diskscope(
-            dir.path(),
-            &[
-                &dev.path, &allow, "--trim", "10", "--read", "50", mode, "--no-tui", "-T", "1s",
-            ],
-        );
+    let modes: [&[&str]; 2] = [&["--read", "50", "--verify"], &["--burn-in"]];
+    for mode in modes {
+        let mut args = vec![
+            dev.path.as_str(),
+            &allow,
+            "--trim",
+            "10",
+            "--no-tui",
+            "-T",
+            "1s",
+        ];
+        args.extend_from_slice(mode);
+        let out = diskscope(dir.path(), &args);
         let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(2), "{mode}: {err}");
+        assert_eq!(out.status.code(), Some(2), "{mode:?}: {err}");
         // --burn-in is a mode of its own, which refuses every run flag it does not use.
         let said = err.contains("--trim with --verify")
             || err.contains("--burn-in is a test of its own") && err.contains("--trim");
-        assert!(said, "{mode}: {err}");
+        assert!(said, "{mode:?}: {err}");
     }
     assert_eq!(dev.checksum(), before, "nothing written");
 }
