@@ -18,6 +18,7 @@ mod modes;
 mod plot;
 mod steady;
 mod targets;
+mod trim;
 pub mod values;
 pub mod verify;
 

@@ -137,24 +137,6 @@ impl Config {
         }
     }
 
-    /// Why trims cannot run on `targets` (`None`: the scratch file) under this config
-    /// (`target::trim`); `None` when they can.
-    pub fn trim_refusal_on(&self, targets: &[Option<&Path>]) -> Option<String> {
-        let sys = crate::sys::sysfs_root();
-        targets.iter().find_map(|&path| {
-            crate::target::trim::refusal(
-                &sys,
-                crate::target::trim::TrimAsk {
-                    path,
-                    allow_write: self.allow_write.is_some(),
-                    bs: self.settings.bs,
-                    hipri: self.hipri,
-                    verify: self.verify.any() || self.verify.live,
-                },
-            )
-        })
-    }
-
     /// The prepared target described for the reports, with this run's settings, length,
     /// engine and durability.
     pub fn describe(&self, p: &Prepared) -> ConfigReport {
