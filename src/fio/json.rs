@@ -97,21 +97,18 @@ impl FioEntry {
         if n == 0 {
             return 0.0;
         }
-        let sum: f64 = self
-            .dirs()
-            .iter()
-            .map(|d| d.lat_mean_ns * d.ios as f64)
-            .sum();
-        sum / n as f64
+        let weighted = |d: &&DirStats| d.lat_mean_ns * d.ios as f64;
+        self.dirs().iter().map(weighted).sum::<f64>() / n as f64
     }
     /// The largest of the directions' percentile (the one a reader waits on).
     pub fn lat_p99_ns(&self) -> Option<f64> {
-        let rw = max_opt(self.read.lat_p99_ns, self.write.lat_p99_ns);
-        max_opt(rw, self.trim.lat_p99_ns)
+        self.worst(|d| d.lat_p99_ns)
     }
     pub fn lat_p50_ns(&self) -> Option<f64> {
-        let rw = max_opt(self.read.lat_p50_ns, self.write.lat_p50_ns);
-        max_opt(rw, self.trim.lat_p50_ns)
+        self.worst(|d| d.lat_p50_ns)
+    }
+    fn worst(&self, pick: fn(&DirStats) -> Option<f64>) -> Option<f64> {
+        self.dirs().map(pick).into_iter().fold(None, max_opt)
     }
     pub fn is_all_clients(&self) -> bool {
         self.jobname == ALL_CLIENTS

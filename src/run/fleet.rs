@@ -412,10 +412,8 @@ mod tests {
             ),
             (
                 "surface",
-                Refused(
-                    vec!["--surface"],
-                    "--surface reads one target of this machine",
-                ),
+                // A scan mode refuses every flag it does not use (`cli::modes`), --fleet too.
+                Refused(vec!["--surface"], "--surface is a test of its own"),
             ),
             (
                 "completions",
@@ -426,14 +424,14 @@ mod tests {
                 "burn_in",
                 Refused(
                     vec!["--burn-in", "--allow-write"],
-                    "--burn-in writes and reads back diskscope's stamps",
+                    "--burn-in is a test of its own",
                 ),
             ),
             (
                 "capacity_probe",
                 Refused(
                     vec!["--capacity-probe", "--allow-write"],
-                    "--capacity-probe writes and reads back diskscope's stamps",
+                    "--capacity-probe is a test of its own",
                 ),
             ),
             (
