@@ -152,13 +152,13 @@ impl Config {
 impl Args {
     /// Checks every value; the error quotes what was typed and what would work.
     pub fn validate(self) -> Result<Config, String> {
-        super::modes::check(&self)?;
         let allow_write = super::targets::allow_write_list(&self.safety.allow_write);
         check_writes(&self.workload, &allow_write)?;
         let (output, files) = output(&self)?;
         let settings = workload(&self.workload, self.rate.rate)?;
         check_buffers(settings, self.series.sweep.as_ref())?;
         check_fleet(&self)?;
+        super::modes::check(&self)?;
         let verify = super::verify::check(
             &self.verify,
             &allow_write,

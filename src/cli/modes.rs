@@ -1,41 +1,58 @@
-//! The scans that are modes of their own — `--surface`, `--burn-in`, `--capacity-probe` —
-//! use a few of the run's flags and no others. A flag given beside one of them that it would
+//! The modes of their own — `--surface`, `--burn-in`, `--capacity-probe`, `--health` — use
+//! a few of the run's flags and no others. A flag given beside one of them that it would
 //! not use is refused in one line naming both, never dropped in silence (`--surface --suite`
 //! once ran a writing suite instead of the read-only scan). Decided from the flags typed on
 //! the command line (`Args::given`), so `-b 4k` asked is told apart from `-b` left at 4k.
 
 use super::Args;
 
-/// The flags (clap ids) every scan mode takes: where to look, how to print and save, and the
-/// safety flags (`--allow-write` is ignored by the read-only scan, as documented).
-const ANY_SCAN: &[&str] = &[
-    "targets",
-    "no_tui",
-    "tui",
-    "no_mouse",
-    "quiet",
-    "json",
-    "allow_write",
-    "size",
-    "keep",
-    "buffered",
-];
+/// The flags (clap ids) every one of these modes takes: where to look and how to print.
+const ANY: &[&str] = &["targets", "no_tui", "tui", "no_mouse", "quiet", "json"];
 
-/// What `--surface` uses beside those: its read size and depth, its map as CSV and chart.
-const SURFACE: &[&str] = &["surface", "bs", "iodepth", "csv", "plot"];
+/// What a scan opens the target with (`--allow-write` is ignored by the read-only scan, as
+/// documented).
+const OPEN: &[&str] = &["allow_write", "size", "keep", "buffered"];
 
-/// What `--burn-in` uses: block size, threads, passes, its state file, `-T` to stop early.
-const BURN_IN: &[&str] = &[
-    "burn_in",
-    "burn_in_state",
-    "bs",
-    "threads",
-    "passes",
-    "time",
-];
+/// A mode, what it is, and the flags it uses beside `ANY`.
+struct Mode {
+    flag: &'static str,
+    what: &'static str,
+    uses: &'static [&'static [&'static str]],
+}
 
-/// What `--capacity-probe` uses: its stamps are placed by the probe itself.
-const PROBE: &[&str] = &["capacity_probe"];
+const SURFACE: Mode = Mode {
+    flag: "--surface",
+    what: "it reads the target once, in order, and draws the map",
+    uses: &[OPEN, &["surface", "bs", "iodepth", "csv", "plot"]],
+};
+
+const BURN_IN: Mode = Mode {
+    flag: "--burn-in",
+    what: "it writes every block and reads it back",
+    uses: &[
+        OPEN,
+        &[
+            "burn_in",
+            "burn_in_state",
+            "bs",
+            "threads",
+            "passes",
+            "time",
+        ],
+    ],
+};
+
+const PROBE: Mode = Mode {
+    flag: "--capacity-probe",
+    what: "it stamps its own blocks and reads them back",
+    uses: &[OPEN, &["capacity_probe"]],
+};
+
+const HEALTH: Mode = Mode {
+    flag: "--health",
+    what: "it reads the drives' own records and runs no I/O",
+    uses: &[&["health"]],
+};
 
 /// How a flag's id is typed, for the message.
 fn typed(id: &str) -> String {
@@ -48,36 +65,25 @@ fn typed(id: &str) -> String {
     }
 }
 
-/// Refuses a flag given beside a scan mode that the mode would not use.
+/// Refuses a flag given beside a mode of its own that the mode would not use.
 pub(super) fn check(a: &Args) -> Result<(), String> {
-    let (mode, uses, why) = if a.workload.surface.is_some() {
-        (
-            "--surface",
-            SURFACE,
-            "it reads the target once, in order, and draws the map",
-        )
+    let mode = if a.other.health {
+        HEALTH
+    } else if a.workload.surface.is_some() {
+        SURFACE
     } else if a.verify.burn_in.is_some() {
-        (
-            "--burn-in",
-            BURN_IN,
-            "it writes every block and reads it back",
-        )
+        BURN_IN
     } else if a.verify.capacity_probe {
-        (
-            "--capacity-probe",
-            PROBE,
-            "it stamps its own blocks and reads them back",
-        )
+        PROBE
     } else {
         return Ok(());
     };
-    let stray = a
-        .given
-        .iter()
-        .find(|id| !ANY_SCAN.contains(&id.as_str()) && !uses.contains(&id.as_str()));
-    match stray {
+    let used = |id: &str| ANY.contains(&id) || mode.uses.iter().any(|u| u.contains(&id));
+    match a.given.iter().find(|id| !used(id)) {
         Some(id) => Err(format!(
-            "{mode} is a test of its own ({why}) and does not use {}; drop one of them",
+            "{} is a test of its own ({}) and does not use {}; drop one of them",
+            mode.flag,
+            mode.what,
             typed(id)
         )),
         None => Ok(()),
@@ -180,6 +186,7 @@ mod tests {
                 "1G",
             ],
             &["--capacity-probe", "--allow-write", "--json"],
+            &["--health", "--json=h.json"],
         ] {
             assert_eq!(check_args(args), Ok(()), "{args:?}");
         }
