@@ -412,8 +412,10 @@ mod tests {
             ),
             (
                 "surface",
-                // A scan mode refuses every flag it does not use (`cli::modes`), --fleet too.
-                Refused(vec!["--surface"], "--surface is a test of its own"),
+                Refused(
+                    vec!["--surface"],
+                    "--surface reads one target of this machine",
+                ),
             ),
             (
                 "completions",
@@ -424,14 +426,14 @@ mod tests {
                 "burn_in",
                 Refused(
                     vec!["--burn-in", "--allow-write"],
-                    "--burn-in is a test of its own",
+                    "--burn-in writes and reads back diskscope's stamps",
                 ),
             ),
             (
                 "capacity_probe",
                 Refused(
                     vec!["--capacity-probe", "--allow-write"],
-                    "--capacity-probe is a test of its own",
+                    "--capacity-probe writes and reads back diskscope's stamps",
                 ),
             ),
             (
