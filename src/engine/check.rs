@@ -27,6 +27,8 @@ pub trait Checker: Send + Sync {
 pub trait WorkerCheck: Send {
     /// Stamps `buf`, about to be written at `offset`; returns the write's sequence number.
     fn stamp(&mut self, buf: &mut [u8], offset: u64) -> u64;
+    /// A stamped write of `bytes` completed whole.
+    fn wrote(&mut self, _bytes: u64) {}
     /// Checks `buf`, read back at `offset`, written with sequence `seq` by this worker;
     /// returns the first bad unit's offset and what it holds, if any.
     fn check(&mut self, buf: &[u8], offset: u64, seq: u64) -> Option<(u64, String)>;
@@ -107,6 +109,7 @@ impl Worker {
             return;
         };
         if !is_read {
+            v.check.wrote(self.bufs.get_mut(i).len() as u64);
             v.written(offset, seq);
         } else if seq != u64::MAX
             && let Some((at, what)) = v.check.check(self.bufs.get_mut(i), offset, seq)

@@ -110,12 +110,14 @@ fn bad_lines(r: &VerifyReport) -> String {
     out
 }
 
-/// The lines a run with `--verify` adds to its summary: what was read back, and what failed.
+/// The lines a run with `--verify` adds to its summary: what was written and read back, and
+/// what failed (the findings are the run's, listed with its others).
 pub fn run_lines(r: &VerifyReport) -> String {
     let c = &r.counts;
     let mut out = format!(
-        "verify: {} read back in {} stamps: {} intact, {} corrupt, {} stale, {} zeroes, {} not \
+        "verify: {} written, {} read back in {} stamps: {} intact, {} corrupt, {} stale, {} zeroes, {} not \
          this run's, {} another offset's\n",
+        format_bytes(r.written_bytes),
         format_bytes(r.verified_bytes),
         c.intact + c.bad(),
         c.intact,
@@ -134,8 +136,9 @@ pub fn run_lines(r: &VerifyReport) -> String {
             e.kind.label()
         );
     }
-    for f in r.findings.iter().filter(|f| f.kind != "verified") {
-        out += &format!("{}\n", f.text);
+    if r.bad.len() > 10 || r.extents_left_out > 0 {
+        let more = r.bad.len().saturating_sub(10) as u64 + r.extents_left_out;
+        out += &format!("  … and {more} more stretches (all listed in --json)\n");
     }
     out
 }

@@ -98,6 +98,8 @@ pub struct Session {
     surface_write: Option<Option<std::ffi::OsString>>,
     /// `--burn-in`: its report once it stopped or ended, for the way out.
     burn_in: Option<Box<crate::model::verify::VerifyReport>>,
+    /// `--verify`: the run's checker, whose findings join the run's report at the end.
+    during: Option<std::sync::Arc<crate::verify::during::During>>,
 }
 
 impl Session {
@@ -132,6 +134,7 @@ impl Session {
             surface_next: config_surface,
             surface_write: None,
             burn_in: None,
+            during: None,
         }
     }
 

@@ -218,6 +218,7 @@ impl Session {
             return self.surface_prepared(app);
         }
         let target = prepared.target.clone();
+        self.during = checker(&self.config);
         // The drive's health is read before the first I/O (as headless does).
         let mut report = self.config.describe(&prepared);
         if self.config.sweep.is_some() {
@@ -236,7 +237,7 @@ impl Session {
                 ..crate::engine::Options::default()
             },
             Box::new(EventSink(self.events.clone())),
-            checker(&self.config),
+            self.during.clone().map(|d| d as Arc<dyn crate::engine::check::Checker>),
         ) {
             Ok(e) => e,
             Err(e) => return self.fail(app, anyhow!("{}: {e}", target.path.display())),
@@ -281,11 +282,11 @@ impl Session {
     }
 }
 
-/// `--verify`: the checker that stamps the run's writes and reads them back.
-fn checker(config: &crate::cli::Config) -> Option<Arc<dyn crate::engine::check::Checker>> {
-    config.verify.live.then(|| {
-        Arc::new(crate::verify::during::During::new(
-            rand::random::<u64>() | 1,
-        )) as Arc<dyn crate::engine::check::Checker>
-    })
+/// `--verify`: the checker that stamps the run's writes and reads them back (the session
+/// keeps it to put what it found into the run's report at the end).
+fn checker(config: &crate::cli::Config) -> Option<Arc<crate::verify::during::During>> {
+    config
+        .verify
+        .live
+        .then(|| Arc::new(crate::verify::during::During::new(rand::random::<u64>() | 1)))
 }
