@@ -144,6 +144,7 @@ mod tests {
             verify_cpu_s: 0.5,
             state_file: None,
             complete: true,
+            written_ranges: Vec::new(),
             map: None,
             findings: vec![],
         }

@@ -69,6 +69,20 @@ pub fn summary(r: &VerifyReport) -> String {
             c.write_errors
         );
     }
+    if !r.written_ranges.is_empty() {
+        let wrote: u64 = r.written_ranges.iter().map(|x| x[1] - x[0]).sum();
+        let checked = if r.mode == "burn-in=verify" {
+            ": only that was checked"
+        } else {
+            ""
+        };
+        out += &format!(
+            "  stopped  the write stopped early: it wrote {} of {} in {} stretch(es){checked}\n",
+            format_bytes(wrote),
+            format_bytes(r.span_bytes),
+            r.written_ranges.len()
+        );
+    }
     out += &bad_lines(r);
     if let Some(state) = &r.state_file {
         out += &format!("  state    {state}\n");

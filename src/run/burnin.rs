@@ -118,7 +118,12 @@ fn with_progress<T>(live: &Live, job: &Job, out: Output, work: impl FnOnce() -> 
         return work();
     }
     let done = std::sync::atomic::AtomicBool::new(false);
-    let total = job.plan.span * u64::from(job.passes.max(1));
+    let passes = if job.half == Half::Verify {
+        1
+    } else {
+        job.passes.max(1)
+    };
+    let total = job.bytes_per_pass() * u64::from(passes);
     let every = if tty {
         Duration::from_secs(1)
     } else {

@@ -21,7 +21,6 @@ use crate::engine::io::IoOpener;
 use crate::model::verify::VerifyReport;
 use crate::target::open::Target;
 use crate::target::shell::quote_path;
-use crate::units::format_bytes;
 
 /// Which halves of the burn-in run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +50,19 @@ pub struct Job {
     pub plan: Plan,
     pub target: String,
     pub claimed_bytes: u64,
+    /// `Half::Verify` of a write that stopped early: the byte ranges it wrote, the only ones
+    /// checked. Empty: the whole span.
+    pub only: Vec<[u64; 2]>,
+}
+
+impl Job {
+    /// Bytes one pass writes or checks.
+    pub fn bytes_per_pass(&self) -> u64 {
+        match self.only.as_slice() {
+            [] => self.plan.span,
+            only => only.iter().map(|r| r[1] - r[0]).sum(),
+        }
+    }
 }
 
 /// CPU seconds this process has used (user and system).
@@ -82,7 +94,11 @@ pub fn run(
         if job.half != Half::Verify {
             let t0 = Instant::now();
             let before = live.written.load(std::sync::atomic::Ordering::Relaxed);
-            all.merge(pass::write(opener, plan, pass, live, stop)?);
+            let (tally, ranges) = pass::write(opener, plan, pass, live, stop)?;
+            all.merge(tally);
+            if stop() {
+                report.written_ranges = ranges;
+            }
             sync(opener);
             report.write_s += t0.elapsed().as_secs_f64();
             report.written_bytes +=
@@ -101,7 +117,7 @@ pub fn run(
             };
             let (t0, cpu0) = (Instant::now(), cpu_seconds());
             let before = live.verified.load(std::sync::atomic::Ordering::Relaxed);
-            all.merge(pass::verify(opener, plan, expect, live, stop)?);
+            all.merge(pass::verify(opener, plan, expect, &job.only, live, stop)?);
             report.verify_s += t0.elapsed().as_secs_f64();
             report.verify_cpu_s += cpu_seconds() - cpu0;
             report.verified_bytes +=
@@ -112,6 +128,9 @@ pub fn run(
         }
     }
     report.complete = !stop();
+    if job.half == Half::Verify {
+        report.written_ranges.clone_from(&job.only);
+    }
     report.capacity = all.capacity(plan.span);
     report.counts = all.counts;
     report.bad = all.extents;
@@ -153,6 +172,7 @@ fn empty_report(job: &Job) -> VerifyReport {
         verify_cpu_s: 0.0,
         state_file: None,
         complete: false,
+        written_ranges: Vec::new(),
         map: None,
         findings: Vec::new(),
     }
@@ -216,18 +236,15 @@ pub fn plan(ask: &Ask, target: &Target) -> Result<(Job, Option<PathBuf>, Vec<Str
     };
     let mut passes = ask.passes.max(1);
     let mut notes = Vec::new();
+    let mut only = Vec::new();
     if ask.half == Half::Verify {
         let path = state_path.as_deref().unwrap_or(Path::new(""));
         match state::load(path)? {
             Some(s) => {
+                s.check_target(path, &target.path, &shown)?;
                 if !s.complete {
-                    notes.push(format!(
-                        "{}: the write it records stopped after {} of {}: what lies past it \
-                         reads as never written",
-                        quote_path(path),
-                        format_bytes(s.written_bytes),
-                        format_bytes(s.span_bytes)
-                    ));
+                    notes.push(s.stopped_note(path)?);
+                    only.clone_from(&s.written_ranges);
                 }
                 plan.span = s.span_bytes.min(plan.span);
                 plan.bs = s.block_bytes;
@@ -258,7 +275,8 @@ pub fn plan(ask: &Ask, target: &Target) -> Result<(Job, Option<PathBuf>, Vec<Str
         passes,
         plan,
         target: shown,
-        claimed_bytes: target.span_bytes,
+        claimed_bytes: target.size_bytes.max(target.span_bytes),
+        only,
     };
     Ok((job, state_path, notes))
 }
@@ -285,6 +303,7 @@ pub fn keep_state(
             pass: report.pass,
             written_bytes: report.written_bytes,
             complete: report.complete,
+            written_ranges: report.written_ranges.clone(),
             written_at: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),

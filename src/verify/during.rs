@@ -83,6 +83,7 @@ impl During {
             verify_cpu_s: 0.0,
             state_file: None,
             complete: true,
+            written_ranges: Vec::new(),
             map: None,
             findings: Vec::new(),
         };

@@ -113,6 +113,7 @@ pub fn run(
         verify_cpu_s: cpu_seconds() - cpu0,
         state_file: None,
         complete: !stop(),
+        written_ranges: Vec::new(),
         map: Some(live.map()),
         findings: Vec::new(),
     };
