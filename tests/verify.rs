@@ -244,3 +244,32 @@ fn a_state_file_of_another_target_is_refused_in_one_line_naming_both() {
     assert!(err.contains("of /dev/loop3, not data"), "{err}");
     assert!(out.stdout.is_empty(), "nothing checked");
 }
+
+#[test]
+fn one_older_block_at_offset_0_does_not_choose_the_run_a_stateless_verify_checks() {
+    let dir = workdir();
+    let path = dir.path().join("data");
+    common::make_file(&path, 8 * MIB as usize);
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    let w = burn(dir.path(), &["--burn-in=write", "--allow-write", "--burn-in-state", a.to_str().unwrap()]);
+    assert_eq!(w.status.code(), Some(0), "{}", stderr(&w));
+    let old = std::fs::read(&path).unwrap()[..4096].to_vec();
+    let w = burn(dir.path(), &["--burn-in=write", "--allow-write", "--burn-in-state", b.to_str().unwrap()]);
+    assert_eq!(w.status.code(), Some(0), "{}", stderr(&w));
+    let seed_b: serde_json::Value = serde_json::from_slice(&std::fs::read(&b).unwrap()).unwrap();
+    // The first run's block put back at offset 0 (restored from an old image).
+    let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    f.write_all_at(&old, 0).unwrap();
+    let none = dir.path().join("none.json");
+    let out = burn(dir.path(), &["--burn-in=verify", "--burn-in-state", none.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "the old block is bad: {err}");
+    let v = verify_json(&out);
+    assert_eq!(v["seed"], seed_b["seed"], "the newer run is checked: {err}");
+    assert_eq!(v["counts"]["intact"], 8 * MIB / 4096 - 1, "{v}");
+    assert_eq!(v["bad"][0]["offset"], 0, "{v}");
+    assert_eq!(v["bad"][0]["bytes"], 4096, "{v}");
+    let from = v["seed_from"].as_str().unwrap_or_default();
+    assert!(from.contains("of 128 places sampled"), "{v}");
+    assert!(err.contains(from), "{err}");
+}

@@ -145,6 +145,7 @@ mod tests {
             state_file: None,
             complete: true,
             written_ranges: Vec::new(),
+            seed_from: None,
             map: None,
             findings: vec![],
         }

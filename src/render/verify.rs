@@ -69,6 +69,9 @@ pub fn summary(r: &VerifyReport) -> String {
             c.write_errors
         );
     }
+    if let Some(from) = &r.seed_from {
+        out += &format!("  stamps   {from}\n");
+    }
     if !r.written_ranges.is_empty() {
         let wrote: u64 = r.written_ranges.iter().map(|x| x[1] - x[0]).sum();
         let checked = if r.mode == "burn-in=verify" {

@@ -53,6 +53,8 @@ pub struct Job {
     /// `Half::Verify` of a write that stopped early: the byte ranges it wrote, the only ones
     /// checked. Empty: the whole span.
     pub only: Vec<[u64; 2]>,
+    /// Without a state file: how the stamps chose the run checked.
+    pub seed_from: Option<String>,
 }
 
 impl Job {
@@ -130,6 +132,7 @@ pub fn run(
     report.complete = !stop();
     if job.half == Half::Verify {
         report.written_ranges.clone_from(&job.only);
+        report.seed_from.clone_from(&job.seed_from);
     }
     report.capacity = all.capacity(plan.span);
     report.counts = all.counts;
@@ -173,30 +176,60 @@ fn empty_report(job: &Job) -> VerifyReport {
         state_file: None,
         complete: false,
         written_ranges: Vec::new(),
+        seed_from: None,
         map: None,
         findings: Vec::new(),
     }
 }
 
-/// The seed and pass of the first intact stamp among the first blocks of the span: what a
-/// verify without a state file learns from the disk. `None` when none of them holds one.
-pub fn learn(opener: &dyn IoOpener, span: u64, align: usize) -> Option<(u64, u32)> {
+/// Positions `learn` samples, spread evenly over the span.
+pub const LEARN_SAMPLES: u64 = 128;
+
+/// What the stamps on the disk say about the run that wrote them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Learned {
+    pub seed: u64,
+    pub pass: u32,
+    /// Sampled positions holding this run's stamp of this pass.
+    pub agree: u64,
+    /// Sampled positions holding any intact stamp.
+    pub intact: u64,
+}
+
+/// The run a verify without a state file checks against: the intact stamps at
+/// `LEARN_SAMPLES` positions spread evenly over the span, and the (seed, pass) most of them
+/// hold — the higher pass on a tie. One stale block (an older burn-in's, put back) cannot pick
+/// the run, as the first stamp read did. `None` when no sampled position holds one.
+pub fn learn(opener: &dyn IoOpener, span: u64, align: usize) -> Option<Learned> {
     let mut io = opener.open_io().ok()?;
-    let len = 64 * 1024;
-    let mut buf = AlignedBuf::new(len, align);
-    let tries = [0, span / 3, span / 2, span.saturating_sub(len as u64)];
-    for at in tries {
+    let mut buf = AlignedBuf::new(align, align);
+    let mut seen: Vec<((u64, u32), u64)> = Vec::new();
+    let last = span.saturating_sub(align as u64);
+    for i in 0..LEARN_SAMPLES {
+        let at = last * i / (LEARN_SAMPLES - 1);
         let at = at - at % align as u64;
-        if io.read_at(&mut buf, at).ok()? < len {
+        if !matches!(io.read_at(&mut buf, at), Ok(n) if n == align) {
             continue;
         }
-        for s in (0..len).step_by(512) {
-            if let Some((seed, pass, _)) = stamp::read_mark(&buf[s..]) {
-                return Some((seed, pass));
-            }
+        let Some(key) = (0..align)
+            .step_by(512)
+            .find_map(|s| stamp::read_mark(&buf[s..]).map(|(seed, pass, _)| (seed, pass)))
+        else {
+            continue;
+        };
+        match seen.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => seen.push((key, 1)),
         }
     }
-    None
+    let intact = seen.iter().map(|(_, n)| n).sum();
+    let ((seed, pass), agree) = *seen.iter().max_by_key(|((_, pass), n)| (*n, *pass))?;
+    Some(Learned {
+        seed,
+        pass,
+        agree,
+        intact,
+    })
 }
 
 /// A burn-in as the command line (or the TUI) asks for it.
@@ -237,6 +270,7 @@ pub fn plan(ask: &Ask, target: &Target) -> Result<(Job, Option<PathBuf>, Vec<Str
     let mut passes = ask.passes.max(1);
     let mut notes = Vec::new();
     let mut only = Vec::new();
+    let mut seed_from = None;
     if ask.half == Half::Verify {
         let path = state_path.as_deref().unwrap_or(Path::new(""));
         match state::load(path)? {
@@ -253,20 +287,28 @@ pub fn plan(ask: &Ask, target: &Target) -> Result<(Job, Option<PathBuf>, Vec<Str
                 passes = s.pass;
             }
             None => {
-                let (seed, pass) = learn(target, plan.span, plan.align).ok_or_else(|| {
+                let l = learn(target, plan.span, plan.align).ok_or_else(|| {
                     format!(
-                        "{shown}: no state file at {} and no intact stamp at the start of the \
-                         disk: run --burn-in=write first (or name its state with \
+                        "{shown}: no state file at {} and no intact stamp at any of {} places \
+                         across the disk: run --burn-in=write first (or name its state with \
                          --burn-in-state FILE)",
-                        quote_path(path)
+                        quote_path(path),
+                        LEARN_SAMPLES
                     )
                 })?;
+                let from = format!(
+                    "of {LEARN_SAMPLES} places sampled across the span, {} hold an intact \
+                     stamp, {} of them run {:#018x} pass {}: the run checked",
+                    l.intact, l.agree, l.seed, l.pass
+                );
                 notes.push(format!(
-                    "no state file at {}: the seed and pass come from the stamps on the disk",
+                    "no state file at {}: the seed and pass come from the stamps on the disk: \
+                     {from}",
                     quote_path(path)
                 ));
-                plan.seed = seed;
-                passes = pass;
+                seed_from = Some(from);
+                plan.seed = l.seed;
+                passes = l.pass;
             }
         }
     }
@@ -277,6 +319,7 @@ pub fn plan(ask: &Ask, target: &Target) -> Result<(Job, Option<PathBuf>, Vec<Str
         target: shown,
         claimed_bytes: target.size_bytes.max(target.span_bytes),
         only,
+        seed_from,
     };
     Ok((job, state_path, notes))
 }

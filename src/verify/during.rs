@@ -84,6 +84,7 @@ impl During {
             state_file: None,
             complete: true,
             written_ranges: Vec::new(),
+            seed_from: None,
             map: None,
             findings: Vec::new(),
         };

@@ -114,6 +114,7 @@ pub fn run(
         state_file: None,
         complete: !stop(),
         written_ranges: Vec::new(),
+        seed_from: None,
         map: Some(live.map()),
         findings: Vec::new(),
     };
