@@ -80,11 +80,29 @@ pub fn findings(r: &VerifyReport) -> Vec<Finding> {
     out
 }
 
+/// The bytes of every unit of `kind`, listed or not, where the counts say it: a pass reads
+/// each unit once, so its count of units times the unit is the bytes (more than the listed
+/// stretches hold once some were left out). `None` for I/O errors (a count of I/Os, not of
+/// units) and for `--verify`, which reads a unit back as often as it writes it.
+fn whole_bytes(r: &VerifyReport, kind: BadKind) -> Option<u64> {
+    let c = &r.counts;
+    let units = match kind {
+        BadKind::Zeroes => c.zeroes,
+        BadKind::OtherData => c.other_data,
+        BadKind::Corrupt => c.corrupt,
+        BadKind::Stale => c.stale,
+        BadKind::Aliased => c.aliased,
+        BadKind::ReadError | BadKind::WriteError => return None,
+    };
+    (r.mode != "verify").then_some(units * r.unit_bytes)
+}
+
 /// One line for the stretches of `kind`: how much, where the first is, what it means.
 fn bad_finding(r: &VerifyReport, kind: BadKind) -> Option<Finding> {
     let mut stretches = r.bad.iter().filter(|e| e.kind == kind);
     let first = stretches.next()?;
-    let bytes: u64 = first.bytes + stretches.map(|e| e.bytes).sum::<u64>();
+    let listed: u64 = first.bytes + stretches.map(|e| e.bytes).sum::<u64>();
+    let bytes = whole_bytes(r, kind).unwrap_or(listed).max(listed);
     let meaning = match kind {
         BadKind::Corrupt => "their checksum fails: the data changed after it was written",
         BadKind::Stale => "they hold an older write: the disk acknowledged a write and lost it",
@@ -189,6 +207,22 @@ mod tests {
             "{}",
             f[0].text
         );
+        // 1,024 stamps of 4 KiB, 256 stretches listed and the rest left out: 4 MiB, not the
+        // listed stretches' 1 MiB.
+        let mut r = report();
+        r.counts.other_data = 1024;
+        r.extents_left_out = 768;
+        r.bad = (0..256)
+            .map(|i| BadExtent {
+                offset: i << 20,
+                bytes: 4096,
+                kind: BadKind::OtherData,
+                found_offset: None,
+                detail: None,
+            })
+            .collect();
+        let f = findings(&r);
+        assert!(f[0].text.starts_with("4 MiB not this run's data in 256 stretch(es) (and more"), "{}", f[0].text);
         let mut r = report();
         r.counts.intact = 262_144;
         let f = findings(&r);
