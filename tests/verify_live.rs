@@ -262,3 +262,62 @@ fn a_clean_tui_run_with_verify_has_its_verify_result_and_exits_0() {
     assert_eq!(v["verify"]["counts"]["corrupt"], 0, "{v}");
     assert!(v["verify"]["counts"]["intact"].as_u64().unwrap() > 0, "{v}");
 }
+
+#[test]
+fn p_pauses_and_resumes_a_burn_in_and_esc_leaves_with_its_report() {
+    if !tmux_installed() {
+        return;
+    }
+    let dir = workdir();
+    common::make_file(&dir.path().join("data"), 128 << 20);
+    let shell = format!(
+        "cd {} && XDG_STATE_HOME={}/state {} data --burn-in --allow-write -b 4k -t 1; \
+         echo EXIT=$?; sleep 30",
+        dir.path().display(),
+        dir.path().display(),
+        bin()
+    );
+    let tmux = Tmux::start("burnpause", (100, 30), &shell);
+    tmux.wait_for("the burn-in", Duration::from_secs(30), |s| {
+        s.contains("stamped blocks written")
+    });
+    tmux.keys(&["p"]);
+    tmux.wait_for("the pause", Duration::from_secs(20), |s| {
+        s.contains("burn-in paused")
+    });
+    tmux.keys(&["p"]);
+    tmux.wait_for("the resume", Duration::from_secs(20), |s| {
+        s.contains("burn-in resumed")
+    });
+    tmux.wait_for("the end", Duration::from_secs(120), |s| {
+        s.contains("every block came back as written")
+    });
+    tmux.keys(&["q"]);
+    let out = tmux.wait_for("the report", Duration::from_secs(20), |s| {
+        s.contains("EXIT=")
+    });
+    assert!(out.contains("EXIT=0"), "{out}");
+    assert!(out.contains("32768 intact, 0 corrupt"), "the whole burn-in: {out}");
+    assert!(!out.contains("stopped early"), "{out}");
+    let surface = dir.path().join("state/diskscope/surface");
+    let left: Vec<_> = std::fs::read_dir(&surface)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "no surface scan ran: {left:?}");
+    drop(tmux);
+    // Esc, as the footer says, leaves: the burn-in stops and its report is printed.
+    let shell = format!(
+        "cd {} && {} data --burn-in --allow-write -b 4k -t 1; echo EXIT=$?; sleep 30",
+        dir.path().display(),
+        bin()
+    );
+    let tmux = Tmux::start("burnesc", (100, 30), &shell);
+    tmux.wait_for("the burn-in", Duration::from_secs(30), |s| {
+        s.contains("stamped blocks written")
+    });
+    tmux.keys(&["Escape"]);
+    let out = tmux.wait_for("the report", Duration::from_secs(30), |s| {
+        s.contains("EXIT=")
+    });
+    assert!(out.contains("burn-in of data"), "{out}");
+}
