@@ -46,6 +46,7 @@ pub mod raw;
 pub mod scan;
 mod snapshots;
 pub mod terse;
+pub mod verify;
 
 use std::path::{Path, PathBuf};
 
