@@ -273,3 +273,16 @@ fn one_older_block_at_offset_0_does_not_choose_the_run_a_stateless_verify_checks
     assert!(from.contains("of 128 places sampled"), "{v}");
     assert!(err.contains(from), "{err}");
 }
+
+#[test]
+fn a_burn_in_of_part_of_a_disk_says_what_the_disk_claims_and_what_was_checked() {
+    let dir = workdir();
+    common::make_file(&dir.path().join("data"), 8 * MIB as usize);
+    let out = burn(dir.path(), &["--burn-in", "--allow-write", "--size", "2M"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = verify_json(&out);
+    assert_eq!(v["claimed_bytes"], 8 * MIB, "{v}");
+    assert_eq!(v["span_bytes"], 2 * MIB, "{v}");
+    let text = v["findings"][0]["text"].as_str().unwrap();
+    assert!(text.contains("(of 2 MiB of the disk's 8 MiB: the rest was not checked)"), "{text}");
+}

@@ -62,22 +62,42 @@ pub fn findings(r: &VerifyReport) -> Vec<Finding> {
         }
     }
     if r.counts.bad() == 0 && r.verified_bytes > 0 {
-        let whole = if r.complete {
-            "every block"
-        } else {
-            "every block read so far"
-        };
-        out.push(Finding::new(
-            VERIFIED,
-            format!(
-                "{whole} came back as written: {} checked in {} stamps, pass {}",
-                format_bytes(r.verified_bytes),
-                r.counts.intact,
-                r.pass
-            ),
-        ));
+        out.push(Finding::new(VERIFIED, verified_text(r)));
     }
     out
+}
+
+/// "every block came back as written", saying how much of the disk that covers: the probe
+/// checks positions, a span short of the disk (`--size`, or a tail shorter than a stamp)
+/// leaves the rest unchecked.
+fn verified_text(r: &VerifyReport) -> String {
+    let checked = format!(
+        "{} checked in {} stamps",
+        format_bytes(r.verified_bytes),
+        r.counts.intact
+    );
+    if r.mode == "capacity-probe" {
+        return format!(
+            "every probe came back as written: {checked} spread over {} (the probe checks \
+             positions, not every block: the full --burn-in does)",
+            format_bytes(r.span_bytes)
+        );
+    }
+    let whole = if r.complete {
+        "every block"
+    } else {
+        "every block read so far"
+    };
+    let part = if r.span_bytes < r.claimed_bytes && r.mode != "verify" {
+        format!(
+            " (of {} of the disk's {}: the rest was not checked)",
+            format_bytes(r.span_bytes),
+            format_bytes(r.claimed_bytes)
+        )
+    } else {
+        String::new()
+    };
+    format!("{whole} came back as written: {checked}, pass {}{part}", r.pass)
 }
 
 /// The bytes of every unit of `kind`, listed or not, where the counts say it: a pass reads
@@ -228,5 +248,16 @@ mod tests {
         let f = findings(&r);
         assert_eq!(f[0].kind, VERIFIED);
         assert!(f[0].text.starts_with("every block came back as written"));
+        // A 6 KiB disk checked in 4 KiB stamps: the text says what was left.
+        r.claimed_bytes = 6144;
+        r.span_bytes = 4096;
+        let f = findings(&r);
+        assert!(
+            f[0].text.ends_with("(of 4 KiB of the disk's 6 KiB: the rest was not checked)"),
+            "{}",
+            f[0].text
+        );
+        r.mode = "capacity-probe".into();
+        assert!(findings(&r)[0].text.starts_with("every probe came back"));
     }
 }

@@ -43,8 +43,11 @@ pub fn run(config: &Config) -> Result<ExitStatus> {
             target.span_bytes,
             probe::Layout::new(target.span_bytes, 4096).step,
         );
-        let (r, _) = probe::run(&**target, target.span_bytes, align, seed, &live, &stop)
+        let (mut r, _) = probe::run(&**target, target.span_bytes, align, seed, &live, &stop)
             .map_err(|e| anyhow!("{shown}: {e}"))?;
+        // What the disk claims is all of it, whatever --size probed.
+        r.claimed_bytes = r.claimed_bytes.max(target.size_bytes);
+        r.findings = crate::findings::verify::findings(&r);
         r
     } else {
         let half = v.burn_in.unwrap_or(Half::Both);
