@@ -45,11 +45,16 @@ fn run_fio(dir: &std::path::Path, job: &str) -> serde_json::Value {
         .current_dir(dir)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // fio may print a note before its JSON.
     let text = String::from_utf8_lossy(&out.stdout);
     let at = text.find('{').unwrap_or_else(|| panic!("{text}"));
-    let v: serde_json::Value = serde_json::from_str(&text[at..]).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let v: serde_json::Value =
+        serde_json::from_str(&text[at..]).unwrap_or_else(|e| panic!("{e}: {text}"));
     v["jobs"][0].clone()
 }
 
@@ -57,15 +62,41 @@ fn run_fio(dir: &std::path::Path, job: &str) -> serde_json::Value {
 fn the_burn_ins_fio_job_writes_the_span_in_order_and_reads_it_all_back() {
     let dir = workdir();
     make_file(&dir.path().join("data"), 8 << 20);
-    let job = export(dir.path(), &["data", "--burn-in", "--allow-write", "-t", "2", "--fio"]);
+    let job = export(
+        dir.path(),
+        &["data", "--burn-in", "--allow-write", "-t", "2", "--fio"],
+    );
     let o = options(&job);
-    for want in ["rw=write", "verify=crc32c", "do_verify=1", "bs=1048576", "numjobs=2", "ioengine=psync"] {
+    for want in [
+        "rw=write",
+        "verify=crc32c",
+        "do_verify=1",
+        "bs=1048576",
+        "numjobs=2",
+        "ioengine=psync",
+    ] {
         assert!(o.contains(&want), "{want}: {job}");
     }
-    assert!(!o.contains(&"time_based"), "the span once, not a time: {job}");
-    let passes = export(dir.path(), &["data", "--burn-in", "--allow-write", "--passes", "3", "--fio"]);
+    assert!(
+        !o.contains(&"time_based"),
+        "the span once, not a time: {job}"
+    );
+    let passes = export(
+        dir.path(),
+        &[
+            "data",
+            "--burn-in",
+            "--allow-write",
+            "--passes",
+            "3",
+            "--fio",
+        ],
+    );
     assert!(options(&passes).contains(&"loops=3"), "{passes}");
-    let write = export(dir.path(), &["data", "--burn-in=write", "--allow-write", "--fio"]);
+    let write = export(
+        dir.path(),
+        &["data", "--burn-in=write", "--allow-write", "--fio"],
+    );
     assert!(options(&write).contains(&"do_verify=0"), "{write}");
     let verify = export(dir.path(), &["data", "--burn-in=verify", "--fio"]);
     assert!(options(&verify).contains(&"verify_only=1"), "{verify}");
@@ -84,7 +115,16 @@ fn verify_on_a_run_exports_fios_in_flight_verify_and_the_probe_is_refused() {
     make_file(&dir.path().join("data"), 8 << 20);
     let job = export(
         dir.path(),
-        &["data", "--read", "50", "--verify", "--allow-write", "-T", "1s", "--fio"],
+        &[
+            "data",
+            "--read",
+            "50",
+            "--verify",
+            "--allow-write",
+            "-T",
+            "1s",
+            "--fio",
+        ],
     );
     let o = options(&job);
     assert!(o.contains(&"verify=crc32c"), "{job}");
@@ -94,7 +134,10 @@ fn verify_on_a_run_exports_fios_in_flight_verify_and_the_probe_is_refused() {
         assert_eq!(j["error"], 0, "{j}");
         assert!(j["write"]["io_bytes"].as_u64().unwrap() > 0, "{j}");
     }
-    let out = diskscope(dir.path(), &["data", "--capacity-probe", "--allow-write", "--fio"]);
+    let out = diskscope(
+        dir.path(),
+        &["data", "--capacity-probe", "--allow-write", "--fio"],
+    );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");

@@ -240,9 +240,16 @@ fn a_fake_whose_size_is_not_a_whole_number_of_stamps_is_named_by_the_probe_and_t
     assert_eq!(r["findings"][0]["kind"], "fake_capacity", "{r}");
     // Every number agrees: a finding's bytes are its stamps' (4 KiB each).
     let c = &r["counts"];
-    let units: u64 = ["intact", "zeroes", "other_data", "corrupt", "stale", "aliased"]
-        .iter()
-        .map(|k| c[*k].as_u64().unwrap())
-        .sum();
+    let units: u64 = [
+        "intact",
+        "zeroes",
+        "other_data",
+        "corrupt",
+        "stale",
+        "aliased",
+    ]
+    .iter()
+    .map(|k| c[*k].as_u64().unwrap())
+    .sum();
     assert_eq!(units * 4096, 512 * MIB, "{c}");
 }

@@ -201,7 +201,10 @@ fn a_verify_of_a_write_that_stopped_early_checks_only_what_it_wrote() {
     common::make_file(&path, 8 * MIB as usize);
     let state = dir.path().join("state.json");
     let st = state.to_str().unwrap();
-    let w = burn(dir.path(), &["--burn-in=write", "--allow-write", "--burn-in-state", st]);
+    let w = burn(
+        dir.path(),
+        &["--burn-in=write", "--allow-write", "--burn-in-state", st],
+    );
     assert_eq!(w.status.code(), Some(0), "{}", stderr(&w));
     // As a write stopped after 1 MiB of each thread's stripe leaves it: the rest never written.
     let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
@@ -222,9 +225,22 @@ fn a_verify_of_a_write_that_stopped_early_checks_only_what_it_wrote() {
     assert_eq!(v["counts"]["zeroes"], 0, "{v}");
     assert_eq!(v["written_ranges"][1][0], 4 * MIB, "{v}");
     // The text says what was checked.
-    let out = diskscope(dir.path(), &["data", "-b", "256k", "--burn-in=verify", "--burn-in-state", st]);
+    let out = diskscope(
+        dir.path(),
+        &[
+            "data",
+            "-b",
+            "256k",
+            "--burn-in=verify",
+            "--burn-in-state",
+            st,
+        ],
+    );
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("it wrote 2 MiB of 8 MiB in 2 stretch(es): only that was checked"), "{text}");
+    assert!(
+        text.contains("it wrote 2 MiB of 8 MiB in 2 stretch(es): only that was checked"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -234,7 +250,10 @@ fn a_state_file_of_another_target_is_refused_in_one_line_naming_both() {
     common::make_file(&path, 2 * MIB as usize);
     let state = dir.path().join("state.json");
     let st = state.to_str().unwrap();
-    let w = burn(dir.path(), &["--burn-in=write", "--allow-write", "--burn-in-state", st]);
+    let w = burn(
+        dir.path(),
+        &["--burn-in=write", "--allow-write", "--burn-in-state", st],
+    );
     assert_eq!(w.status.code(), Some(0), "{}", stderr(&w));
     edit_state(&state, |s| s["target"] = "/dev/loop3".into());
     let out = burn(dir.path(), &["--burn-in=verify", "--burn-in-state", st]);
@@ -251,17 +270,40 @@ fn one_older_block_at_offset_0_does_not_choose_the_run_a_stateless_verify_checks
     let path = dir.path().join("data");
     common::make_file(&path, 8 * MIB as usize);
     let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
-    let w = burn(dir.path(), &["--burn-in=write", "--allow-write", "--burn-in-state", a.to_str().unwrap()]);
+    let w = burn(
+        dir.path(),
+        &[
+            "--burn-in=write",
+            "--allow-write",
+            "--burn-in-state",
+            a.to_str().unwrap(),
+        ],
+    );
     assert_eq!(w.status.code(), Some(0), "{}", stderr(&w));
     let old = std::fs::read(&path).unwrap()[..4096].to_vec();
-    let w = burn(dir.path(), &["--burn-in=write", "--allow-write", "--burn-in-state", b.to_str().unwrap()]);
+    let w = burn(
+        dir.path(),
+        &[
+            "--burn-in=write",
+            "--allow-write",
+            "--burn-in-state",
+            b.to_str().unwrap(),
+        ],
+    );
     assert_eq!(w.status.code(), Some(0), "{}", stderr(&w));
     let seed_b: serde_json::Value = serde_json::from_slice(&std::fs::read(&b).unwrap()).unwrap();
     // The first run's block put back at offset 0 (restored from an old image).
     let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
     f.write_all_at(&old, 0).unwrap();
     let none = dir.path().join("none.json");
-    let out = burn(dir.path(), &["--burn-in=verify", "--burn-in-state", none.to_str().unwrap()]);
+    let out = burn(
+        dir.path(),
+        &[
+            "--burn-in=verify",
+            "--burn-in-state",
+            none.to_str().unwrap(),
+        ],
+    );
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(3), "the old block is bad: {err}");
     let v = verify_json(&out);
@@ -284,5 +326,8 @@ fn a_burn_in_of_part_of_a_disk_says_what_the_disk_claims_and_what_was_checked() 
     assert_eq!(v["claimed_bytes"], 8 * MIB, "{v}");
     assert_eq!(v["span_bytes"], 2 * MIB, "{v}");
     let text = v["findings"][0]["text"].as_str().unwrap();
-    assert!(text.contains("(of 2 MiB of the disk's 8 MiB: the rest was not checked)"), "{text}");
+    assert!(
+        text.contains("(of 2 MiB of the disk's 8 MiB: the rest was not checked)"),
+        "{text}"
+    );
 }

@@ -297,7 +297,10 @@ fn p_pauses_and_resumes_a_burn_in_and_esc_leaves_with_its_report() {
         s.contains("EXIT=")
     });
     assert!(out.contains("EXIT=0"), "{out}");
-    assert!(out.contains("32768 intact, 0 corrupt"), "the whole burn-in: {out}");
+    assert!(
+        out.contains("32768 intact, 0 corrupt"),
+        "the whole burn-in: {out}"
+    );
     assert!(!out.contains("stopped early"), "{out}");
     let surface = dir.path().join("state/diskscope/surface");
     let left: Vec<_> = std::fs::read_dir(&surface)

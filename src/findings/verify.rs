@@ -97,7 +97,10 @@ fn verified_text(r: &VerifyReport) -> String {
     } else {
         String::new()
     };
-    format!("{whole} came back as written: {checked}, pass {}{part}", r.pass)
+    format!(
+        "{whole} came back as written: {checked}, pass {}{part}",
+        r.pass
+    )
 }
 
 /// The bytes of every unit of `kind`, listed or not, where the counts say it: a pass reads
@@ -242,7 +245,12 @@ mod tests {
             })
             .collect();
         let f = findings(&r);
-        assert!(f[0].text.starts_with("4 MiB not this run's data in 256 stretch(es) (and more"), "{}", f[0].text);
+        assert!(
+            f[0].text
+                .starts_with("4 MiB not this run's data in 256 stretch(es) (and more"),
+            "{}",
+            f[0].text
+        );
         let mut r = report();
         r.counts.intact = 262_144;
         let f = findings(&r);
@@ -253,7 +261,8 @@ mod tests {
         r.span_bytes = 4096;
         let f = findings(&r);
         assert!(
-            f[0].text.ends_with("(of 4 KiB of the disk's 6 KiB: the rest was not checked)"),
+            f[0].text
+                .ends_with("(of 4 KiB of the disk's 6 KiB: the rest was not checked)"),
             "{}",
             f[0].text
         );

@@ -8,12 +8,22 @@
 //! each tool verifies only what it wrote. The quick capacity probe has no fio equivalent.
 
 use crate::model::ConfigReport;
-use crate::verify::burnin::Half;
 
 use super::job::FioJob;
 
 /// What fio's verify reads back while writing: diskscope's backlog per thread.
 pub const BACKLOG: usize = crate::engine::check::BACKLOG;
+
+/// Which halves of a burn-in the job does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Halves {
+    /// Write, then read back and check.
+    Both,
+    /// Write only (`do_verify=0`).
+    Write,
+    /// Read back and check only (`verify_only=1`).
+    Verify,
+}
 
 impl FioJob {
     /// `--verify`: the run's job with fio's in-flight verify.
@@ -31,7 +41,7 @@ impl FioJob {
 
     /// `--burn-in[=write|=verify]` on `c` (its settings: the block size and threads the
     /// burn-in runs with): the span written once per pass in order, each thread its stripe.
-    pub fn burn_in(c: &ConfigReport, half: Half, passes: u32) -> FioJob {
+    pub fn burn_in(c: &ConfigReport, half: Halves, passes: u32) -> FioJob {
         let mut c = c.clone();
         c.settings.read_pct = 0;
         c.settings.random_pct = 0;
@@ -42,11 +52,11 @@ impl FioJob {
             .retain(|(k, _)| !matches!(*k, "time_based" | "runtime"));
         job.global.push(("verify", "crc32c".into()));
         match half {
-            Half::Both => job.global.push(("do_verify", "1".into())),
-            Half::Write => job.global.push(("do_verify", "0".into())),
-            Half::Verify => job.global.push(("verify_only", "1".into())),
+            Halves::Both => job.global.push(("do_verify", "1".into())),
+            Halves::Write => job.global.push(("do_verify", "0".into())),
+            Halves::Verify => job.global.push(("verify_only", "1".into())),
         }
-        if passes > 1 && half != Half::Verify {
+        if passes > 1 && half != Halves::Verify {
             job.global.push(("loops", passes.to_string()));
         }
         job.note(

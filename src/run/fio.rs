@@ -39,7 +39,14 @@ pub fn print_fio(config: &Config) -> Result<ExitStatus> {
 /// suite, with what the command line adds to the job (`--drop-cache`).
 pub(super) fn local_job(config: &Config, c: &ConfigReport) -> FioJob {
     if let Some(half) = config.verify.burn_in {
-        return FioJob::burn_in(&burn_in_config(config, c), half, config.verify.passes)
+        use crate::fio::verify::Halves;
+        use crate::verify::burnin::Half;
+        let halves = match half {
+            Half::Both => Halves::Both,
+            Half::Write => Halves::Write,
+            Half::Verify => Halves::Verify,
+        };
+        return FioJob::burn_in(&burn_in_config(config, c), halves, config.verify.passes)
             .drop_cache(config.drop_cache);
     }
     let job = match (&config.sweep, config.suite) {

@@ -135,7 +135,10 @@ pub fn write(
             live.written.fetch_add(len as u64, Relaxed);
         }
         // Once per thread: where its stripe's write got to.
-        let (from, to) = ((first * plan.bs).min(plan.span), (k * plan.bs).min(plan.span));
+        let (from, to) = (
+            (first * plan.bs).min(plan.span),
+            (k * plan.bs).min(plan.span),
+        );
         if to > from {
             reached
                 .lock()
@@ -324,7 +327,15 @@ mod tests {
         assert_eq!(t.counts.intact * 4096, wrote);
         assert_eq!(live.verified.load(Relaxed), wrote);
         // The whole span: what was never written reads as zeroes.
-        let t = verify(&disk, &plan, expect, &[], &Live::new(span, plan.bs), &|| false).unwrap();
+        let t = verify(
+            &disk,
+            &plan,
+            expect,
+            &[],
+            &Live::new(span, plan.bs),
+            &|| false,
+        )
+        .unwrap();
         assert_eq!(t.counts.zeroes * 4096, span - wrote);
     }
 }

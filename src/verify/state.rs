@@ -2,7 +2,8 @@
 //! `--burn-in=verify` after a power cycle or a week: fio's `verify_state_save`, f3write then
 //! f3read). It holds what the stamps cannot say about themselves: which span and block size
 //! were written, and whether the write finished. The seed and the pass are in every stamp too,
-//! so a verify without the file learns them from the first stamp that reads back intact.
+//! so a verify without the file learns them from the stamps (the run most of 128 places
+//! sampled across the span hold: `burnin::learn`).
 //! Kept in the state directory (`burn-in/`, one file per target, named for its path) or where
 //! `--burn-in-state FILE` says, written through `results::file::place` (never through a link).
 
@@ -60,7 +61,10 @@ impl State {
     /// What a verify of a write that stopped early says: it checks only what was written.
     pub fn stopped_note(&self, path: &Path) -> Result<String, String> {
         let shown = quote_path(path);
-        let (wrote, span) = (format_bytes(self.written_bytes), format_bytes(self.span_bytes));
+        let (wrote, span) = (
+            format_bytes(self.written_bytes),
+            format_bytes(self.span_bytes),
+        );
         if self.written_ranges.is_empty() {
             if self.written_bytes == 0 {
                 return Err(format!(

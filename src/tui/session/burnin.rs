@@ -95,7 +95,7 @@ impl Session {
             return;
         };
         match act {
-            SurfaceAct::Back => return self.surface_quit(app),
+            SurfaceAct::Back => self.surface_quit(app),
             SurfaceAct::Pause | SurfaceAct::Scan(_) if v.scanning => {
                 let pause = !self.burn_in_paused.load(Relaxed);
                 self.burn_in_paused.store(pause, Relaxed);
