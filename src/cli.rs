@@ -14,6 +14,7 @@ mod baseline;
 mod config;
 pub(crate) mod docs;
 mod fleet;
+mod modes;
 mod plot;
 mod steady;
 mod targets;
@@ -107,6 +108,35 @@ pub struct Args {
 
     #[command(flatten)]
     pub other: args::OtherArgs,
+
+    /// The flags typed on the command line (clap's ids), as against left at their defaults:
+    /// filled by `try_parse_noting`.
+    #[arg(skip)]
+    pub given: std::collections::BTreeSet<String>,
+}
+
+impl Args {
+    /// Parses a command line and notes which flags it gave (`given`), so that `-b 4k` typed
+    /// is told apart from `-b` left at its default of 4k.
+    pub fn try_parse_noting<I, T>(itr: I) -> Result<Args, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        use clap::{CommandFactory, FromArgMatches, parser::ValueSource};
+        let command = Args::command();
+        let matches = command.clone().try_get_matches_from(itr)?;
+        let mut args = Args::from_arg_matches(&matches)?;
+        // The flags only: the flattened sections' groups have ids too.
+        let flag = |id: &clap::Id| command.get_arguments().any(|a| a.get_id() == id);
+        args.given = matches
+            .ids()
+            .filter(|id| flag(id))
+            .filter(|id| matches.value_source(id.as_str()) == Some(ValueSource::CommandLine))
+            .map(|id| id.to_string())
+            .collect();
+        Ok(args)
+    }
 }
 
 #[cfg(test)]
@@ -120,7 +150,7 @@ mod tests {
     fn config(args: &[&str]) -> Result<Config, String> {
         let mut full = vec!["diskscope"];
         full.extend_from_slice(args);
-        Args::try_parse_from(full)
+        Args::try_parse_noting(full)
             .map_err(|e| values::describe(&e))?
             .validate()
     }

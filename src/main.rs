@@ -5,13 +5,12 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
 use diskscope::cli::Args;
 use diskscope::exit::ExitStatus;
 
 fn main() -> ExitCode {
     diskscope::engine::memory::prepare_allocator();
-    let args = match Args::try_parse() {
+    let args = match Args::try_parse_noting(std::env::args_os()) {
         Ok(a) => a,
         Err(e) if e.exit_code() == 0 => {
             // --help and --version.

@@ -107,7 +107,7 @@ impl Mode {
             return Ok(Mode::BurnIn { tui });
         }
         if config.surface.is_some() {
-            surface::check(config)?;
+            surface::check(config, tui)?;
             return Ok(Mode::Surface { tui });
         }
         if config.fleet.is_some() {

@@ -371,7 +371,7 @@ fn writes_to_a_file_need_allow_write_and_then_happen() {
 fn sigint_during_the_scratch_layout_removes_the_partial_file() {
     use std::process::{Command, Stdio};
     let dir = workdir();
-    let child = Command::new(env!("CARGO_BIN_EXE_diskscope"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_diskscope"))
         .args(["--size", "8G", "--no-tui"])
         .current_dir(dir.path())
         .stdin(Stdio::null())
@@ -379,10 +379,15 @@ fn sigint_during_the_scratch_layout_removes_the_partial_file() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until the layout has begun writing.
+    // Wait until the layout has begun writing; a diskscope that ended first (a filesystem
+    // without 8 GiB free is refused before any write) says why.
     let scratch = dir.path().join("diskscope.scratch");
     let started = std::time::Instant::now();
     while std::fs::metadata(&scratch).map(|m| m.len()).unwrap_or(0) == 0 {
+        if let Ok(Some(_)) = child.try_wait() {
+            let out = child.wait_with_output().unwrap();
+            panic!("diskscope ended before the layout: {}", stderr(&out));
+        }
         assert!(started.elapsed().as_secs() < 10, "the layout never started");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }

@@ -293,6 +293,27 @@ fn an_nvme_drive_at_100_percent_used_is_worn_and_told_why_bit_0x04_is_set() {
     assert_fits(&table);
 }
 
+/// `--health --json=FILE` saves the same list `--json` prints (it printed text and saved
+/// nothing), and a flag `--health` does not use is refused.
+#[test]
+fn health_saves_its_json_to_the_file_named() {
+    let stub = Stub::answering("nvme-used-up.json", 8);
+    let sys = sysfs("nvme-x2");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("h.json");
+    let arg = format!("--json={}", file.display());
+    let text = stdout(&run(&stub.path(), &sys, &["--health", &arg]));
+    assert!(text.contains("worn"), "{text}");
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let printed = json(&run(&stub.path(), &sys, &["--health", "--json"]));
+    assert_eq!(saved[0]["health"]["status"], printed[0]["health"]["status"]);
+    assert_eq!(saved[0]["target"], printed[0]["target"]);
+    let out = run(&stub.path(), &sys, &["--health", "--csv=h.csv"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(common::stderr(&out).contains("does not use --csv"));
+}
+
 #[test]
 fn without_smartctl_one_line_says_how_to_get_it_and_nothing_else_breaks() {
     let empty = tempfile::tempdir().unwrap();

@@ -305,14 +305,74 @@ fn the_scan_refuses_what_it_cannot_go_with() {
     for (args, says) in [
         (
             vec![f, "--surface", "--sweep", "threads=1,2"],
-            "cannot go with --sweep",
+            "does not use --sweep",
         ),
         (vec![f, g, "--surface"], "cannot go with several targets"),
         (vec![f, "--surface=slow"], "--surface takes quick"),
+        // Once, a suite given beside the scan ran instead of it, and wrote.
+        (
+            vec![
+                f,
+                "--surface",
+                "--suite",
+                "real",
+                "--allow-write",
+                "-T",
+                "1s",
+            ],
+            "does not use --suite",
+        ),
+        (vec![f, "--surface", "--rate", "100"], "does not use --rate"),
+        (vec![f, "--surface", "--hipri"], "does not use --hipri"),
+        (
+            vec!["--surface", "--no-tui"],
+            "reads what a disk or file already holds",
+        ),
+        (
+            vec![dir.path().to_str().unwrap(), "--surface", "--no-tui"],
+            "a directory would get a scratch file",
+        ),
     ] {
+        let before = common::checksum(&file);
         let out = diskscope(dir.path(), &args);
-        assert!(!out.status.success(), "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(
+            stderr(&out).lines().count(),
+            1,
+            "{args:?}: {}",
+            stderr(&out)
+        );
         assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+        assert!(out.stdout.is_empty(), "{args:?}: nothing ran");
+        assert_eq!(common::checksum(&file), before, "{args:?} wrote");
+        assert!(!dir.path().join("diskscope.scratch").exists(), "{args:?}");
+    }
+}
+
+/// `-b` and `-Q` typed are the scan's read size and depth even at the run's own defaults
+/// (4k, 1), which once counted as "not given" and became 1 MiB at depth 8.
+#[test]
+fn the_read_size_and_depth_typed_are_used_even_at_the_runs_defaults() {
+    let dir = workdir();
+    let file = dir.path().join("f");
+    common::make_file(&file, 1 << 20);
+    let f = file.to_str().unwrap();
+    for (args, block, depth) in [
+        (
+            vec![f, "--surface", "--json", "-b", "4k", "-Q", "1"],
+            4096,
+            1,
+        ),
+        (vec![f, "--surface", "--json"], 1 << 20, 8),
+        (vec![f, "--surface", "--json", "-b", "64k"], 64 << 10, 8),
+    ] {
+        let doc = json(&surface(dir.path(), &args));
+        let s = &doc["surface"];
+        assert_eq!(
+            (&s["block_bytes"], &s["depth"]),
+            (&block.into(), &depth.into()),
+            "{args:?}"
+        );
     }
 }
 

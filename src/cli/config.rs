@@ -104,9 +104,25 @@ pub struct Config {
     /// `--hipri`: polled io_uring (checked against the target's queue by
     /// `run::resolve_engine`).
     pub hipri: bool,
+    /// The flags typed on the command line (`Args::given`).
+    pub given: std::collections::BTreeSet<String>,
 }
 
 impl Config {
+    /// Whether the flag with clap id `id` was typed, not left at its default.
+    pub fn gave(&self, id: &str) -> bool {
+        self.given.contains(id)
+    }
+
+    /// The block size and depth a scan or burn-in asked for with `-b` and `-Q`; `None` where
+    /// not typed (each then takes its own default, not the run's 4k at depth 1).
+    pub fn scan_shape(&self) -> (Option<u64>, Option<usize>) {
+        (
+            self.gave("bs").then_some(self.settings.bs),
+            self.gave("iodepth").then_some(self.settings.iodepth),
+        )
+    }
+
     /// What `target::prepare` makes ready.
     pub fn target_request(&self) -> TargetRequest {
         TargetRequest {
@@ -138,6 +154,7 @@ impl Args {
         let settings = workload(&self.workload, self.rate.rate)?;
         check_buffers(settings, self.series.sweep.as_ref())?;
         check_fleet(&self)?;
+        super::modes::check(&self)?;
         let verify = super::verify::check(
             &self.verify,
             &allow_write,
@@ -188,6 +205,7 @@ impl Args {
             hipri: w.hipri,
             steady,
             verify,
+            given: self.given,
         })
     }
 }

@@ -128,14 +128,21 @@ fn not_new(r: &HealthRecord) -> Option<Finding> {
 /// says 23,456: the SMART hours were reset".
 fn hours_reset(r: &HealthRecord) -> Option<Finding> {
     let (smart, farm) = (r.power_on_hours?, r.farm_power_on_hours?);
-    (farm > smart.saturating_add(HEALTH_FARM_SLACK_HOURS)).then(|| {
-        let text = format!(
-            "SMART says {} hours, the drive's FARM log says {}: the SMART hours were reset",
-            grouped(smart),
-            grouped(farm)
-        );
-        Finding::new(kind::HEALTH_HOURS_RESET, text)
-    })
+    let (s, f) = (grouped(smart), grouped(farm));
+    let text = if farm > smart.saturating_add(HEALTH_FARM_SLACK_HOURS) {
+        format!("SMART says {s} hours, the drive's FARM log says {f}: the SMART hours were reset")
+    } else if smart > farm.saturating_add(HEALTH_FARM_SLACK_HOURS) {
+        // The other way round is no reset of SMART, but the drive's two records of its own
+        // age disagree all the same: one of them is not what the drive lived.
+        format!(
+            "SMART says {s} hours, the drive's FARM log says {f}: its two records of its age \
+             disagree, so neither can be taken as its age (a FARM log that was cleared or \
+             another drive's would read so)"
+        )
+    } else {
+        return None;
+    };
+    Some(Finding::new(kind::HEALTH_HOURS_RESET, text))
 }
 
 fn counter_findings(r: &HealthRecord) -> Vec<Finding> {
@@ -191,7 +198,13 @@ fn wear_findings(r: &HealthRecord) -> Vec<Finding> {
         out.push(Finding::new(kind::HEALTH_FAILING, text));
     }
     let endurance_only = used >= HEALTH_ENDURANCE_USED_PCT;
+    // The spare's own figures, where the record has them, already said it in full.
+    let spare_said = out.iter().any(|f| f.text.starts_with("available spare"));
     for (bit, what) in [
+        (
+            cw::SPARE_BELOW_THRESHOLD,
+            "the available spare is below its threshold: the drive is running out of blocks to replace worn ones",
+        ),
         (cw::TEMPERATURE, "a temperature is outside its thresholds"),
         (
             cw::RELIABILITY_DEGRADED,
@@ -207,7 +220,10 @@ fn wear_findings(r: &HealthRecord) -> Vec<Finding> {
             "the persistent memory region is read-only",
         ),
     ] {
-        if warn & bit == 0 || (bit == cw::RELIABILITY_DEGRADED && endurance_only) {
+        if warn & bit == 0
+            || (bit == cw::RELIABILITY_DEGRADED && endurance_only)
+            || (bit == cw::SPARE_BELOW_THRESHOLD && spare_said)
+        {
             continue;
         }
         let text = format!("critical warning 0x{bit:02x}: {what}");

@@ -57,6 +57,69 @@ fn farm_hours_above_smart_hours_say_they_were_reset() {
         ..HealthRecord::default()
     };
     assert!(hours_reset(&close).is_none());
+    // FARM far below SMART: the two records disagree, said as such, not as a reset.
+    let lower = HealthRecord {
+        power_on_hours: Some(30_000),
+        farm_power_on_hours: Some(5),
+        ..HealthRecord::default()
+    };
+    let f = record_findings(&lower);
+    assert!(
+        f.iter().any(|f| f.kind == kind::HEALTH_HOURS_RESET
+            && f.text.starts_with(
+                "SMART says 30,000 hours, the drive's FARM log says 5: its two records"
+            )),
+        "{f:?}"
+    );
+}
+
+/// Whatever the warning bits, spare, wear and verdict, a record judged anything but ok or
+/// unknown says why in a finding (bit 0x01 alone once read "failing" with no reason).
+#[test]
+fn every_verdict_but_ok_comes_with_its_reason() {
+    for warn in 0..=255u8 {
+        for used in [None, Some(5), Some(95), Some(120)] {
+            for passed in [None, Some(true), Some(false)] {
+                let r = HealthRecord {
+                    critical_warning: Some(warn),
+                    percentage_used: used,
+                    passed,
+                    ..HealthRecord::default()
+                };
+                let v = verdict(&r);
+                if matches!(v, Verdict::Failing | Verdict::Worn) {
+                    let f = record_findings(&r);
+                    let serious = f.iter().any(|f| {
+                        [
+                            kind::HEALTH_FAILING,
+                            kind::HEALTH_WARNING,
+                            kind::HEALTH_WORN,
+                        ]
+                        .contains(&f.kind.as_str())
+                    });
+                    assert!(
+                        serious,
+                        "{warn:#04x} used {used:?} passed {passed:?}: {v:?} with {f:?}"
+                    );
+                }
+            }
+        }
+        if warn != 0 {
+            let f = record_findings(&HealthRecord {
+                critical_warning: Some(warn),
+                ..HealthRecord::default()
+            });
+            for bit in (0..8)
+                .map(|b| 1u8 << b)
+                .filter(|b| warn & b != 0 && *b <= 0x20)
+            {
+                assert!(
+                    f.iter().any(|f| f.text.contains(&format!("0x{bit:02x}"))),
+                    "{warn:#04x}: bit {bit:#04x} unsaid in {f:?}"
+                );
+            }
+        }
+    }
 }
 
 #[test]

@@ -10,6 +10,7 @@
 //! what could wake a sleeping drive or start a self-test.
 
 pub mod nvme_log;
+pub mod sanity;
 pub mod smartctl;
 pub mod smartctl_json;
 pub mod watch;

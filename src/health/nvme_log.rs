@@ -167,7 +167,10 @@ impl NvmeHealthLog {
 pub fn read(dev: &Path, controller: &str) -> Option<HealthRecord> {
     let buf = read_smart_log(dev, controller)?;
     let device = dev.join(controller).display().to_string();
-    Some(parse(&buf[..SMART_LOG_BYTES])?.record(&device, HealthSource::NvmeLog))
+    let mut r = parse(&buf[..SMART_LOG_BYTES])?.record(&device, HealthSource::NvmeLog);
+    // Every field of the page is a number; only its temperature can be none.
+    super::sanity::drop_unreadable(None, &mut r);
+    Some(r)
 }
 
 #[cfg(test)]

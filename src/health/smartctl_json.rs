@@ -234,6 +234,7 @@ fn record(device: &str, json: &Value) -> HealthRecord {
         ata_attributes(&mut r, table, block);
     }
     scsi_counters(&mut r, json);
+    super::sanity::drop_unreadable(json.get("nvme_smart_health_information_log"), &mut r);
     r
 }
 

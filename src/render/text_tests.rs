@@ -88,3 +88,46 @@ fn a_second_of_reads_and_writes_shows_each_directions_rate_and_p99_in_80_columns
         both.chars().count()
     );
 }
+
+/// A period of a few key presses holds a handful of I/Os: its hot-spot share (100 % against
+/// a promised 90.6 %) is left out of the summary, as its rates are from the periods table.
+#[test]
+fn a_period_too_short_for_a_rate_has_no_hot_spot_line() {
+    use crate::model::hot_spots::HotSpots;
+    use crate::settings::Distribution;
+    use crate::stats::periods::{Began, Period};
+    use crate::stats::{Counts, LatencySummary, LeftOut};
+    let zipf = Settings {
+        random_distribution: Distribution::Zipf { theta_milli: 1300 },
+        ..Settings::default()
+    };
+    let period = |start_s: f64, elapsed_s: f64, random: u64, top1: u64| Period {
+        sides: None,
+        began: Began::Change,
+        settings: Some(zipf),
+        merged: 1,
+        start_s,
+        end_s: start_s + elapsed_s,
+        elapsed_s,
+        counts: Counts {
+            ops: random,
+            bytes: random * 4096,
+            random_issued: random,
+            top1_issued: top1,
+            top10_issued: top1,
+            ..Counts::default()
+        },
+        iops: random as f64 / elapsed_s,
+        bw_bytes_per_s: random as f64 * 4096.0 / elapsed_s,
+        latency_ns: LatencySummary::default(),
+        service_latency_ns: LatencySummary::default(),
+        left_out: LeftOut::default(),
+    };
+    let mut r = RunReport::example();
+    r.periods.list = vec![period(0.0, 5.0, 50_000, 45_000), period(5.0, 0.004, 3, 3)];
+    r.hot_spots = HotSpots::of_all(&r.periods.list, 1 << 30);
+    assert_eq!(r.hot_spots.len(), 2, "both are in the JSON");
+    let text = summary(&r, true);
+    assert!(text.contains("hot spots, period 1, zipf 1.3"), "{text}");
+    assert!(!text.contains("hot spots, period 2"), "{text}");
+}

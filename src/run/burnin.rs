@@ -80,13 +80,7 @@ fn job(
 ) -> Result<(Job, Option<std::path::PathBuf>)> {
     let ask = burnin::Ask {
         half,
-        // A pass over the whole disk in 4 KiB blocks (the run's default) is a burn-in that
-        // takes days: 1 MiB unless `-b` asked for another size, as the surface scan does.
-        bs: if config.settings.bs == crate::settings::Settings::default().bs {
-            crate::surface::session::DEFAULT_BLOCK
-        } else {
-            config.settings.bs
-        },
+        bs: burnin::block_size(config.scan_shape().0),
         threads: config.settings.threads,
         passes: config.verify.passes,
         state: config.verify.state.clone(),

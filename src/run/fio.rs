@@ -66,9 +66,7 @@ pub(super) fn local_job(config: &Config, c: &ConfigReport) -> FioJob {
 /// another size (`run::burnin`), pread/pwrite at depth 1 on each thread.
 fn burn_in_config(config: &Config, c: &ConfigReport) -> ConfigReport {
     let mut c = c.clone();
-    if config.settings.bs == crate::settings::Settings::default().bs {
-        c.settings.bs = crate::surface::session::DEFAULT_BLOCK;
-    }
+    c.settings.bs = crate::verify::burnin::block_size(config.scan_shape().0);
     c.settings.iodepth = 1;
     c.ioengine = crate::settings::IoEngine::Psync;
     c

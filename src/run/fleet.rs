@@ -454,7 +454,7 @@ mod tests {
             .map(|s| s.to_string())
             .chain(extra.iter().cloned())
             .collect();
-        Args::try_parse_from(&argv)
+        Args::try_parse_noting(&argv)
             .map_err(|e| crate::cli::values::describe(&e))?
             .validate()
     }

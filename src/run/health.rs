@@ -86,8 +86,13 @@ pub fn run(config: &Config) -> Result<ExitStatus> {
             health,
         })
         .collect();
+    let json = serde_json::to_string_pretty(&list)? + "\n";
+    if let Some(path) = &config.files.json {
+        use crate::results::file::{Kind, write_result};
+        write_result(Kind::Json, path, &json).map_err(anyhow::Error::msg)?;
+    }
     if config.output == Output::Json {
-        output::print(&(serde_json::to_string_pretty(&list)? + "\n"));
+        output::print(&json);
         return Ok(ExitStatus::Success);
     }
     if list.is_empty() {

@@ -20,29 +20,35 @@ use crate::target::shell::quote_path;
 use crate::units::{format_bytes, format_duration};
 use crate::{output, render, signals};
 
-/// What `--surface` cannot go with, refused in one line each.
-pub fn check(config: &Config) -> Result<()> {
-    let clash = if config.targets.len() > 1 {
-        Some("several targets (scan one disk at a time)")
-    } else if config.sweep.is_some() {
-        Some("--sweep")
-    } else if config.suite.is_some() {
-        Some("--suite")
-    } else if config.fleet.is_some() {
-        Some("--fleet")
-    } else if config.settings.read_pct < 100 {
-        Some("--read below 100 (the scan only reads)")
-    } else if config.baseline.is_some() {
-        Some("--baseline")
-    } else {
-        None
+/// What `--surface` cannot go with beyond the flags it does not use, refused in one line. `tui`: the screen is drawn,
+/// where without TARGET the picker asks which disk.
+pub fn check(config: &Config, tui: bool) -> Result<()> {
+    // The scan never writes: it reads what is there, so there must be something to read, not
+    // a scratch file it would first have to lay out.
+    let scratch_why = match &config.target {
+        None if !tui => Some("without TARGET it would read a scratch file it first writes"),
+        Some(t) if t.is_dir() => Some("a directory would get a scratch file, written first"),
+        _ => None,
     };
-    match clash {
-        Some(what) => Err(anyhow!(
-            "--surface reads one target in order and cannot go with {what}; drop one of them"
-        )),
-        None => Ok(()),
+    if let Some(why) = scratch_why {
+        let at = config
+            .target
+            .as_deref()
+            .unwrap_or(std::path::Path::new("."));
+        return Err(crate::exit::Refused(format!(
+            "{}: --surface reads what a disk or file already holds, and {why}; name the device (diskscope --list shows them) or a file",
+            quote_path(at)
+        ))
+        .into());
     }
+    // The flags it does not use are refused with the command line (`cli::modes`).
+    if config.targets.len() > 1 {
+        return Err(crate::exit::Refused(
+            "--surface reads one target in order and cannot go with several targets (scan one disk at a time); drop one of them".into(),
+        )
+        .into());
+    }
+    Ok(())
 }
 
 /// The progress line on stderr: updated in place once a second on a terminal; a line a
@@ -82,7 +88,7 @@ pub fn run(config: &Config, ask: SurfaceAsk) -> Result<ExitStatus> {
     for w in &target.warnings {
         output::say(&format!("note: {w}"));
     }
-    let ready = session::ready(target, request(ask, config.settings))?;
+    let ready = session::ready(target, request(ask, config.scan_shape()))?;
     if let Some((path, at)) = &ready.resumed {
         output::say(&format!(
             "resuming the scan stopped at {} (kept in {}; --surface=restart starts over)",

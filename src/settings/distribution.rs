@@ -79,7 +79,7 @@ impl Distribution {
                 None => return Err(format!("'{text}': pareto takes h strictly between 0 and 1 (at most three decimals), e.g. pareto:0.8")),
             },
             ("zoned" | "hotband", Some(a)) => hot_band(kind, a).ok_or_else(|| {
-                format!("'{text}': give one hot band, X % of the I/Os on Y % of the span, as hotband:X/Y or fio's zoned:X/Y:R/S (R = 100 - X, S = 100 - Y; whole percentages, 0 < Y < 100)")
+                format!("'{text}': give one hot band, X % of the I/Os on Y % of the span, as hotband:X/Y or fio's zoned:X/Y:R/S (R = 100 - X, S = 100 - Y; whole percentages, 0 < Y < X: the band takes more than its share)")
             })?,
             _ => return Err(format!(
                 "'{text}': use random, zipf:θ (e.g. zipf:1.2), pareto:h (e.g. pareto:0.8) or a hot band zoned:X/Y:R/S (e.g. zoned:90/10:10/90)"
@@ -108,7 +108,10 @@ fn hot_band(kind: &str, arg: &str) -> Option<Distribution> {
         }
         _ => return None,
     }
-    (span_pct > 0 && span_pct < 100).then_some(Distribution::HotBand { io_pct, span_pct })
+    // A hot band is hotter than the rest: more than its share of the I/Os (5 % of them on
+    // half the span is the cold half, and "hottest 10 %" would report 0 %).
+    (span_pct > 0 && span_pct < 100 && io_pct > span_pct)
+        .then_some(Distribution::HotBand { io_pct, span_pct })
 }
 
 /// A decimal with at most three decimals, in thousandths.
@@ -203,6 +206,10 @@ mod tests {
             "zoned:90/10",
             "zoned:90/0:10/100",
             "hotband:90/100",
+            "hotband:0/10",
+            "hotband:5/50",
+            "hotband:10/10",
+            "zoned:5/50:95/50",
             "normal:10",
             "zoned:60/10:30/20:10/70",
             "random:1",

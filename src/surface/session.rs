@@ -62,21 +62,13 @@ impl SurfaceAsk {
     }
 }
 
-/// The scan's block and depth: `-b` and `-Q` where given (not the run's defaults), else
-/// 1 MiB at depth 8.
-pub fn request(ask: SurfaceAsk, settings: crate::settings::Settings) -> ScanRequest {
-    let defaults = crate::settings::Settings::default();
-    let block = if settings.bs == defaults.bs {
-        DEFAULT_BLOCK
-    } else {
-        settings.bs
-    };
-    let depth = if settings.iodepth == defaults.iodepth {
-        DEFAULT_DEPTH
-    } else {
-        settings.iodepth
-    };
-    ask.request(block, depth)
+/// The scan's block and depth: `-b` and `-Q` where typed (`Config::scan_shape`), else 1 MiB
+/// at depth 8.
+pub fn request(ask: SurfaceAsk, (block, depth): (Option<u64>, Option<usize>)) -> ScanRequest {
+    ask.request(
+        block.unwrap_or(DEFAULT_BLOCK),
+        depth.unwrap_or(DEFAULT_DEPTH),
+    )
 }
 
 /// What to scan, as the command line or the TUI asked.

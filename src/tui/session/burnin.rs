@@ -35,7 +35,7 @@ impl Session {
         let v = &self.config.verify;
         let ask = Ask {
             half: v.burn_in.unwrap_or(Half::Both),
-            bs: self.config.settings.bs,
+            bs: burnin::block_size(self.config.scan_shape().0),
             threads: self.config.settings.threads,
             passes: v.passes,
             state: v.state.clone(),

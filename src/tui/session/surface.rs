@@ -85,7 +85,13 @@ impl Session {
             return;
         }
         let target: Arc<Target> = prepared.target.clone();
-        let request = crate::surface::session::request(ask, self.asked_settings);
+        // -b and -Q as typed on the command line, not the sliders' values of the moment.
+        let asked = &self.asked_settings;
+        let shape = (
+            self.config.gave("bs").then_some(asked.bs),
+            self.config.gave("iodepth").then_some(asked.iodepth),
+        );
+        let request = crate::surface::session::request(ask, shape);
         let ready = match ready(&target, request) {
             Ok(r) => r,
             Err(e) => {
