@@ -11,12 +11,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use super::learn::{LEARN_SAMPLES, learn};
 use super::live::Live;
 use super::pass::{self, Plan};
 use super::stamp::{self, Expect};
 use super::state;
 use super::tally::Tally;
-use crate::engine::buffer::AlignedBuf;
 use crate::engine::io::IoOpener;
 use crate::model::verify::VerifyReport;
 use crate::target::open::Target;
@@ -64,6 +64,17 @@ impl Job {
             [] => self.plan.span,
             only => only.iter().map(|r| r[1] - r[0]).sum(),
         }
+    }
+
+    /// Bytes the whole burn-in moves, writes and reads together: a pass's bytes for each
+    /// pass written, and again for each read back (`=verify` reads back one pass).
+    pub fn total_bytes(&self) -> u64 {
+        let passes = match self.half {
+            Half::Verify => 1,
+            _ => u64::from(self.passes.max(1)),
+        };
+        let halves = if self.half == Half::Both { 2 } else { 1 };
+        self.bytes_per_pass() * passes * halves
     }
 }
 
@@ -180,56 +191,6 @@ fn empty_report(job: &Job) -> VerifyReport {
         map: None,
         findings: Vec::new(),
     }
-}
-
-/// Positions `learn` samples, spread evenly over the span.
-pub const LEARN_SAMPLES: u64 = 128;
-
-/// What the stamps on the disk say about the run that wrote them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Learned {
-    pub seed: u64,
-    pub pass: u32,
-    /// Sampled positions holding this run's stamp of this pass.
-    pub agree: u64,
-    /// Sampled positions holding any intact stamp.
-    pub intact: u64,
-}
-
-/// The run a verify without a state file checks against: the intact stamps at
-/// `LEARN_SAMPLES` positions spread evenly over the span, and the (seed, pass) most of them
-/// hold — the higher pass on a tie. One stale block (an older burn-in's, put back) cannot pick
-/// the run, as the first stamp read did. `None` when no sampled position holds one.
-pub fn learn(opener: &dyn IoOpener, span: u64, align: usize) -> Option<Learned> {
-    let mut io = opener.open_io().ok()?;
-    let mut buf = AlignedBuf::new(align, align);
-    let mut seen: Vec<((u64, u32), u64)> = Vec::new();
-    let last = span.saturating_sub(align as u64);
-    for i in 0..LEARN_SAMPLES {
-        let at = last * i / (LEARN_SAMPLES - 1);
-        let at = at - at % align as u64;
-        if !matches!(io.read_at(&mut buf, at), Ok(n) if n == align) {
-            continue;
-        }
-        let Some(key) = (0..align)
-            .step_by(512)
-            .find_map(|s| stamp::read_mark(&buf[s..]).map(|(seed, pass, _)| (seed, pass)))
-        else {
-            continue;
-        };
-        match seen.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, n)) => *n += 1,
-            None => seen.push((key, 1)),
-        }
-    }
-    let intact = seen.iter().map(|(_, n)| n).sum();
-    let ((seed, pass), agree) = *seen.iter().max_by_key(|((_, pass), n)| (*n, *pass))?;
-    Some(Learned {
-        seed,
-        pass,
-        agree,
-        intact,
-    })
 }
 
 /// The burn-in's block size: `-b` where typed, else 1 MiB, as the surface scan reads. A pass
@@ -368,4 +329,39 @@ pub fn keep_state(
         report.state_file = Some(quote_path(path));
     }
     Ok(note)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(half: Half, passes: u32, only: Vec<[u64; 2]>) -> Job {
+        Job {
+            half,
+            passes,
+            plan: Plan {
+                span: 256 << 20,
+                bs: 1 << 20,
+                unit: 4096,
+                threads: 2,
+                align: 4096,
+                seed: 1,
+                start: Instant::now(),
+            },
+            target: "d".into(),
+            claimed_bytes: 256 << 20,
+            only,
+            seed_from: None,
+        }
+    }
+
+    #[test]
+    fn the_progress_total_counts_what_the_burn_in_will_move() {
+        assert_eq!(job(Half::Both, 2, vec![]).total_bytes(), 4 * (256 << 20));
+        assert_eq!(job(Half::Write, 2, vec![]).total_bytes(), 2 * (256 << 20));
+        // A verify of pass 2 reads one pass; of a write stopped early, only what it wrote.
+        assert_eq!(job(Half::Verify, 2, vec![]).total_bytes(), 256 << 20);
+        let stopped = vec![[0, 12 << 20], [128 << 20, 140 << 20]];
+        assert_eq!(job(Half::Verify, 1, stopped).total_bytes(), 24 << 20);
+    }
 }

@@ -177,8 +177,7 @@ fn surface_of(target: &str, bs: u64) -> SurfaceReport {
 /// Sends the burn-in's map and progress to the screen ten times a second until `done`.
 fn feed(tx: &std::sync::mpsc::Sender<Event>, live: &Live, job: &Job, done: &AtomicBool) {
     let start = Instant::now();
-    let halves = if job.half == Half::Both { 2 } else { 1 };
-    let total = job.plan.span * u64::from(job.passes.max(1)) * halves;
+    let total = job.total_bytes();
     while !done.load(Relaxed) {
         std::thread::sleep(Duration::from_millis(100));
         let moved = live.written.load(Relaxed) + live.verified.load(Relaxed);
