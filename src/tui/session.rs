@@ -99,7 +99,7 @@ pub struct Session {
     /// `--burn-in`: its report once it stopped or ended, for the way out.
     burn_in: Option<Box<crate::model::verify::VerifyReport>>,
     /// `--burn-in`: set while `p` holds it paused (its threads wait at their next block).
-    burn_in_paused: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    burn_in_paused: std::sync::Arc<crate::verify::live::Pause>,
     /// `--verify`: the run's checker, whose findings join the run's report at the end.
     during: Option<std::sync::Arc<crate::verify::during::During>>,
 }

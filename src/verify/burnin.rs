@@ -105,7 +105,7 @@ pub fn run(
     for pass in first..=last {
         report.pass = pass;
         if job.half != Half::Verify {
-            let t0 = Instant::now();
+            let (t0, p0) = (Instant::now(), live.paused_s());
             let before = live.written.load(std::sync::atomic::Ordering::Relaxed);
             let (tally, ranges) = pass::write(opener, plan, pass, live, stop)?;
             all.merge(tally);
@@ -113,7 +113,7 @@ pub fn run(
                 report.written_ranges = ranges;
             }
             sync(opener);
-            report.write_s += t0.elapsed().as_secs_f64();
+            report.write_s += t0.elapsed().as_secs_f64() - (live.paused_s() - p0);
             report.written_bytes +=
                 live.written.load(std::sync::atomic::Ordering::Relaxed) - before;
         }
@@ -128,10 +128,10 @@ pub fn run(
                 min_seq: 0,
                 writer: None,
             };
-            let (t0, cpu0) = (Instant::now(), cpu_seconds());
+            let (t0, cpu0, p0) = (Instant::now(), cpu_seconds(), live.paused_s());
             let before = live.verified.load(std::sync::atomic::Ordering::Relaxed);
             all.merge(pass::verify(opener, plan, expect, &job.only, live, stop)?);
-            report.verify_s += t0.elapsed().as_secs_f64();
+            report.verify_s += t0.elapsed().as_secs_f64() - (live.paused_s() - p0);
             report.verify_cpu_s += cpu_seconds() - cpu0;
             report.verified_bytes +=
                 live.verified.load(std::sync::atomic::Ordering::Relaxed) - before;

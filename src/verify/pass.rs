@@ -338,4 +338,53 @@ mod tests {
         .unwrap();
         assert_eq!(t.counts.zeroes * 4096, span - wrote);
     }
+
+    #[test]
+    fn the_time_held_paused_is_not_in_the_burn_ins_write_or_verify_time() {
+        use crate::verify::burnin::{Half, Job, run};
+        let span = 16 * 16384;
+        let disk = Mem(Arc::new(Mutex::new(vec![0; span as usize])));
+        let plan = Plan {
+            span,
+            bs: 16384,
+            unit: 4096,
+            threads: 1,
+            align: 4096,
+            seed: 3,
+            start: Instant::now(),
+        };
+        let job = Job {
+            half: Half::Both,
+            passes: 1,
+            plan,
+            target: "mem".into(),
+            claimed_bytes: span,
+            only: vec![],
+            seed_from: None,
+        };
+        let live = Live::new(span, plan.bs);
+        // Held paused for 300 ms at the first block of each half, as the TUI's wait does.
+        let calls = AtomicUsize::new(0);
+        let stop = || {
+            let n = calls.fetch_add(1, Relaxed);
+            if n == 0 || n == 40 {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                live.paused_ns.fetch_add(300_000_000, Relaxed);
+            }
+            false
+        };
+        let t = Instant::now();
+        let r = run(&disk, &job, &live, &stop).unwrap();
+        let whole = t.elapsed().as_secs_f64();
+        assert_eq!(r.counts.intact, span / 4096);
+        let pauses = live.paused_ns.load(Relaxed) as f64 / 1e9;
+        assert!(pauses >= 0.3, "{pauses}");
+        assert!(
+            r.write_s + r.verify_s <= whole - pauses + 0.01,
+            "write {} + verify {} of {whole} s with {pauses} s paused",
+            r.write_s,
+            r.verify_s
+        );
+        assert!(r.write_s >= 0.0 && r.verify_s >= 0.0);
+    }
 }

@@ -64,9 +64,11 @@ impl Session {
                 let ended = || stop.load(Relaxed) || signals::received().is_some();
                 // Paused: every thread waits here, at its next block, until resumed or ended.
                 let stopped = || {
-                    while paused.load(Relaxed) && !ended() {
+                    while paused.is_on() && !ended() {
                         std::thread::sleep(Duration::from_millis(20));
                     }
+                    // The time held paused is left out of the write and verify times.
+                    live.paused_ns.store(paused.total_ns(), Relaxed);
                     ended()
                 };
                 let done = AtomicBool::new(false);
@@ -97,8 +99,7 @@ impl Session {
         match act {
             SurfaceAct::Back => self.surface_quit(app),
             SurfaceAct::Pause | SurfaceAct::Scan(_) if v.scanning => {
-                let pause = !self.burn_in_paused.load(Relaxed);
-                self.burn_in_paused.store(pause, Relaxed);
+                let pause = self.burn_in_paused.toggle();
                 v.paused = pause;
                 v.message = Some(if pause {
                     "burn-in paused: p resumes it, q stops it and prints its report".into()
