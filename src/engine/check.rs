@@ -28,6 +28,8 @@ pub trait Checker: Send + Sync {
 pub trait WorkerCheck: Send {
     /// Stamps `buf`, about to be written at `offset`; returns the write's sequence number.
     fn stamp(&mut self, buf: &mut [u8], offset: u64) -> u64;
+    /// A stamped write of `bytes` completed whole.
+    fn wrote(&mut self, _bytes: u64) {}
     /// Checks `buf`, read back at `offset`, written with sequence `seq` by this worker;
     /// returns the first bad unit's offset and what it holds, if any.
     fn check(&mut self, buf: &[u8], offset: u64, seq: u64) -> Option<(u64, String)>;
@@ -110,6 +112,7 @@ impl Worker {
             return;
         };
         if op == Op::Write {
+            v.check.wrote(self.bufs.get_mut(i).len() as u64);
             v.written(offset, seq);
         } else if op == Op::Read
             && seq != u64::MAX

@@ -73,7 +73,7 @@ enum Span {
 #[derive(Debug, Clone)]
 pub struct FioJob {
     span: Span,
-    global: Options,
+    pub(super) global: Options,
     sections: Vec<Section>,
     /// What differs from diskscope, or what to do first; `#` lines of the job file.
     notes: Vec<String>,
@@ -328,7 +328,7 @@ impl FioJob {
     }
 
     /// Adds `note` to the job file's comments, once.
-    fn note(&mut self, note: impl Into<String>) {
+    pub(super) fn note(&mut self, note: impl Into<String>) {
         let note = note.into();
         if !self.notes.contains(&note) {
             self.notes.push(note);

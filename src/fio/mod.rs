@@ -47,6 +47,7 @@ pub mod scan;
 mod snapshots;
 pub mod terse;
 mod trim;
+pub mod verify;
 
 use std::path::{Path, PathBuf};
 

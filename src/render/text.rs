@@ -294,6 +294,9 @@ pub fn summary_at(r: &RunReport, with_header: bool, width: usize) -> String {
         .collect::<String>()
     );
     error_lines(&mut out, &r.errors);
+    if let Some(v) = &r.verify {
+        out.push_str(&super::verify::run_lines(v));
+    }
     if let Some(w) = &r.writeback {
         super::writeback::writeback_lines(&mut out, w);
     }

@@ -98,6 +98,10 @@ pub struct Session {
     surface_write: Option<Option<std::ffi::OsString>>,
     /// `--burn-in`: its report once it stopped or ended, for the way out.
     burn_in: Option<Box<crate::model::verify::VerifyReport>>,
+    /// `--burn-in`: set while `p` holds it paused (its threads wait at their next block).
+    burn_in_paused: std::sync::Arc<crate::verify::live::Pause>,
+    /// `--verify`: the run's checker, whose findings join the run's report at the end.
+    during: Option<std::sync::Arc<crate::verify::during::During>>,
 }
 
 impl Session {
@@ -132,6 +136,8 @@ impl Session {
             surface_next: config_surface,
             surface_write: None,
             burn_in: None,
+            during: None,
+            burn_in_paused: Default::default(),
         }
     }
 
@@ -203,6 +209,9 @@ impl Session {
             Action::ConfirmWrite(typed) => self.confirm_write(app, typed),
             Action::ReadOnly => self.read_only(app),
             Action::ToggleMouse => self.toggle_mouse(app),
+            Action::Surface(act) if self.config.verify.burn_in.is_some() => {
+                self.burn_in_act(app, act);
+            }
             Action::Surface(act) => self.surface_act(app, act),
         }
     }

@@ -244,14 +244,7 @@ impl Session {
             report.duration_s = None;
         }
         let live = Live::for_target(&report, &target.path, self.config.steady.params(true));
-        let engine = match Engine::start_with_sink_checked(
-            target.clone(),
-            target.geometry(),
-            self.config.settings,
-            self.engine_options(),
-            Box::new(EventSink(self.events.clone())),
-            checker(&self.config),
-        ) {
+        let engine = match self.start_engine(&target) {
             Ok(e) => e,
             Err(e) => return self.fail(app, anyhow!("{}: {e}", target.path.display())),
         };
@@ -295,11 +288,33 @@ impl Session {
     }
 }
 
-/// `--verify`: the checker that stamps the run's writes and reads them back.
-fn checker(config: &crate::cli::Config) -> Option<Arc<dyn crate::engine::check::Checker>> {
+impl Session {
+    /// Starts the engine on `target` with the run's settings, and with `--verify` its
+    /// checker (kept by the session: what it finds joins the run's report at the end).
+    fn start_engine(
+        &mut self,
+        target: &Arc<crate::target::open::Target>,
+    ) -> Result<Engine, String> {
+        self.during = checker(&self.config);
+        Engine::start_with_sink_checked(
+            target.clone(),
+            target.geometry(),
+            self.config.settings,
+            self.engine_options(),
+            Box::new(EventSink(self.events.clone())),
+            self.during
+                .clone()
+                .map(|d| d as Arc<dyn crate::engine::check::Checker>),
+        )
+    }
+}
+
+/// `--verify`: the checker that stamps the run's writes and reads them back (the session
+/// keeps it to put what it found into the run's report at the end).
+fn checker(config: &crate::cli::Config) -> Option<Arc<crate::verify::during::During>> {
     config.verify.live.then(|| {
         Arc::new(crate::verify::during::During::new(
             rand::random::<u64>() | 1,
-        )) as Arc<dyn crate::engine::check::Checker>
+        ))
     })
 }
