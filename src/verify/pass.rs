@@ -314,7 +314,12 @@ mod tests {
         let wrote: u64 = ranges.iter().map(|r| r[1] - r[0]).sum();
         assert_eq!(wrote, live.written.load(Relaxed), "{ranges:?}");
         assert!(wrote > 0 && wrote < span, "{ranges:?}");
-        assert_eq!(ranges[0][0], 0, "thread 0 starts at 0: {ranges:?}");
+        // Each thread's stretch starts at its stripe (0 and half the span); which threads got
+        // to write before the stop is the scheduler's.
+        assert!(
+            ranges.iter().all(|r| r[0] == 0 || r[0] == span / 2),
+            "each starts at its stripe: {ranges:?}"
+        );
         let expect = Expect {
             seed: 5,
             pass: 1,
