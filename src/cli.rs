@@ -18,6 +18,7 @@ mod modes;
 mod plot;
 mod steady;
 mod targets;
+mod trim;
 pub mod values;
 pub mod verify;
 
@@ -168,6 +169,7 @@ mod tests {
                 random_pct: 100,
                 rate_iops: 0,
                 random_distribution: Default::default(),
+                trim_pct: 0,
             }
         );
         assert_eq!(c.ioengine, None);

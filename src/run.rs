@@ -217,9 +217,12 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         | Mode::Disks { .. } => resolve_engine(config)?,
         _ => config,
     };
+    let mut config = config;
     if !matches!(mode, Mode::Fio) {
-        // An export may be for another machine's disk: only a run needs a queue that polls.
+        // An export may be for another machine's disk: only a run needs a queue that polls,
+        // or discards.
         check_hipri(&config)?;
+        check_trim(&mut config, &mode)?;
     }
     match mode {
         Mode::Completions(shell) => print_and_exit(&crate::cli::docs::completions(shell)),
@@ -351,6 +354,27 @@ fn check_hipri(config: &Config) -> Result<()> {
             return Err(crate::exit::Refused(format!("{}: {why}", at.display())).into());
         }
     }
+    Ok(())
+}
+
+/// `--trim` runs only on block devices that discard, with writes allowed (`target::trim`):
+/// refused before anything is laid out or opened otherwise. With no trim asked, the reason
+/// (or none) is kept for the TUI's trim key.
+fn check_trim(config: &mut Config, mode: &Mode) -> Result<()> {
+    let at_all: Vec<Option<&Path>> = match config.targets.is_empty() {
+        true => vec![config.target.as_deref()],
+        false => config.targets.iter().map(|t| Some(t.as_path())).collect(),
+    };
+    let refusal = config.trim_refusal_on(&at_all);
+    // The picker's target is checked when it is picked (`tui::session::start`).
+    let picker = matches!(mode, Mode::Tui) && config.target.is_none();
+    if config.settings.trim_pct > 0
+        && !picker
+        && let Some(why) = &refusal
+    {
+        return Err(crate::exit::Refused(why.clone()).into());
+    }
+    config.trim_refusal = refusal;
     Ok(())
 }
 

@@ -80,6 +80,10 @@ pub struct Settings {
     /// Where random offsets land (fio's `random_distribution`, spelled as fio does): uniform,
     /// Zipf, Pareto or a hot band. Saved results from before this knob mean uniform.
     pub random_distribution: Distribution,
+    /// Share of I/Os that discard their block (`--trim`, fio's `trim`), in percent, drawn
+    /// before the read share (which splits the rest). Saved results from before this knob
+    /// mean 0.
+    pub trim_pct: u8,
 }
 
 impl Default for Settings {
@@ -92,6 +96,7 @@ impl Default for Settings {
             random_pct: 100,
             rate_iops: 0,
             random_distribution: Distribution::Uniform,
+            trim_pct: 0,
         }
     }
 }

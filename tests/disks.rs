@@ -54,6 +54,7 @@ fn start(targets: &[Arc<Target>], s: Settings) -> (Group, Receiver<(usize, Snaps
         fsync_every: 0,
         ioengine: IoEngine::Psync,
         hipri: false,
+        trim: false,
     };
     let group = Group::start(targets, s, options, |i| Box::new(Tagged(i, tx.clone()))).unwrap();
     (group, rx)

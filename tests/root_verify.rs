@@ -106,9 +106,13 @@ fn a_dropped_write_is_reported_stale() {
 }
 
 fn fake(dir: &std::path::Path) -> Option<FuseDisk> {
+    fake_of(dir, 1 << 30, 128 * MIB)
+}
+
+fn fake_of(dir: &std::path::Path, claim: u64, real: u64) -> Option<FuseDisk> {
     let b = Behaviour {
-        claim: 1 << 30,
-        real: Some(128 * MIB),
+        claim,
+        real: Some(real),
         ..Default::default()
     };
     match FuseDisk::start(dir, &b) {
@@ -207,4 +211,45 @@ fn no_burn_in_of_a_device_not_named_or_mounted_and_nothing_written() {
     }
     assert_eq!(dev.checksum(), fs_sum, "the mounted device was written");
     drop(mounted);
+}
+
+/// A fake whose real size is a whole number of sectors but not of 4 KiB stamps.
+const ODD_REAL: u64 = 100_001_280;
+
+#[test]
+#[ignore = "needs root: FUSE mount and loop device"]
+fn a_fake_whose_size_is_not_a_whole_number_of_stamps_is_named_by_the_probe_and_the_burn_in() {
+    let dir = workdir();
+    let Some(disk) = fake_of(dir.path(), 512 * MIB, ODD_REAL) else {
+        return;
+    };
+    let d = disk.path();
+    let allow = format!("--allow-write={d}");
+    let out = diskscope(dir.path(), &[d, "--capacity-probe", &allow, "--json"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let r = verify_json(&out);
+    assert_eq!(r["capacity"]["real_bytes"], ODD_REAL, "{r}");
+    assert_eq!(r["findings"][0]["kind"], "fake_capacity", "{r}");
+    let out = diskscope(
+        dir.path(),
+        &[d, "--burn-in", &allow, "-b", "1M", "-t", "2", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let r = verify_json(&out);
+    assert_eq!(r["capacity"]["real_bytes"], ODD_REAL, "{r}");
+    assert_eq!(r["findings"][0]["kind"], "fake_capacity", "{r}");
+    // Every number agrees: a finding's bytes are its stamps' (4 KiB each).
+    let c = &r["counts"];
+    let units: u64 = [
+        "intact",
+        "zeroes",
+        "other_data",
+        "corrupt",
+        "stale",
+        "aliased",
+    ]
+    .iter()
+    .map(|k| c[*k].as_u64().unwrap())
+    .sum();
+    assert_eq!(units * 4096, 512 * MIB, "{c}");
 }

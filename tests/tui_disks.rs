@@ -45,6 +45,7 @@ fn config(path: &str) -> ConfigReport {
         ioengine: IoEngine::IoUring,
         ioengine_fallback: None,
         hipri: false,
+        trim_refusal: None,
         latency_basis: LATENCY_BASIS,
         durability: Default::default(),
         warnings: vec![],

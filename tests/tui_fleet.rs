@@ -64,6 +64,7 @@ fn entry(ms: u64, ios: u64, lat_ns: f64) -> FioEntry {
             ..DirStats::default()
         },
         write: DirStats::default(),
+        trim: DirStats::default(),
         runtime_ms: ms,
         basis: PercentileBasis::Lat,
         group: 0,

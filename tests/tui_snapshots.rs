@@ -29,6 +29,7 @@ fn settings() -> Settings {
         random_pct: 100,
         rate_iops: 0,
         random_distribution: Default::default(),
+        trim_pct: 0,
     }
 }
 
@@ -49,6 +50,7 @@ fn info(write_allowed: bool) -> ConfigReport {
         ioengine: diskscope::settings::IoEngine::IoUring,
         ioengine_fallback: None,
         hipri: false,
+        trim_refusal: None,
         latency_basis: diskscope::model::LATENCY_BASIS,
         durability: Default::default(),
         warnings: vec![],

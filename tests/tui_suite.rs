@@ -34,6 +34,7 @@ fn info() -> ConfigReport {
         ioengine: IoEngine::IoUring,
         ioengine_fallback: None,
         hipri: false,
+        trim_refusal: None,
         latency_basis: diskscope::model::LATENCY_BASIS,
         durability: Default::default(),
         warnings: vec![],
@@ -165,6 +166,7 @@ fn started() -> (App, FakeEngine) {
         random_pct: 0,
         rate_iops: 0,
         random_distribution: Default::default(),
+        trim_pct: 0,
     };
     assert_eq!(a, Action::ApplyPaused(first, false));
     engine.act(&mut app, a);

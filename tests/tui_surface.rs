@@ -143,11 +143,18 @@ fn a_burn_in_on_the_screen_is_titled_as_one_with_no_curve_and_no_scan_keys() {
     let screen = text(&draw(&app, 80, 24));
     assert!(screen.starts_with("burn-in · "), "{screen}");
     assert!(!screen.contains("MB/s against position"), "{screen}");
-    assert!(screen.contains("p stop"), "{screen}");
+    assert!(screen.contains("p pause"), "{screen}");
     let p = KeyEvent::from(KeyCode::Char('p'));
     assert_eq!(app.on_key(p), Action::Surface(SurfaceAct::Pause));
     if let Screen::Surface(v) = &mut app.screen {
-        (v.scanning, v.paused) = (false, true);
+        v.paused = true;
+    }
+    let screen = text(&draw(&app, 80, 24));
+    assert!(screen.starts_with("burn-in · paused"), "{screen}");
+    assert!(screen.contains("p resume"), "{screen}");
+    // Stopped (q, or its end): nothing on the screen starts anything.
+    if let Screen::Surface(v) = &mut app.screen {
+        (v.scanning, v.paused) = (false, false);
     }
     let screen = text(&draw(&app, 80, 24));
     assert!(screen.starts_with("burn-in · stopped"), "{screen}");

@@ -50,6 +50,12 @@ pub struct WorkloadArgs {
     #[arg(long, default_value = "100", value_name = "PCT", value_parser = values::percentage)]
     pub read: u8,
 
+    /// Percentage of I/Os that discard their block (fio's trim: BLKDISCARD, or io_uring's block
+    /// discard), drawn first; --read splits the rest. A trim destroys data: needs --allow-write
+    /// and a block device that discards
+    #[arg(long, default_value = "0", value_name = "PCT", value_parser = values::percentage)]
+    pub trim: u8,
+
     /// Percentage of I/Os at random offsets; the rest are sequential
     #[arg(long, default_value = "100", value_name = "PCT", value_parser = values::percentage)]
     pub random: u8,
@@ -188,7 +194,7 @@ pub struct SeriesArgs {
     /// always, writes with --allow-write; -T is the time per pass [5s]
     #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "standard",
           value_parser = values::suite,
-          conflicts_with_all = ["threads", "iodepth", "bs", "read", "random", "random_distribution", "sweep", "tui", "end_fsync"])]
+          conflicts_with_all = ["threads", "iodepth", "bs", "read", "trim", "random", "random_distribution", "sweep", "tui", "end_fsync"])]
     pub suite: Option<SuiteName>,
 
     /// With --suite: passes per test and direction; the card shows their median, min-max and

@@ -104,6 +104,9 @@ pub struct Config {
     /// `--hipri`: polled io_uring (checked against the target's queue by
     /// `run::resolve_engine`).
     pub hipri: bool,
+    /// Why this run may not trim (`run::check_trim`, from the target's sysfs), or `None`
+    /// when it may: the TUI's trim slider says it instead of moving.
+    pub trim_refusal: Option<String>,
     /// The flags typed on the command line (`Args::given`).
     pub given: std::collections::BTreeSet<String>,
 }
@@ -141,6 +144,7 @@ impl Config {
             .with_engine(self.ioengine, self.ioengine_fallback.clone())
             .with_durability(self.durability);
         report.hipri = self.hipri;
+        report.trim_refusal = self.trim_refusal.clone();
         report
     }
 }
@@ -203,6 +207,7 @@ impl Args {
             ioengine: w.ioengine,
             ioengine_fallback: None,
             hipri: w.hipri,
+            trim_refusal: Some("not checked yet".into()),
             steady,
             verify,
             given: self.given,
@@ -212,6 +217,13 @@ impl Args {
 
 /// Writes only when allowed.
 fn check_writes(w: &WorkloadArgs, allow_write: &Option<OsString>) -> Result<(), String> {
+    if w.trim > 0 && allow_write.is_none() {
+        return Err(format!(
+            "--trim {} discards blocks of the target, which destroys their data; \
+             add --allow-write=/dev/NAME if that is intended",
+            w.trim
+        ));
+    }
     if w.read < 100 && allow_write.is_none() {
         return Err(format!(
             "--read {} writes to the target, which destroys its data; \
@@ -239,6 +251,7 @@ fn workload(w: &WorkloadArgs, rate_iops: u64) -> Result<Settings, String> {
         random_pct: w.random,
         rate_iops,
         random_distribution: w.random_distribution,
+        trim_pct: w.trim,
     })
 }
 

@@ -9,6 +9,20 @@ use super::args::FleetArgs;
 /// the job every host runs (`fio::job::FioJob::fleet`), is the controller's own (how it
 /// shows, saves and compares the result), or is refused here, never dropped without a word
 /// (`run::fleet`'s test goes through every flag clap knows).
+/// `--hipri` and `--trim` depend on each host's device, which only a run on the host checks.
+fn check_host_facts(a: &Args) -> Result<(), String> {
+    let asked = [
+        (a.workload.hipri, "--hipri", "queue polls"),
+        (a.workload.trim > 0, "--trim", "device discards"),
+    ];
+    match asked.iter().find(|(on, ..)| *on) {
+        Some((_, flag, what)) => Err(format!(
+            "--fleet with {flag}: whether each host's {what} is not known here; run {flag} on a host alone (where it is checked), or drop it"
+        )),
+        None => Ok(()),
+    }
+}
+
 pub(super) fn check_fleet(a: &Args) -> Result<(), String> {
     let FleetArgs { fleet: Some(_), .. } = &a.fleet else {
         return Ok(());
@@ -30,12 +44,7 @@ pub(super) fn check_fleet(a: &Args) -> Result<(), String> {
         crate::fio::job::check_fleet_path(t)?;
         crate::fleet::check_writes(&t.display().to_string(), a.workload.read)?;
     }
-    if a.workload.hipri {
-        return Err(
-            "--fleet with --hipri: whether each host's queue polls is not known here; run --hipri on a host alone (where it is checked), or drop it"
-                .into(),
-        );
-    }
+    check_host_facts(a)?;
     if a.series.sweep.is_some() {
         return Err("--fleet runs one test, not a --sweep; drop one of them".into());
     }

@@ -38,6 +38,8 @@ const BURN_IN: Mode = Mode {
             "threads",
             "passes",
             "time",
+            // The fio job of the same write and read-back (`fio::verify`).
+            "fio",
         ],
     ],
 };
@@ -45,7 +47,8 @@ const BURN_IN: Mode = Mode {
 const PROBE: Mode = Mode {
     flag: "--capacity-probe",
     what: "it stamps its own blocks and reads them back",
-    uses: &[OPEN, &["capacity_probe"]],
+    // `--fio` is taken to say why there is no fio job of a probe (`run::fio`).
+    uses: &[OPEN, &["capacity_probe", "fio"]],
 };
 
 const HEALTH: Mode = Mode {

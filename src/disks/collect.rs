@@ -257,7 +257,7 @@ pub fn aggregate_row(windows: &[Window], rows: &[Option<IntervalFigures>]) -> In
     }
 }
 
-/// Reads and writes apart in the aggregate's totals: ops and bytes added, each target's rate
+/// Reads, writes and trims apart in the aggregate's totals: ops and bytes added, each target's rate
 /// added, each direction's latency merged from every target's.
 fn total_sides(targets: &[TargetRun], counts: &Counts, latency: &SideLatency) -> Option<ReadWrite> {
     let mut rw = latency.figures(counts, std::time::Duration::ZERO)?;
@@ -272,10 +272,12 @@ fn total_sides(targets: &[TargetRun], counts: &Counts, latency: &SideLatency) ->
     rw.read.bw_bytes_per_s = sum(|s| s.read.bw_bytes_per_s);
     rw.write.iops = sum(|s| s.write.iops);
     rw.write.bw_bytes_per_s = sum(|s| s.write.bw_bytes_per_s);
+    rw.trim.iops = sum(|s| s.trim.iops);
+    rw.trim.bw_bytes_per_s = sum(|s| s.trim.bw_bytes_per_s);
     Some(rw)
 }
 
-/// Reads and writes apart in the aggregate's row, as its totals: ops and bytes added, each
+/// Reads, writes and trims apart in the aggregate's row, as its totals: ops and bytes added, each
 /// target's rate over its own window added, each direction's latency merged.
 fn aggregate_sides(windows: &[Window], counts: &Counts) -> Option<ReadWrite> {
     let mut latency = SideLatency::default();
@@ -293,6 +295,8 @@ fn aggregate_sides(windows: &[Window], counts: &Counts) -> Option<ReadWrite> {
     rw.read.bw_bytes_per_s = rate(|c| c.read_bytes);
     rw.write.iops = rate(|c| c.write_ops);
     rw.write.bw_bytes_per_s = rate(|c| c.write_bytes);
+    rw.trim.iops = rate(|c| c.trim_ops);
+    rw.trim.bw_bytes_per_s = rate(|c| c.trim_bytes);
     Some(rw)
 }
 

@@ -9,8 +9,9 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 
 use super::control::{Control, WorkerSlot};
+use super::op::Op;
 use super::worker::Worker;
-use crate::stats::{IoErrorRecord, WRITE_TAG};
+use crate::stats::IoErrorRecord;
 
 /// How many failed or short I/Os a run keeps in detail.
 pub const KEPT_ERRORS: usize = 16;
@@ -60,7 +61,7 @@ impl Worker {
         slot: &WorkerSlot,
         control: &Control,
         outcome: Outcome,
-        is_read: bool,
+        op: Op,
         offset: u64,
         stopped: bool,
         timing: Timing,
@@ -68,11 +69,11 @@ impl Worker {
         self.local.busy_ns += timing.service.as_nanos() as u64;
         match outcome {
             Outcome::Full(_) if stopped => self.local.spanning_stop += 1,
-            Outcome::Full(n) => self.count_full(is_read, n, timing),
+            Outcome::Full(n) => self.count_full(op, n, timing),
             Outcome::Short(n) => {
                 self.local.short_ios += 1;
                 let want = self.settings.bs;
-                let op = if is_read { "read" } else { "write" };
+                let op = op.name();
                 keep_error(control, slot.id, op, offset, None, || {
                     format!("short {op}: {n} of {want} bytes")
                 });
@@ -90,7 +91,7 @@ impl Worker {
     /// Counts one complete I/O: an op, its bytes, its latency (and with a rate its service
     /// time apart).
     #[inline]
-    fn count_full(&mut self, is_read: bool, n: u64, timing: Timing) {
+    fn count_full(&mut self, op: Op, n: u64, timing: Timing) {
         let service = timing.service.as_nanos() as u64;
         let ns = match timing.from_due {
             Some(d) => {
@@ -99,23 +100,24 @@ impl Worker {
             }
             None => service,
         };
-        // The direction rides in the latency's top bit: the sampler splits reads from
-        // writes with no second batch (see `stats::sides`).
-        self.batch.push(if is_read { ns } else { ns | WRITE_TAG });
+        // The direction rides in the latency's top bits: the sampler splits reads, writes
+        // and trims with no second batch (see `stats::sides`).
+        self.batch.push(op.tag(ns));
         self.latency_sum_ns += ns;
         self.local.ops += 1;
         self.local.bytes += n;
-        if is_read {
-            self.local.read_ops += 1;
-            self.local.read_bytes += n;
-        } else {
-            self.local.write_ops += 1;
-            self.local.write_bytes += n;
-        }
+        let l = &mut self.local;
+        let (ops, bytes) = match op {
+            Op::Read => (&mut l.read_ops, &mut l.read_bytes),
+            Op::Write => (&mut l.write_ops, &mut l.write_bytes),
+            Op::Trim => (&mut l.trim_ops, &mut l.trim_bytes),
+        };
+        *ops += 1;
+        *bytes += n;
     }
 }
 
-/// Keeps the details of a failed or short I/O (`op`: "read", "write" or "fdatasync") while
+/// Keeps the details of a failed or short I/O (`op`: "read", "write", "trim" or "fdatasync") while
 /// fewer than `KEPT_ERRORS` are kept.
 #[cold]
 pub(super) fn keep_error(

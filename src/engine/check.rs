@@ -12,6 +12,7 @@
 use std::collections::VecDeque;
 
 use super::account::keep_error;
+use super::op::Op;
 use super::worker::{Control, Worker, WorkerSlot, scramble};
 
 /// Writes a worker keeps to read back, at most.
@@ -27,6 +28,8 @@ pub trait Checker: Send + Sync {
 pub trait WorkerCheck: Send {
     /// Stamps `buf`, about to be written at `offset`; returns the write's sequence number.
     fn stamp(&mut self, buf: &mut [u8], offset: u64) -> u64;
+    /// A stamped write of `bytes` completed whole.
+    fn wrote(&mut self, _bytes: u64) {}
     /// Checks `buf`, read back at `offset`, written with sequence `seq` by this worker;
     /// returns the first bad unit's offset and what it holds, if any.
     fn check(&mut self, buf: &[u8], offset: u64, seq: u64) -> Option<(u64, String)>;
@@ -78,9 +81,11 @@ impl Worker {
     /// scrambled; returns the write's sequence number, or for a read the sequence of the
     /// write it reads back (`u64::MAX`: an ordinary read).
     #[inline]
-    pub(super) fn prepare(&mut self, i: usize, is_read: bool, offset: u64) -> u64 {
-        if is_read {
-            return self.expect.take().unwrap_or(u64::MAX);
+    pub(super) fn prepare(&mut self, i: usize, op: Op, offset: u64) -> u64 {
+        match op {
+            Op::Read => return self.expect.take().unwrap_or(u64::MAX),
+            Op::Trim => return u64::MAX, // no data: nothing to stamp or scramble
+            Op::Write => {}
         }
         match &mut self.verifier {
             Some(v) => v.check.stamp(self.bufs.get_mut(i), offset),
@@ -99,16 +104,18 @@ impl Worker {
         control: &Control,
         slot: &WorkerSlot,
         i: usize,
-        is_read: bool,
+        op: Op,
         offset: u64,
         seq: u64,
     ) {
         let Some(v) = &mut self.verifier else {
             return;
         };
-        if !is_read {
+        if op == Op::Write {
+            v.check.wrote(self.bufs.get_mut(i).len() as u64);
             v.written(offset, seq);
-        } else if seq != u64::MAX
+        } else if op == Op::Read
+            && seq != u64::MAX
             && let Some((at, what)) = v.check.check(self.bufs.get_mut(i), offset, seq)
         {
             keep_error(control, slot.id, "verify", at, None, || what);

@@ -16,6 +16,7 @@ use std::io;
 use std::time::{Duration, Instant};
 
 use super::account::Outcome;
+use super::op::Op;
 use super::ring::{self, CANCEL_TAG, Ring};
 use super::ring_fault::Call;
 use super::uring::reap;
@@ -35,7 +36,7 @@ const WAIT_FAILURES: u32 = 8;
 #[derive(Clone, Copy)]
 pub(super) struct InFlight {
     pub offset: u64,
-    pub is_read: bool,
+    pub op: Op,
     /// A write with its sync linked after it in this slot: the slot is free, and the write
     /// counted, when the sync completes.
     pub linked: bool,
@@ -74,7 +75,7 @@ impl Flight {
     pub fn new(depth: usize) -> Flight {
         let idle = InFlight {
             offset: 0,
-            is_read: true,
+            op: Op::Read,
             linked: false,
             write_counted: false,
             unsynced: false,
@@ -250,7 +251,7 @@ fn take_back_unsent(w: &mut Worker, slot: &WorkerSlot, control: &Control, f: &mu
             slot,
             control,
             Outcome::Cancelled,
-            m.is_read,
+            m.op,
             m.offset,
             false,
             timing,

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use super::control::{Boundary, Mailbox, WorkerSlot};
 use super::worker::{FLUSH_EVERY, Worker};
 use crate::engine::pace::Timetable;
-use crate::stats::WRITE_TAG;
+use crate::stats::DIRECTION_TAGS;
 
 /// How often a worker reads its schedstat, at most: one pread, off the per-I/O path.
 const SCHEDSTAT_EVERY: Duration = Duration::from_millis(100);
@@ -136,7 +136,9 @@ impl Worker {
         l.read_bytes -= late.read_bytes;
         l.write_ops -= late.write_ops;
         l.write_bytes -= late.write_bytes;
+        l.trim_ops -= late.trim_ops;
+        l.trim_bytes -= late.trim_bytes;
         l.after_switch += late.ops;
-        self.latency_sum_ns -= self.batch.iter().map(|&v| v & !WRITE_TAG).sum::<u64>();
+        self.latency_sum_ns -= self.batch.iter().map(|&v| v & !DIRECTION_TAGS).sum::<u64>();
     }
 }

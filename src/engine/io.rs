@@ -1,5 +1,5 @@
-//! The seam between the workers and the target: positional reads and writes on one worker's
-//! own descriptor, the fdatasync of `--fsync`, and how much written data the page cache still
+//! The seam between the workers and the target: positional reads, writes and discards on one
+//! worker's own descriptor, the fdatasync of `--fsync`, and how much written data the page cache still
 //! holds for it. The real implementation is a `File` (pread/pwrite through std's `FileExt`,
 //! fdatasync, cachestat); tests plug in targets that fail with chosen errnos, which a healthy
 //! disk cannot produce.
@@ -25,6 +25,12 @@ pub trait BlockIo: Send {
     fn pending_writeback_bytes(&self) -> Option<u64> {
         None
     }
+    /// Discards `len` bytes at `offset` (`--trim`): BLKDISCARD on a block device. A target
+    /// that cannot (a test double) says so.
+    fn discard(&mut self, offset: u64, len: u64) -> io::Result<()> {
+        let _ = (offset, len);
+        Err(io::Error::from_raw_os_error(nix::libc::EOPNOTSUPP))
+    }
     /// The descriptor the io_uring engine submits on. `None` (test doubles): the worker
     /// drives this handle through `read_at`/`write_at`, one I/O at a time.
     fn raw_fd(&self) -> Option<RawFd> {
@@ -46,6 +52,9 @@ impl BlockIo for File {
     }
     fn pending_writeback_bytes(&self) -> Option<u64> {
         cachestat_pending(self)
+    }
+    fn discard(&mut self, offset: u64, len: u64) -> io::Result<()> {
+        super::discard::blkdiscard(self.as_raw_fd(), offset, len)
     }
     fn raw_fd(&self) -> Option<RawFd> {
         Some(self.as_raw_fd())

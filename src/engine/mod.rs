@@ -15,6 +15,7 @@ pub use apply::Prepared;
 pub mod buffer;
 pub mod check;
 mod control;
+pub mod discard;
 mod flight;
 mod handover;
 pub mod io;
@@ -22,6 +23,7 @@ pub mod ioengine;
 pub mod memory;
 pub mod niceness;
 pub mod offsets;
+pub mod op;
 mod pace;
 pub mod pattern;
 mod ring;
@@ -57,6 +59,9 @@ pub struct Options {
     /// `--hipri`: each io_uring ring set up with `IORING_SETUP_IOPOLL`, its completions
     /// polled (checked against the device's queue by `target::poll` first).
     pub hipri: bool,
+    /// `--trim`: the target was checked to discard (`target::trim`) and writes are allowed;
+    /// without it no trim is ever drawn, whatever the settings' `trim_pct`.
+    pub trim: bool,
 }
 
 impl Default for Options {
@@ -66,6 +71,7 @@ impl Default for Options {
             fsync_every: 0,
             ioengine: IoEngine::Psync,
             hipri: false,
+            trim: false,
         }
     }
 }
@@ -113,13 +119,16 @@ impl Geometry {
             return Err(format!("queue depth {}: use 1 to {MAX_IODEPTH}", s.iodepth));
         }
         memory::buffer_limit().check(s.threads, s.iodepth, s.bs)?;
-        if s.read_pct > 100 || s.random_pct > 100 {
+        if s.read_pct > 100 || s.random_pct > 100 || s.trim_pct > 100 {
             return Err("percentages must be 0 to 100".into());
         }
-        if s.read_pct < 100 && !self.write_allowed {
+        if (s.read_pct < 100 || s.trim_pct > 0) && !self.write_allowed {
+            let what = match s.trim_pct {
+                0 => format!("read {}% means writing", s.read_pct),
+                t => format!("trim {t}% means discarding blocks"),
+            };
             return Err(format!(
-                "read {}% means writing, which is off; add --allow-write to write to the target",
-                s.read_pct
+                "{what}, which is off; add --allow-write to write to the target"
             ));
         }
         Ok(())

@@ -206,6 +206,7 @@ mod tests {
             ioengine: crate::settings::IoEngine::Psync,
             checker: None,
             hipri: false,
+            trim: false,
         });
         let c = control.clone();
         let start = Instant::now();

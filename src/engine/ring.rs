@@ -16,6 +16,8 @@ use std::os::fd::RawFd;
 
 use io_uring::{IoUring, opcode, squeue, types};
 
+use super::discard;
+use super::op::Op;
 use super::ring_fault::{Call, Faults};
 use super::worker::Worker;
 
@@ -58,6 +60,9 @@ pub(super) struct Ring {
     pub ext_arg: bool,
     /// The test seam's faults (`ring_fault`); `None` in every real run.
     faults: Option<Faults>,
+    /// Trims go through the ring (the kernel's block discard command, `discard::probe`);
+    /// false: each is a BLKDISCARD from the worker's thread.
+    pub uring_discard: bool,
 }
 
 /// How a hand-over to the kernel went.
@@ -81,7 +86,7 @@ impl Ring {
     /// cancellation; the completion queue holds two completions per slot (a write and its
     /// sync, with `--fsync`) plus the cancellation's own, so it never overflows between reaps
     /// (an overflow makes the next submission fail with EBUSY).
-    pub fn new(slots: usize, fd: RawFd, hipri: bool) -> io::Result<Ring> {
+    pub fn new(slots: usize, fd: RawFd, hipri: bool, trim: bool) -> io::Result<Ring> {
         let faults = Faults::from_env()?;
         let sq = (slots + 2).next_power_of_two() as u32;
         let cq = (2 * slots + 1).next_power_of_two().max(sq as usize) as u32;
@@ -98,7 +103,7 @@ impl Ring {
             }
             b
         };
-        let ring = builder()
+        let mut ring = builder()
             .setup_coop_taskrun()
             .setup_single_issuer()
             .setup_cqsize(cq)
@@ -106,7 +111,13 @@ impl Ring {
             .or_else(|_| builder().setup_cqsize(cq).build(sq))?;
         let fixed_file = FIXED_FILE && ring.submitter().register_files(&[fd]).is_ok();
         let ext_arg = ring.params().is_feature_ext_arg();
+        let target = match fixed_file {
+            true => discard::Target::Fixed,
+            false => discard::Target::Fd(fd),
+        };
+        let uring_discard = trim && discard::probe(&mut ring, target);
         Ok(Ring {
+            uring_discard,
             ext_arg,
             ring,
             entries: slots,
@@ -169,17 +180,21 @@ impl Ring {
     }
 
     /// The submission entry for request `i`: read or write of buffer `i` at `offset`.
-    pub fn entry(
-        &self,
-        w: &Worker,
-        fd: RawFd,
-        i: usize,
-        is_read: bool,
-        offset: u64,
-    ) -> squeue::Entry {
+    pub fn entry(&self, w: &Worker, fd: RawFd, i: usize, op: Op, offset: u64) -> squeue::Entry {
         // The slot's own pointer, not a slice of it: the kernel writes it once submitted.
         let (ptr, len) = (w.bufs.slot_ptr(i), w.bufs.len() as u32);
         let fixed = self.registered.is_some();
+        let is_read = match op {
+            Op::Read => true,
+            Op::Write => false,
+            Op::Trim => {
+                let target = match self.fixed_file {
+                    true => discard::Target::Fixed,
+                    false => discard::Target::Fd(fd),
+                };
+                return discard::uring_entry(target, offset, u64::from(len)).user_data(i as u64);
+            }
+        };
         macro_rules! op {
             ($target:expr) => {
                 match (is_read, fixed) {
@@ -363,7 +378,7 @@ mod tests {
         let file = std::fs::File::open("/proc/self/exe").unwrap();
         let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
         for slots in [1, 2, 3, 4, 8, 31, 32, 256] {
-            let r = Ring::new(slots, fd, false).unwrap();
+            let r = Ring::new(slots, fd, false, false).unwrap();
             let p = r.ring.params();
             assert!(
                 p.cq_entries() as usize > 2 * slots,

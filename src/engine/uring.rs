@@ -71,6 +71,7 @@ use std::time::Instant;
 use io_uring::squeue;
 
 use super::flight::{self, Failure, Flight, InFlight, SYNC_TAG};
+use super::op::Op;
 use super::ring::{self, CANCEL_TAG, Ring, Sent};
 use super::ring_fault::Call;
 use super::stops;
@@ -91,7 +92,7 @@ pub(super) fn run(
         let depth = w.settings.iodepth.max(1);
         if ring.as_ref().is_none_or(|r| r.entries < depth) {
             drop(ring.take()); // the old ring is empty: close it before building the next
-            ring = Some(Ring::new(depth, fd, control.hipri).map_err(Failure::setup)?);
+            ring = Some(Ring::new(depth, fd, control.hipri, control.trim).map_err(Failure::setup)?);
         }
         let r = ring.as_mut().expect("built above");
         r.cap_iowq(w.settings.threads);
@@ -144,7 +145,7 @@ fn drive(
         }
         let submitting = control.generation.load(Acquire) == w.seen_generation;
         if submitting {
-            fill(r, w, slot, f, fd, control.fsync_every)?;
+            fill(r, w, slot, control, f, fd)?;
         } else if !f.cancelling && f.in_flight() > 0 && slot.stop.load(Acquire) {
             f.cancelling = true;
             f.unsent.push(CANCEL_TAG);
@@ -188,30 +189,40 @@ fn drive(
 
 /// Fills the free slots with new requests, each submitted as it is queued (a write due a sync
 /// with its sync); with a rate, only what is due by now. Stops at a busy kernel, leaving what
-/// it did not take in `f.unsent`.
+/// it did not take in `f.unsent`. A trim on a ring without io_uring's discard is done at once
+/// (BLKDISCARD), taking no slot.
 fn fill(
     r: &mut Ring,
     w: &mut Worker,
     slot: &WorkerSlot,
+    control: &Control,
     f: &mut Flight,
     fd: RawFd,
-    fsync_every: u32,
 ) -> Result<(), Failure> {
     let continued = stops::continued();
     while let Some(&i) = f.free.last() {
         if w.pace.is_some_and(|p| p.peek() > Instant::now()) {
             break;
         }
-        let Some((is_read, offset)) = w.next_io() else {
+        let Some((op, offset)) = w.next_io() else {
             break;
         };
+        if op == Op::Trim && !r.uring_discard {
+            w.trim_now(slot, control, fd, offset);
+            // Done at once, it frees no slot to end the loop: the generation does, as in
+            // the psync loop (else a run's end or new settings wait for a run of trims).
+            if control.generation.load(Acquire) != w.seen_generation {
+                break;
+            }
+            continue;
+        }
         f.free.pop();
-        let linked = !is_read && w.sync_due(fsync_every);
-        let seq = w.prepare(i, is_read, offset);
-        let entry = r.entry(w, fd, i, is_read, offset);
+        let linked = op == Op::Write && w.sync_due(control.fsync_every);
+        let seq = w.prepare(i, op, offset);
+        let entry = r.entry(w, fd, i, op, offset);
         f.meta[i] = InFlight {
             offset,
-            is_read,
+            op,
             linked,
             write_counted: false,
             unsynced: false,
@@ -231,7 +242,8 @@ fn fill(
             unsafe { r.push(&[entry.flags(squeue::Flags::IO_LINK), sync]) }
         } else {
             f.unsent.push(i as u64);
-            // SAFETY: as above, buffer `i` outlives the request until it is reaped.
+            // SAFETY: as above, buffer `i` outlives the request until it is reaped (a trim
+            // points at no memory).
             unsafe { r.push(&[entry]) }
         };
         match sent {
@@ -293,13 +305,13 @@ pub(super) fn reap(
             slot,
             control,
             outcome,
-            m.is_read,
+            m.op,
             m.offset,
             stopped,
             Timing::of(m.start, m.due, end),
         );
         if full && !is_sync {
-            w.after_io(control, slot, i, m.is_read, m.offset, m.seq);
+            w.after_io(control, slot, i, m.op, m.offset, m.seq);
         }
     }
     drop(cq);
@@ -321,9 +333,11 @@ fn outcome(w: &mut Worker, res: i32, m: &InFlight, is_sync: bool, cancelling: bo
             Outcome::Full(w.settings.bs)
         };
     }
-    let op = if m.is_read { "read" } else { "write" };
     if res < 0 {
-        Outcome::Failed(io::Error::from_raw_os_error(-res), op)
+        Outcome::Failed(io::Error::from_raw_os_error(-res), m.op.name())
+    } else if m.op == Op::Trim {
+        // A discard completes with 0, not a count: the whole block was discarded.
+        Outcome::Full(w.settings.bs)
     } else if (res as u64) < w.settings.bs {
         Outcome::Short(res as usize)
     } else {

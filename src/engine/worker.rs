@@ -1,5 +1,5 @@
-//! The hot loop of one worker thread: pick an offset, read or write one block, time it, count
-//! it. Per I/O it touches only its own memory plus one load of the shared control generation
+//! The hot loop of one worker thread: pick an offset, read, write or trim one block, time it,
+//! count it. Per I/O it touches only its own memory plus one load of the shared control generation
 //! (and of the process's SIGCONT count): no lock, no allocation, no channel send. Only I/Os
 //! that transferred the whole block count as ops, with their bytes and latency; short and
 //! failed ones are counted apart, and so is an I/O the process was stopped during (its latency
@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering::*;
 use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
-use rand::{Rng, RngExt, SeedableRng};
+use rand::{Rng, SeedableRng};
 
 pub use super::account::{Outcome, Timing};
 pub use super::control::{BATCH, Control, ControlState, WorkerSlot};
@@ -23,6 +23,7 @@ use super::check::Verifier;
 use super::io::BlockIo;
 use super::niceness::Fair;
 use super::offsets::Heat;
+use super::op::Op;
 use super::pace::{self, Pace, Timetable};
 use super::pattern::OffsetGen;
 use super::stops;
@@ -37,7 +38,7 @@ pub(super) const FLUSH_EVERY: Duration = Duration::from_millis(10);
 /// io_uring engine and a real descriptor the worker keeps `iodepth` I/Os in flight on its own
 /// ring (`uring`), otherwise one at a time with pread/pwrite.
 pub fn run(slot: Arc<WorkerSlot>, control: Arc<Control>, mut io: Box<dyn BlockIo>) {
-    let mut w = Worker::new(control.align);
+    let mut w = Worker::new(control.align, control.trim);
     w.verifier = (control.checker.as_ref()).map(|c| Verifier::new(c.worker(slot.index)));
     match io
         .raw_fd()
@@ -86,14 +87,14 @@ fn run_psync(w: &mut Worker, slot: &WorkerSlot, control: &Control, io: &mut dyn 
             {
                 break;
             }
-            let Some((is_read, offset)) = w.next_io() else {
+            let Some((op, offset)) = w.next_io() else {
                 break;
             };
             let due = w.issue(slot);
-            let seq = w.prepare(0, is_read, offset);
+            let seq = w.prepare(0, op, offset);
             let continued = stops::continued();
             let start = Instant::now();
-            let outcome = w.io_once(io, is_read, offset, control.fsync_every);
+            let outcome = w.io_once(io, op, offset, control.fsync_every);
             let end = Instant::now();
             let stopped = stops::continued() != continued;
             let full = matches!(outcome, Outcome::Full(_));
@@ -101,13 +102,13 @@ fn run_psync(w: &mut Worker, slot: &WorkerSlot, control: &Control, io: &mut dyn 
                 slot,
                 control,
                 outcome,
-                is_read,
+                op,
                 offset,
                 stopped,
                 Timing::of(start, due, end),
             );
             if full {
-                w.after_io(control, slot, 0, is_read, offset, seq);
+                w.after_io(control, slot, 0, op, offset, seq);
             }
             w.maybe_flush(slot, end);
         }
@@ -154,10 +155,12 @@ pub(super) struct Worker {
     pub(super) expect: Option<u64>,
     /// This worker counted among the process's workers, at the niceness their number asks.
     pub(super) fair: Fair,
+    /// The target was checked to discard (`Control::trim`): only then is a trim drawn.
+    pub(super) may_trim: bool,
 }
 
 impl Worker {
-    fn new(align: usize) -> Self {
+    fn new(align: usize, may_trim: bool) -> Self {
         let schedstat = crate::sys::ThreadSchedstat::open()
             .and_then(|s| s.read().map(|at_start| (s, at_start)));
         Worker {
@@ -183,20 +186,19 @@ impl Worker {
             verifier: None,
             expect: None,
             fair: Fair::enlist(),
+            may_trim,
         }
     }
 
-    /// Whether the next I/O reads, and its offset; None before the first settings.
+    /// What the next I/O does, and its offset; None before the first settings.
     #[inline]
-    pub fn next_io(&mut self) -> Option<(bool, u64)> {
-        let read_pct = u32::from(self.settings.read_pct);
-        let is_read =
-            read_pct == 100 || (read_pct > 0 && self.rng.random_range(0..100u32) < read_pct);
+    pub fn next_io(&mut self) -> Option<(Op, u64)> {
+        let op = Op::draw(&self.settings, self.may_trim, &mut self.rng);
         if let Some(v) = self.verifier.as_mut().filter(|_| self.pattern.is_some()) {
-            let back = v.next_read(is_read);
+            let back = v.next_read(op == Op::Read);
             self.expect = back.map(|(_, seq)| seq);
             if let Some((at, _)) = back {
-                return Some((true, at));
+                return Some((Op::Read, at));
             }
         }
         let (offset, heat) = self.pattern.as_mut()?.next(&mut self.rng);
@@ -205,7 +207,7 @@ impl Worker {
             self.local.top1_issued += u64::from(heat == Heat::Top1);
             self.local.top10_issued += u64::from(heat != Heat::Rest);
         }
-        Some((is_read, offset))
+        Some((op, offset))
     }
 
     /// Counts an I/O as issued (and says so in `slot.issued` at once, so the run's end can
@@ -234,26 +236,21 @@ impl Worker {
         pace::wait_until(due, control, self.seen_generation)
     }
 
-    /// One read or write of the whole buffer at `offset`, then the fdatasync when due.
+    /// One read or write of the whole buffer at `offset`, then the fdatasync when due; or a
+    /// trim of the block there (no fdatasync: a discard is not in the page cache).
     #[inline]
-    fn io_once(
-        &mut self,
-        io: &mut dyn BlockIo,
-        is_read: bool,
-        offset: u64,
-        fsync_every: u32,
-    ) -> Outcome {
+    fn io_once(&mut self, io: &mut dyn BlockIo, op: Op, offset: u64, fsync_every: u32) -> Outcome {
         let buf = self.bufs.get_mut(0);
         let want = buf.len();
-        let done = if is_read {
-            io.read_at(buf, offset)
-        } else {
-            io.write_at(buf, offset)
+        let done = match op {
+            Op::Read => io.read_at(buf, offset),
+            Op::Write => io.write_at(buf, offset),
+            Op::Trim => io.discard(offset, want as u64).map(|()| want),
         };
         match done {
-            Err(e) => Outcome::Failed(e, if is_read { "read" } else { "write" }),
+            Err(e) => Outcome::Failed(e, op.name()),
             Ok(n) if n < want => Outcome::Short(n),
-            Ok(n) if is_read => Outcome::Full(n as u64),
+            Ok(n) if op != Op::Write => Outcome::Full(n as u64),
             Ok(n) if self.sync_due(fsync_every) => match io.sync_data() {
                 Ok(()) => {
                     self.local.syncs += 1;

@@ -62,29 +62,70 @@ pub fn findings(r: &VerifyReport) -> Vec<Finding> {
         }
     }
     if r.counts.bad() == 0 && r.verified_bytes > 0 {
-        let whole = if r.complete {
-            "every block"
-        } else {
-            "every block read so far"
-        };
-        out.push(Finding::new(
-            VERIFIED,
-            format!(
-                "{whole} came back as written: {} checked in {} stamps, pass {}",
-                format_bytes(r.verified_bytes),
-                r.counts.intact,
-                r.pass
-            ),
-        ));
+        out.push(Finding::new(VERIFIED, verified_text(r)));
     }
     out
+}
+
+/// "every block came back as written", saying how much of the disk that covers: the probe
+/// checks positions, a span short of the disk (`--size`, or a tail shorter than a stamp)
+/// leaves the rest unchecked.
+fn verified_text(r: &VerifyReport) -> String {
+    let checked = format!(
+        "{} checked in {} stamps",
+        format_bytes(r.verified_bytes),
+        r.counts.intact
+    );
+    if r.mode == "capacity-probe" {
+        return format!(
+            "every probe came back as written: {checked} spread over {} (the probe checks \
+             positions, not every block: the full --burn-in does)",
+            format_bytes(r.span_bytes)
+        );
+    }
+    let whole = if r.complete {
+        "every block"
+    } else {
+        "every block read so far"
+    };
+    let part = if r.span_bytes < r.claimed_bytes && r.mode != "verify" {
+        format!(
+            " (of {} of the disk's {}: the rest was not checked)",
+            format_bytes(r.span_bytes),
+            format_bytes(r.claimed_bytes)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "{whole} came back as written: {checked}, pass {}{part}",
+        r.pass
+    )
+}
+
+/// The bytes of every unit of `kind`, listed or not, where the counts say it: a pass reads
+/// each unit once, so its count of units times the unit is the bytes (more than the listed
+/// stretches hold once some were left out). `None` for I/O errors (a count of I/Os, not of
+/// units) and for `--verify`, which reads a unit back as often as it writes it.
+fn whole_bytes(r: &VerifyReport, kind: BadKind) -> Option<u64> {
+    let c = &r.counts;
+    let units = match kind {
+        BadKind::Zeroes => c.zeroes,
+        BadKind::OtherData => c.other_data,
+        BadKind::Corrupt => c.corrupt,
+        BadKind::Stale => c.stale,
+        BadKind::Aliased => c.aliased,
+        BadKind::ReadError | BadKind::WriteError => return None,
+    };
+    (r.mode != "verify").then_some(units * r.unit_bytes)
 }
 
 /// One line for the stretches of `kind`: how much, where the first is, what it means.
 fn bad_finding(r: &VerifyReport, kind: BadKind) -> Option<Finding> {
     let mut stretches = r.bad.iter().filter(|e| e.kind == kind);
     let first = stretches.next()?;
-    let bytes: u64 = first.bytes + stretches.map(|e| e.bytes).sum::<u64>();
+    let listed: u64 = first.bytes + stretches.map(|e| e.bytes).sum::<u64>();
+    let bytes = whole_bytes(r, kind).unwrap_or(listed).max(listed);
     let meaning = match kind {
         BadKind::Corrupt => "their checksum fails: the data changed after it was written",
         BadKind::Stale => "they hold an older write: the disk acknowledged a write and lost it",
@@ -144,6 +185,8 @@ mod tests {
             verify_cpu_s: 0.5,
             state_file: None,
             complete: true,
+            written_ranges: Vec::new(),
+            seed_from: None,
             map: None,
             findings: vec![],
         }
@@ -187,10 +230,43 @@ mod tests {
             "{}",
             f[0].text
         );
+        // 1,024 stamps of 4 KiB, 256 stretches listed and the rest left out: 4 MiB, not the
+        // listed stretches' 1 MiB.
+        let mut r = report();
+        r.counts.other_data = 1024;
+        r.extents_left_out = 768;
+        r.bad = (0..256)
+            .map(|i| BadExtent {
+                offset: i << 20,
+                bytes: 4096,
+                kind: BadKind::OtherData,
+                found_offset: None,
+                detail: None,
+            })
+            .collect();
+        let f = findings(&r);
+        assert!(
+            f[0].text
+                .starts_with("4 MiB not this run's data in 256 stretch(es) (and more"),
+            "{}",
+            f[0].text
+        );
         let mut r = report();
         r.counts.intact = 262_144;
         let f = findings(&r);
         assert_eq!(f[0].kind, VERIFIED);
         assert!(f[0].text.starts_with("every block came back as written"));
+        // A 6 KiB disk checked in 4 KiB stamps: the text says what was left.
+        r.claimed_bytes = 6144;
+        r.span_bytes = 4096;
+        let f = findings(&r);
+        assert!(
+            f[0].text
+                .ends_with("(of 4 KiB of the disk's 6 KiB: the rest was not checked)"),
+            "{}",
+            f[0].text
+        );
+        r.mode = "capacity-probe".into();
+        assert!(findings(&r)[0].text.starts_with("every probe came back"));
     }
 }

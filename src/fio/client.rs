@@ -360,6 +360,7 @@ mod tests {
             error: 0,
             read,
             write: DirStats::default(),
+            trim: DirStats::default(),
             runtime_ms,
             basis: PercentileBasis::Lat,
             group: 0,

@@ -23,6 +23,8 @@
 //!   `fio`).
 //! - The page cache: fio's `invalidate=1` and `fadvise_hint`, off unless `--drop-cache`;
 //!   `--hipri` → `hipri`.
+//! - Trims (`--trim`) → `rw=randtrim`/`randtrimwrite`, or a second set of jobs under flow
+//!   control where fio cannot mix them in (`trim`).
 //! - The file name: escaped or, where fio cannot name it (`fio`'s quirks), a symlink.
 //!
 //! A fleet (`FioJob::fleet`) runs the same job on every host through `fio --client`: this is
@@ -36,9 +38,10 @@ use crate::settings::{IoEngine, Settings};
 use crate::suite::Plan;
 use crate::sweep::{RAMP, SweepSpec};
 
+pub use super::names::check_fleet_path;
 use super::names::{LINK, escape_colons, fio_cannot_name, fio_time, shell_quote};
 use super::placement::{Options, RATE_BASIS, distribution, mix_differences, placements};
-use super::placement::{rate_per_job, rw_mode, whole_placements};
+use super::placement::{rate_per_job, whole_placements};
 
 /// Why a job with `fdatasync` registers no buffers. Measured here with fio 3.33 (Debian 12),
 /// `--ioengine=io_uring --iodepth=4 --fixedbufs --fdatasync=1`, counting the kernel's
@@ -70,7 +73,7 @@ enum Span {
 #[derive(Debug, Clone)]
 pub struct FioJob {
     span: Span,
-    global: Options,
+    pub(super) global: Options,
     sections: Vec<Section>,
     /// What differs from diskscope, or what to do first; `#` lines of the job file.
     notes: Vec<String>,
@@ -256,16 +259,31 @@ impl FioJob {
         }
     }
 
-    /// The sections running `s` over `c`'s span, named `name` (`-tN` per thread if needed).
+    /// The sections running `s` over `c`'s span, named `name`: one set of jobs, or with a
+    /// share of trims fio cannot mix in, two side by side under flow control (`trim`).
     fn add_step(&mut self, c: &ConfigReport, s: Settings, name: String, stonewall: bool) {
-        let mut common: Options = vec![
-            ("rw", rw_mode(s.read_pct, s.random_pct).into()),
-            ("bs", s.bs.to_string()),
-        ];
+        let (parts, notes) = super::trim::parts(s);
+        notes.into_iter().for_each(|n| self.note(n));
+        for (i, part) in parts.into_iter().enumerate() {
+            let first = self.sections.len();
+            let named = format!("{name}{}", part.suffix);
+            self.add_part(c, part.settings, named, stonewall && i == 0);
+            let extra = part.extras(self.global.iter().any(|(k, _)| *k == "fixedbufs"));
+            for section in &mut self.sections[first..] {
+                section.options.extend(extra.iter().cloned());
+            }
+        }
+    }
+
+    /// The sections running `s` (no trims, or trims fio runs alone: `trim::rw`) over `c`'s
+    /// span, named `name` (`-tN` per thread if needed).
+    fn add_part(&mut self, c: &ConfigReport, s: Settings, name: String, stonewall: bool) {
+        let mut common: Options =
+            vec![("rw", super::trim::rw(&s).into()), ("bs", s.bs.to_string())];
         if c.ioengine == IoEngine::IoUring {
             common.push(("iodepth", s.iodepth.to_string()));
         }
-        if s.read_pct > 0 && s.read_pct < 100 {
+        if s.read_pct > 0 && s.read_pct < 100 && s.trim_pct == 0 {
             common.push(("rwmixread", s.read_pct.to_string()));
         }
         if s.rate_iops > 0 {
@@ -310,7 +328,7 @@ impl FioJob {
     }
 
     /// Adds `note` to the job file's comments, once.
-    fn note(&mut self, note: impl Into<String>) {
+    pub(super) fn note(&mut self, note: impl Into<String>) {
         let note = note.into();
         if !self.notes.contains(&note) {
             self.notes.push(note);
@@ -360,25 +378,6 @@ impl FioJob {
             Some(p) => format!("ln -sfn {} {LINK} && {fio}", shell_quote(p)),
             None => fio,
         }
-    }
-}
-
-/// Whether a fleet's job can name `path` on every host as it is: fio takes no file name
-/// with a control character, a comment sign or blanks at its ends, and a job file is text,
-/// so a name that is not UTF-8 cannot be written into one. The refusal names the path as
-/// shown (`units::visible`) and says what to do.
-pub fn check_fleet_path(path: &std::path::Path) -> Result<(), String> {
-    let shown = crate::units::visible(&path.to_string_lossy()).into_owned();
-    let Some(text) = path.to_str() else {
-        return Err(format!(
-            "{shown}: not UTF-8, and a fio job file is text that cannot name it; link it on the hosts to a plain name"
-        ));
-    };
-    match fio_cannot_name(text) {
-        Some(why) => Err(format!(
-            "{shown}: fio cannot take this path ({why}); link it on the hosts to a plain name"
-        )),
-        None => Ok(()),
     }
 }
 

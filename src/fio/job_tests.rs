@@ -355,3 +355,47 @@ fn a_rate_curve_exports_its_unlimited_step_and_says_what_follows() {
         "{job}"
     );
 }
+
+#[test]
+fn trims_are_fios_randtrim_alone_or_a_flow_controlled_job_beside_the_mix() {
+    let with = |trim_pct, read_pct| {
+        let c = ConfigReport {
+            ioengine: IoEngine::IoUring,
+            ..config(2, read_pct, 100)
+        };
+        let s = Settings {
+            trim_pct,
+            ..c.settings
+        };
+        c.with_settings(s)
+    };
+    let only = job_file(&with(100, 100));
+    assert!(
+        has(&only, "rw=randtrim") && has(&only, "fixedbufs=0"),
+        "{only}"
+    );
+    assert!(
+        !only.contains("rwmixread") && !only.contains("flow"),
+        "{only}"
+    );
+    let paired = job_file(&with(50, 0));
+    assert!(has(&paired, "rw=randtrimwrite"), "{paired}");
+    assert!(
+        paired.contains("# fio's trimwrite writes each block right after"),
+        "{paired}"
+    );
+    let mixed = job_file(&with(30, 50));
+    let sections: Vec<&str> = mixed.split("\n[").skip(1).collect();
+    assert_eq!(sections.len(), 3, "global, the mix, the trims: {mixed}");
+    assert!(sections[1].starts_with("diskscope]") && sections[1].contains("\nrw=randrw\n"));
+    assert!(sections[1].contains("\nrwmixread=50\n") && sections[1].contains("\nflow=70\n"));
+    assert!(!sections[1].contains("fixedbufs=0"), "{mixed}");
+    assert!(sections[2].starts_with("diskscope-trim]") && sections[2].contains("\nrw=randtrim\n"));
+    assert!(sections[2].contains("\nflow=30\n") && sections[2].contains("\nfixedbufs=0\n"));
+    assert!(
+        mixed.contains("# fio has no share of trims inside a read/write mix"),
+        "{mixed}"
+    );
+    // No trims: the job as it always was.
+    assert!(!job_file(&with(0, 50)).contains("flow"));
+}

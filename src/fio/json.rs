@@ -61,6 +61,8 @@ pub struct FioEntry {
     pub error: i64,
     pub read: DirStats,
     pub write: DirStats,
+    /// Discards (`rw=trim`, `randtrim`, `trimwrite`): counted with reads and writes.
+    pub trim: DirStats,
     /// How long the job ran, ms: the longer direction's runtime (the one fio's rates are
     /// over), else `job_runtime`.
     pub runtime_ms: u64,
@@ -72,35 +74,41 @@ pub struct FioEntry {
 }
 
 impl FioEntry {
-    /// Reads and writes together.
+    /// The three directions: read, write, trim.
+    fn dirs(&self) -> [&DirStats; 3] {
+        [&self.read, &self.write, &self.trim]
+    }
+    /// Reads, writes and trims together (diskscope counts its trims as ops too).
     pub fn ios(&self) -> u64 {
-        self.read.ios + self.write.ios
+        self.dirs().iter().map(|d| d.ios).sum()
     }
     pub fn io_bytes(&self) -> u64 {
-        self.read.io_bytes + self.write.io_bytes
+        self.dirs().iter().map(|d| d.io_bytes).sum()
     }
     pub fn iops(&self) -> f64 {
-        self.read.iops + self.write.iops
+        self.dirs().iter().map(|d| d.iops).sum()
     }
     pub fn bw_bytes_per_s(&self) -> f64 {
-        self.read.bw_bytes_per_s + self.write.bw_bytes_per_s
+        self.dirs().iter().map(|d| d.bw_bytes_per_s).sum()
     }
-    /// Mean latency over both directions, weighted by their I/Os.
+    /// Mean latency over every direction, weighted by their I/Os.
     pub fn lat_mean_ns(&self) -> f64 {
         let n = self.ios();
         if n == 0 {
             return 0.0;
         }
-        (self.read.lat_mean_ns * self.read.ios as f64
-            + self.write.lat_mean_ns * self.write.ios as f64)
-            / n as f64
+        let weighted = |d: &&DirStats| d.lat_mean_ns * d.ios as f64;
+        self.dirs().iter().map(weighted).sum::<f64>() / n as f64
     }
-    /// The larger of the two directions' percentile (the one a reader waits on).
+    /// The largest of the directions' percentile (the one a reader waits on).
     pub fn lat_p99_ns(&self) -> Option<f64> {
-        max_opt(self.read.lat_p99_ns, self.write.lat_p99_ns)
+        self.worst(|d| d.lat_p99_ns)
     }
     pub fn lat_p50_ns(&self) -> Option<f64> {
-        max_opt(self.read.lat_p50_ns, self.write.lat_p50_ns)
+        self.worst(|d| d.lat_p50_ns)
+    }
+    fn worst(&self, pick: fn(&DirStats) -> Option<f64>) -> Option<f64> {
+        self.dirs().map(pick).into_iter().fold(None, max_opt)
     }
     pub fn is_all_clients(&self) -> bool {
         self.jobname == ALL_CLIENTS
@@ -132,6 +140,7 @@ impl Snapshot {
             error: 0,
             read: DirStats::default(),
             write: DirStats::default(),
+            trim: DirStats::default(),
             runtime_ms: 0,
             basis: PercentileBasis::Clat,
             group: 0,
@@ -331,9 +340,10 @@ fn entry(j: raw::Job) -> Option<FioEntry> {
     let jobname = j.jobname.0?;
     let (read, rb) = dir(&j.read);
     let (write, wb) = dir(&j.write);
+    let (trim, tb) = dir(&j.trim);
     // The directions' runtime, the one fio's own `iops` and `bw` are over (`job_runtime`
     // can be a millisecond shorter: rates over it disagreed with fio's by 0.1%).
-    let runtime_ms = Some(read.runtime_ms.max(write.runtime_ms))
+    let runtime_ms = Some(read.runtime_ms.max(write.runtime_ms).max(trim.runtime_ms))
         .filter(|&ms| ms > 0)
         .or(j.job_runtime.u64())
         .unwrap_or(0);
@@ -344,8 +354,9 @@ fn entry(j: raw::Job) -> Option<FioEntry> {
         error: j.error.i64().unwrap_or(0),
         read,
         write,
+        trim,
         runtime_ms,
-        basis: if rb == PercentileBasis::Lat || wb == PercentileBasis::Lat {
+        basis: if [rb, wb, tb].contains(&PercentileBasis::Lat) {
             PercentileBasis::Lat
         } else {
             PercentileBasis::Clat

@@ -224,3 +224,21 @@ fn text_without_fio_json_is_refused() {
     let e = parse(r#"{"fio version":"fio-3.33","jobs":7}"#).unwrap_err();
     assert!(e.starts_with("fio's JSON, but"), "{e}");
 }
+
+#[test]
+fn a_jobs_trims_are_counted_with_its_reads_and_writes() {
+    let trims = JOB.replace(
+        "\"write\":",
+        r#""trim":{"io_bytes":12288,"total_ios":3,"runtime":1000,"iops":3.0,"bw_bytes":12288,
+            "lat_ns":{"mean":2000.0},"clat_ns":{"mean":1900.0,"percentile":{"50.000000":1500,"99.000000":5000}}},
+        "write":"#,
+    );
+    let out = parse(&local(&[trims.clone(), trims])).expect("parses");
+    let one = &out.finals()[0].jobs[0];
+    assert_eq!((one.trim.ios, one.ios(), one.iops()), (3, 5, 5.0));
+    // Weighted by I/Os: (2 × 500 + 3 × 2000) / 5.
+    assert_eq!(one.lat_mean_ns(), 1400.0);
+    assert_eq!(one.lat_p99_ns(), Some(5000.0), "the trims' is the worst");
+    let both = out.finals()[0].sum();
+    assert_eq!((both.trim.ios, both.ios()), (6, 10));
+}

@@ -46,6 +46,8 @@ pub mod raw;
 pub mod scan;
 mod snapshots;
 pub mod terse;
+mod trim;
+pub mod verify;
 
 use std::path::{Path, PathBuf};
 

@@ -48,3 +48,22 @@ pub fn escape_colons(path: &str) -> String {
 pub fn shell_quote(s: &str) -> String {
     crate::target::shell::quote(s)
 }
+
+/// Whether a fleet's job can name `path` on every host as it is: fio takes no file name
+/// with a control character, a comment sign or blanks at its ends, and a job file is text,
+/// so a name that is not UTF-8 cannot be written into one. The refusal names the path as
+/// shown (`units::visible`) and says what to do.
+pub fn check_fleet_path(path: &std::path::Path) -> Result<(), String> {
+    let shown = crate::units::visible(&path.to_string_lossy()).into_owned();
+    let Some(text) = path.to_str() else {
+        return Err(format!(
+            "{shown}: not UTF-8, and a fio job file is text that cannot name it; link it on the hosts to a plain name"
+        ));
+    };
+    match fio_cannot_name(text) {
+        Some(why) => Err(format!(
+            "{shown}: fio cannot take this path ({why}); link it on the hosts to a plain name"
+        )),
+        None => Ok(()),
+    }
+}

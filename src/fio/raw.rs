@@ -238,6 +238,7 @@ pub struct Job {
     pub options: Option<OptionList>,
     pub read: Dir,
     pub write: Dir,
+    pub trim: Dir,
 }
 
 /// One direction of a job.

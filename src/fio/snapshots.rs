@@ -95,23 +95,28 @@ pub fn sum(jobs: &[FioEntry]) -> Option<FioEntry> {
     if jobs.len() == 1 {
         return Some(first.clone());
     }
-    let mut groups: Vec<(u64, DirStats, DirStats, u64)> = Vec::new();
+    // (group, [read, write, trim], runtime)
+    let mut groups: Vec<(u64, [DirStats; 3], u64)> = Vec::new();
     for j in jobs {
+        let dirs = [j.read, j.write, j.trim];
         match groups.iter_mut().find(|g| g.0 == j.group) {
             Some(g) => {
-                g.1 = together(&g.1, &j.read);
-                g.2 = together(&g.2, &j.write);
-                g.3 = g.3.max(job_runtime(j));
+                for (sum, d) in g.1.iter_mut().zip(&dirs) {
+                    *sum = together(sum, d);
+                }
+                g.2 = g.2.max(job_runtime(j));
             }
-            None => groups.push((j.group, j.read, j.write, job_runtime(j))),
+            None => groups.push((j.group, dirs, job_runtime(j))),
         }
     }
-    let (mut read, mut write, mut runtime_ms) = (DirStats::default(), DirStats::default(), 0);
-    for (_, r, w, ms) in &groups {
-        read = after(&read, r);
-        write = after(&write, w);
+    let (mut all, mut runtime_ms) = ([DirStats::default(); 3], 0);
+    for (_, dirs, ms) in &groups {
+        for (sum, d) in all.iter_mut().zip(dirs) {
+            *sum = after(sum, d);
+        }
         runtime_ms += ms;
     }
+    let [read, write, trim] = all;
     let same_name = jobs.iter().all(|j| j.jobname == first.jobname);
     Some(FioEntry {
         host: first.host.clone(),
@@ -124,6 +129,7 @@ pub fn sum(jobs: &[FioEntry]) -> Option<FioEntry> {
         error: jobs.iter().map(|j| j.error).find(|&e| e != 0).unwrap_or(0),
         read: rated(read),
         write: rated(write),
+        trim: rated(trim),
         runtime_ms,
         basis: if jobs.iter().all(|j| j.basis == PercentileBasis::Lat) {
             PercentileBasis::Lat
@@ -138,7 +144,10 @@ pub fn sum(jobs: &[FioEntry]) -> Option<FioEntry> {
 /// A job's own runtime in a sum: its directions' (fio's `job_runtime` of a job that has not
 /// started yet can be the status interval, with no I/O).
 fn job_runtime(j: &FioEntry) -> u64 {
-    j.read.runtime_ms.max(j.write.runtime_ms)
+    j.read
+        .runtime_ms
+        .max(j.write.runtime_ms)
+        .max(j.trim.runtime_ms)
 }
 
 /// Two directions that ran at the same time (one group): the longer runtime.

@@ -35,6 +35,8 @@ pub fn parse_line(line: &str, bs: u64, lat_percentiles: bool) -> Option<FioEntry
         error: f[4].parse().ok()?,
         read,
         write,
+        // Not read from terse lines (fleet's live progress): a fleet does not trim.
+        trim: DirStats::default(),
         runtime_ms: read.runtime_ms.max(write.runtime_ms),
         basis: if lat_percentiles {
             PercentileBasis::Lat

@@ -17,6 +17,7 @@ fn snap(ms: u64, ios: u64, lat_ns: f64) -> FioEntry {
             ..DirStats::default()
         },
         write: DirStats::default(),
+        trim: DirStats::default(),
         runtime_ms: ms,
         basis: PercentileBasis::Lat,
         group: 0,

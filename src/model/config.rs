@@ -31,6 +31,10 @@ pub struct ConfigReport {
     /// `--hipri`: io_uring rings set up with `IORING_SETUP_IOPOLL` (completions polled).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hipri: bool,
+    /// Why this run may not trim (`target::trim`), `None` when it may: the TUI's trim slider
+    /// says it instead of moving. Not saved (a saved run's trims are its settings').
+    #[serde(skip)]
+    pub trim_refusal: Option<String>,
     /// What a latency spans (`LATENCY_BASIS`).
     #[serde(default = "basis", deserialize_with = "saved_basis")]
     pub latency_basis: StaticText,
@@ -130,6 +134,7 @@ impl ConfigReport {
             ioengine: IoEngine::Psync,
             ioengine_fallback: None,
             hipri: false,
+            trim_refusal: None,
             latency_basis: latency_basis(s.rate_iops),
             durability: Durability::default(),
             warnings: Vec::new(),

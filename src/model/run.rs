@@ -161,8 +161,11 @@ impl RunReport {
                 sides: ReadWrite::of(
                     &last.total,
                     last.total_elapsed,
-                    last.sides.total_read,
-                    last.sides.total_write,
+                    [
+                        last.sides.total_read,
+                        last.sides.total_write,
+                        last.sides.total_trim,
+                    ],
                 ),
             },
             periods: Periods::default(),
@@ -230,6 +233,12 @@ impl RunReport {
     /// True when any I/O failed or came back short.
     pub fn had_io_errors(&self) -> bool {
         self.total.counts.errors > 0 || self.total.counts.short_ios > 0
+    }
+
+    /// True when any I/O failed or came back short, or a `--verify` read back a bad stamp:
+    /// what makes a run end with exit status 3.
+    pub fn had_errors(&self) -> bool {
+        self.had_io_errors() || self.verify.as_ref().is_some_and(|v| v.any_bad())
     }
 }
 

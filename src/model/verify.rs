@@ -179,6 +179,13 @@ pub struct VerifyReport {
     pub state_file: Option<String>,
     /// Whether everything asked for was done (not stopped early).
     pub complete: bool,
+    /// A write stopped early: the byte ranges [start, end) it wrote (one per thread's stripe);
+    /// a verify of that write checks only these. Empty: the whole span.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub written_ranges: Vec<[u64; 2]>,
+    /// A verify without its state file: how the run checked was chosen from the stamps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed_from: Option<String>,
     /// What the map of the span shows: verified, bad, not yet.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub map: Option<RegionMap>,

@@ -1,5 +1,5 @@
 //! What a result measured, as far as a comparison needs it — the workload (block size,
-//! mix, random share, threads, depth, rate, syncs), the engine, the target, O_DIRECT, and
+//! mix, trims, random share, threads, depth, rate, syncs), the engine, the target, O_DIRECT, and
 //! what its p99 is (diskscope's total latency, fio's completion latency, from the due time
 //! under a rate, one job's of several) — read from diskscope's results, fio's options and
 //! this run's settings; and `differences`: what two of them measured differently, in words,
@@ -40,6 +40,8 @@ impl P99Basis {
 pub struct Conditions {
     pub bs: Option<u64>,
     pub read_pct: Option<u8>,
+    /// Share of I/Os that trim (`--trim`; fio's `randtrim`, `randtrimwrite`).
+    pub trim_pct: Option<u8>,
     pub random_pct: Option<u8>,
     /// fio's spelling of where random offsets land (`random`, `zipf:1.2`, …).
     pub random_distribution: Option<String>,
@@ -64,6 +66,7 @@ impl Conditions {
         Conditions {
             bs: Some(s.bs),
             read_pct: Some(s.read_pct),
+            trim_pct: Some(s.trim_pct),
             random_pct: Some(s.random_pct),
             random_distribution: Some(s.random_distribution.fio_spelling()),
             threads: Some(s.threads),
@@ -104,12 +107,14 @@ impl Conditions {
         let opt = |k: &str| out.option(k);
         let first = out.finals().into_iter().next();
         let (read_pct, random_pct) = fio_mix(out);
+        let trim_pct = fio_trims(out);
         let group_jobs = first.map(|s| s.group(s.groups()[0]).jobs.len());
         let threads = out.summed_by_fio().or(group_jobs);
         let basis = first.map(|s| s.sum().basis);
         Conditions {
             bs: Some(opt("bs").map_or(Some(4096), fio_size)).flatten(),
             read_pct,
+            trim_pct,
             random_pct,
             random_distribution: Some(opt("random_distribution").unwrap_or("random").to_string()),
             threads,
@@ -173,10 +178,34 @@ fn fio_mix(out: &FioOutput) -> (Option<u8>, Option<u8>) {
         "randwrite" => (0, 100),
         "rw" | "readwrite" => (mixed, 0),
         "randrw" => (mixed, 100),
-        // trim, trimwrite and the like: nothing diskscope does.
+        // With trims: their share is `fio_trims`; trims alone have no reads to share.
+        "trimwrite" => (0, 0),
+        "randtrimwrite" => (0, 100),
+        "trim" | "randtrim" => {
+            let random = if rw == "trim" { 0 } else { 100 };
+            return (None, Some(pct("percentage_random").unwrap_or(random)));
+        }
         _ => return (None, None),
     };
     (Some(read), Some(pct("percentage_random").unwrap_or(random)))
+}
+
+/// fio's share of trims: all of `trim`/`randtrim`, half of `trimwrite`/`randtrimwrite`, none
+/// of the other modes — unknown where the job shares a flow with others (diskscope's export
+/// of a trim share runs the trims as jobs of their own, whose options fio's JSON leaves out).
+fn fio_trims(out: &FioOutput) -> Option<u8> {
+    if out.option("flow").is_some() {
+        return None;
+    }
+    let rw = out
+        .option("rw")
+        .or(out.option("readwrite"))
+        .unwrap_or("read");
+    match rw.split(':').next().unwrap_or(rw).trim() {
+        "trim" | "randtrim" => Some(100),
+        "trimwrite" | "randtrimwrite" => Some(50),
+        _ => Some(0),
+    }
 }
 
 fn pct(p: u8) -> String {
@@ -199,7 +228,12 @@ pub fn differences(then: &Conditions, now: &Conditions) -> Vec<String> {
         then.bs.map(format_block_size),
         now.bs.map(format_block_size),
     );
-    differ("reads", then.read_pct.map(pct), now.read_pct.map(pct));
+    // Reads are a share of what trims leave: none to compare where both only trim.
+    let only_trims = then.trim_pct == Some(100) && now.trim_pct == Some(100);
+    if !only_trims {
+        differ("reads", then.read_pct.map(pct), now.read_pct.map(pct));
+    }
+    differ("trims", then.trim_pct.map(pct), now.trim_pct.map(pct));
     differ("random", then.random_pct.map(pct), now.random_pct.map(pct));
     differ(
         "random offsets",
@@ -278,4 +312,30 @@ pub fn differ_line(label: &str, then: &Conditions, now: &Conditions) -> Option<S
             d.join("; ")
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_different_trim_share_is_said_and_reads_are_not_compared_between_trims_alone() {
+        let with = |trim_pct, read_pct| {
+            let s = Settings {
+                trim_pct,
+                read_pct,
+                ..Settings::default()
+            };
+            Conditions::of_settings(&s, Some("io_uring"), "/dev/loop0", true)
+        };
+        assert_eq!(
+            differences(&with(0, 100), &with(30, 100)),
+            ["trims 0% then, 30% now"]
+        );
+        assert!(differences(&with(100, 100), &with(100, 50)).is_empty());
+        assert_eq!(
+            differences(&with(20, 100), &with(20, 50)),
+            ["reads 100% then, 50% now"]
+        );
+    }
 }

@@ -9,7 +9,8 @@
 //! `period`: the index of the run's period the row belongs to (the JSON's `periods`); a
 //! sweep's steps have none. Last come reads and writes apart, `read_ops`, `read_iops`,
 //! `read_bw_bytes_per_s`, `read_lat_p50_ns`, `read_lat_p99_ns` and the same five for
-//! `write_`, empty in a row that did not both read and write.
+//! `write_`, empty in a row that did not both read and write. Then the hot-spot columns, and
+//! last the trims' (`csv_trim`).
 //!
 //! Each CSV is one row struct written through the `csv` crate: the header is derived from
 //! the struct's fields, quoting is the library's, and `Fixed<N>` keeps a figure at N
@@ -17,6 +18,7 @@
 
 use serde::{Serialize, Serializer};
 
+use super::csv_trim::TrimColumns;
 use crate::model::suite::{Direction, DirectionResult, SuiteReport, TestResult};
 use crate::stats::IntervalFigures;
 
@@ -291,7 +293,13 @@ fn line<T: Serialize>(row: T) -> String {
 
 /// The header of a run's intervals.
 pub fn header() -> String {
-    header_of::<(IntervalRow, PeriodColumn, SideColumns, HotColumns)>()
+    header_of::<(
+        IntervalRow,
+        PeriodColumn,
+        SideColumns,
+        HotColumns,
+        TrimColumns,
+    )>()
 }
 
 /// One CSV row for an interval (no newline).
@@ -301,6 +309,7 @@ pub fn row(r: &IntervalFigures) -> String {
         PeriodColumn::of(r),
         SideColumns::of(r),
         HotColumns::of(r),
+        TrimColumns::of(r),
     ))
 }
 
@@ -312,6 +321,7 @@ pub fn intervals(rows: &[IntervalFigures]) -> String {
             PeriodColumn::of(r),
             SideColumns::of(r),
             HotColumns::of(r),
+            TrimColumns::of(r),
         )
     });
     header() + "\n" + &write(rows, false)
@@ -319,7 +329,7 @@ pub fn intervals(rows: &[IntervalFigures]) -> String {
 
 /// Sweep steps: the step number, then the same columns as an interval.
 pub fn step_header() -> String {
-    header_of::<(Step, IntervalRow, SideColumns, HotColumns)>()
+    header_of::<(Step, IntervalRow, SideColumns, HotColumns, TrimColumns)>()
 }
 
 /// One CSV row for a sweep step (no newline).
@@ -329,6 +339,7 @@ pub fn step_row(index: usize, r: &IntervalFigures) -> String {
         IntervalRow::from(r),
         SideColumns::of(r),
         HotColumns::of(r),
+        TrimColumns::of(r),
     ))
 }
 
@@ -340,6 +351,7 @@ pub fn steps(steps: &[IntervalFigures]) -> String {
             IntervalRow::from(r),
             SideColumns::of(r),
             HotColumns::of(r),
+            TrimColumns::of(r),
         )
     });
     step_header() + "\n" + &write(rows, false)

@@ -16,6 +16,7 @@ pub mod chart;
 pub mod compare;
 pub mod conditions;
 pub mod csv;
+mod csv_trim;
 mod details;
 pub mod disks;
 pub mod disks_compare;

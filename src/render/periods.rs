@@ -24,11 +24,7 @@ pub fn period_words(s: &Settings) -> String {
         0 => "sequential".to_string(),
         p => format!("{p}% random{skew}"),
     };
-    let mix = match s.read_pct {
-        100 => "read".to_string(),
-        0 => "write".to_string(),
-        p => format!("{p}% read"),
-    };
+    let mix = super::text::mix_words(s, false);
     let rate = match s.rate_iops {
         0 => String::new(),
         r => format!(" at {} IOPS", format_count_rate(r as f64)),
@@ -261,6 +257,7 @@ mod tests {
             random_pct: 0,
             rate_iops: 5000,
             random_distribution: Default::default(),
+            trim_pct: 0,
             threads: 2,
         };
         assert_eq!(
@@ -350,6 +347,7 @@ mod tests {
         mixed.sides = Some(crate::stats::ReadWrite {
             read: side(700, 300_000),
             write: side(300, 900_000),
+            trim: Default::default(),
         });
         r.periods.list = vec![period(1, 0.0, 98_700, 210_000), mixed];
         let table = period_table(&r, 80).unwrap();
@@ -378,6 +376,7 @@ mod tests {
             random_pct: 0,
             rate_iops: 5000,
             random_distribution: Default::default(),
+            trim_pct: 0,
             threads: 2,
         });
         r.periods = Periods {

@@ -37,6 +37,8 @@ pub fn settings(c: &SavedConfig) -> crate::settings::Settings {
             .as_deref()
             .and_then(|t| crate::settings::Distribution::parse(t).ok())
             .unwrap_or_default(),
+        // And from before trims: none.
+        trim_pct: c.trim_pct.u64().unwrap_or(0).min(100) as u8,
     }
 }
 
@@ -105,6 +107,7 @@ pub fn run(v: &SavedRun) -> String {
         let rw = ReadWrite {
             read: side(r),
             write: side(w),
+            trim: t.trim.as_deref().map(side).unwrap_or_default(),
         };
         for line in super::sides::summary_lines(&rw) {
             let _ = writeln!(out, "{line}");

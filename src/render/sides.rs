@@ -12,8 +12,10 @@ use crate::units::{format_bytes, format_latency_ns, visible};
 /// "  read        8916 ops      4458 IOPS   17.4 MiB/s  p50   182 µs  p99  1.90 ms", then
 /// the write line; at most 76 columns.
 pub fn summary_lines(rw: &ReadWrite) -> Vec<String> {
+    // Each direction that ran (reads and trims alone show no empty write line).
     rw.both()
         .iter()
+        .filter(|(_, side)| side.ops > 0)
         .map(|(name, side)| side_line(name, side))
         .collect()
 }
@@ -46,7 +48,8 @@ pub fn disks_text(r: &DisksReport) -> String {
 /// "\n  read:  IOPS 9327 vs 9100 (+2%), p99 106 µs vs 98.8 µs (+7%)".
 pub fn versus(now: &ReadWrite, then: &[Figures; 2]) -> String {
     let mut out = String::new();
-    for ((name, side), before) in now.both().iter().zip(then) {
+    // A baseline keeps reads and writes apart; trims have nothing to be compared with.
+    for ((name, side), before) in now.both().iter().zip(then).take(2) {
         let p99 = side.latency_ns.p99 as f64;
         out.push_str(&format!(
             "\n  {:<6} IOPS {:.0} vs {:.0} ({}), p99 {} vs {} ({})",
@@ -102,8 +105,12 @@ mod tests {
         let (mut r, mut w) = (Latency::default(), Latency::default());
         r.record_n(182_000, 10);
         w.record_n(1_900_000_000, 10);
-        let rw = ReadWrite::of(&counts, Duration::from_secs(1), r.summary(), w.summary())
-            .expect("both ran");
+        let rw = ReadWrite::of(
+            &counts,
+            Duration::from_secs(1),
+            [r.summary(), w.summary(), Default::default()],
+        )
+        .expect("both ran");
         let lines = summary_lines(&rw);
         assert_eq!(lines.len(), 2);
         assert!(

@@ -109,12 +109,10 @@ pub fn step_sides_line(r: &IntervalFigures) -> Option<String> {
             format_latency_ns(s.latency_ns.p99 as f64)
         )
     };
-    Some(format!(
-        "{:>11} {}   {}",
-        "",
-        side("r", &rw.read),
-        side("w", &rw.write)
-    ))
+    // Each direction that ran: r and w, t for trims.
+    let ran = rw.both().into_iter().filter(|(_, s)| s.ops > 0);
+    let parts: Vec<String> = ran.map(|(name, s)| side(&name[..1], s)).collect();
+    Some(format!("{:>11} {}", "", parts.join("   ")))
 }
 
 /// The end of a sweep: the step a stop cut short (with its figures), the saturation finding
@@ -242,6 +240,7 @@ mod tests {
         let mut step = Window::default().figures();
         assert_eq!(step_sides_line(&step), None);
         let side = |iops: f64, p99: u64| Side {
+            ops: iops as u64,
             iops,
             latency_ns: crate::stats::LatencySummary {
                 p99,
@@ -252,6 +251,7 @@ mod tests {
         step.sides = Some(ReadWrite {
             read: side(2625.0, 3_230_000),
             write: side(1042.0, 8_210_000),
+            trim: Default::default(),
         });
         let line = step_sides_line(&step).expect("a line of both");
         assert!(line.contains("r       2625 IO/s  p99   3.23 ms"), "{line}");

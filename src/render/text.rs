@@ -27,6 +27,25 @@ pub fn describe_settings(s: &Settings) -> String {
     }
 }
 
+/// The I/O mix as admins quote it: "read", "write", "70% read" (`long`: "70% read / 30%
+/// write"); with trims, each direction's share of all I/Os ("trim", "35% read / 35% write /
+/// 30% trim": `--read` splits what the trims leave).
+pub fn mix_words(s: &Settings, long: bool) -> String {
+    let t = u32::from(s.trim_pct.min(100));
+    let r = (f64::from(s.read_pct.min(100)) * f64::from(100 - t) / 100.0).round() as u32;
+    let w = 100 - t - r;
+    match (t, s.read_pct) {
+        (0, 100) => "read".into(),
+        (0, 0) => "write".into(),
+        (0, p) if long => format!("{p}% read / {}% write", 100 - p),
+        (0, p) => format!("{p}% read"),
+        (100, _) => "trim".into(),
+        (t, 100) => format!("{r}% read / {t}% trim"),
+        (t, 0) => format!("{w}% write / {t}% trim"),
+        (t, _) => format!("{r}% read / {w}% write / {t}% trim"),
+    }
+}
+
 /// `describe_settings` without the rate.
 fn describe_load(s: &Settings) -> String {
     let skew = match s.random_distribution {
@@ -38,11 +57,7 @@ fn describe_load(s: &Settings) -> String {
         0 => "sequential".to_string(),
         p => format!("{p}% random{skew}"),
     };
-    let mix = match s.read_pct {
-        100 => "read".to_string(),
-        0 => "write".to_string(),
-        p => format!("{p}% read / {}% write", 100 - p),
-    };
+    let mix = mix_words(s, true);
     if s.iodepth > 1 {
         return format!(
             "{} {pattern} {mix}, QD{} T{}",
@@ -101,7 +116,10 @@ pub fn interval_line(r: &IntervalFigures) -> String {
                     s.latency_ns.show(|l| l.p99 as f64)
                 )
             };
-            format!("{}  {}", side("r", &rw.read), side("w", &rw.write))
+            // Each direction that ran: r and w, t for trims (three run past 80 columns).
+            let ran = rw.both().into_iter().filter(|(_, s)| s.ops > 0);
+            let parts: Vec<String> = ran.map(|(name, s)| side(&name[..1], s)).collect();
+            parts.join("  ")
         }
         None => format!(
             "lat mean {:>9}  p99 {:>9}",
@@ -276,6 +294,9 @@ pub fn summary_at(r: &RunReport, with_header: bool, width: usize) -> String {
         .collect::<String>()
     );
     error_lines(&mut out, &r.errors);
+    if let Some(v) = &r.verify {
+        out.push_str(&super::verify::run_lines(v));
+    }
     if let Some(w) = &r.writeback {
         super::writeback::writeback_lines(&mut out, w);
     }

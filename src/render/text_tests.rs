@@ -10,6 +10,7 @@ fn settings_read_as_a_phrase() {
         random_pct: 0,
         rate_iops: 0,
         random_distribution: Default::default(),
+        trim_pct: 0,
     };
     assert_eq!(
         describe_settings(&s),
@@ -23,6 +24,30 @@ fn settings_read_as_a_phrase() {
     assert_eq!(
         describe_settings(&Settings::default()),
         "4k random read, 1 thread"
+    );
+}
+
+#[test]
+fn trims_read_as_their_share_of_all_ios() {
+    let with = |trim_pct, read_pct| Settings {
+        trim_pct,
+        read_pct,
+        ..Settings::default()
+    };
+    assert_eq!(
+        mix_words(&with(30, 50), true),
+        "35% read / 35% write / 30% trim"
+    );
+    assert_eq!(mix_words(&with(25, 100), false), "75% read / 25% trim");
+    assert_eq!(mix_words(&with(50, 0), false), "50% write / 50% trim");
+    assert_eq!(mix_words(&with(100, 70), true), "trim");
+    assert_eq!(
+        describe_settings(&with(10, 100)),
+        "4k random 90% read / 10% trim, 1 thread"
+    );
+    assert_eq!(
+        super::super::periods::period_words(&with(20, 0)),
+        "4k random 80% write / 20% trim QD1 T1"
     );
 }
 
@@ -75,6 +100,7 @@ fn a_second_of_reads_and_writes_shows_each_directions_rate_and_p99_in_80_columns
     f.sides = Some(ReadWrite {
         read: side(9_730.0, 1_440_000),
         write: side(4_170.0, 11_500_000),
+        trim: Default::default(),
     });
     let both = interval_line(&f);
     assert!(
@@ -82,6 +108,18 @@ fn a_second_of_reads_and_writes_shows_each_directions_rate_and_p99_in_80_columns
         "{both}"
     );
     assert!(!both.contains("lat mean"), "{both}");
+    let mut trims = f.clone();
+    trims.sides = trims.sides.map(|rw| ReadWrite {
+        write: Default::default(),
+        trim: side(2_000.0, 3_200_000),
+        ..rw
+    });
+    let line = interval_line(&trims);
+    assert!(
+        line.contains("r  9730 p99 1.44 ms  t  2000 p99 3.20 ms") && !line.contains(" w "),
+        "{line}"
+    );
+    assert!(line.chars().count() <= 80, "{line}");
     assert!(
         both.chars().count() <= 80,
         "{} columns: {both}",

@@ -7,11 +7,16 @@ use crate::findings::verify::offset;
 use crate::model::verify::VerifyReport;
 use crate::units::format_bytes;
 
+/// MB/s with the digits a slow rate needs (3.8 MiB in 20 s is 0.20 MB/s, not 0).
 fn rate(bytes: u64, s: f64) -> String {
-    if s > 0.0 {
-        format!("{:.0} MB/s", bytes as f64 / s / 1e6)
-    } else {
-        "-".into()
+    if s <= 0.0 {
+        return "-".into();
+    }
+    let mb = bytes as f64 / s / 1e6;
+    match mb {
+        m if m >= 100.0 => format!("{m:.0} MB/s"),
+        m if m >= 1.0 => format!("{m:.1} MB/s"),
+        m => format!("{m:.2} MB/s"),
     }
 }
 
@@ -69,6 +74,23 @@ pub fn summary(r: &VerifyReport) -> String {
             c.write_errors
         );
     }
+    if let Some(from) = &r.seed_from {
+        out += &format!("  stamps   {from}\n");
+    }
+    if !r.written_ranges.is_empty() {
+        let wrote: u64 = r.written_ranges.iter().map(|x| x[1] - x[0]).sum();
+        let checked = if r.mode == "burn-in=verify" {
+            ": only that was checked"
+        } else {
+            ""
+        };
+        out += &format!(
+            "  stopped  the write stopped early: it wrote {} of {} in {} stretch(es){checked}\n",
+            format_bytes(wrote),
+            format_bytes(r.span_bytes),
+            r.written_ranges.len()
+        );
+    }
     out += &bad_lines(r);
     if let Some(state) = &r.state_file {
         out += &format!("  state    {state}\n");
@@ -110,12 +132,14 @@ fn bad_lines(r: &VerifyReport) -> String {
     out
 }
 
-/// The lines a run with `--verify` adds to its summary: what was read back, and what failed.
+/// The lines a run with `--verify` adds to its summary: what was written and read back, and
+/// what failed (the findings are the run's, listed with its others).
 pub fn run_lines(r: &VerifyReport) -> String {
     let c = &r.counts;
     let mut out = format!(
-        "verify: {} read back in {} stamps: {} intact, {} corrupt, {} stale, {} zeroes, {} not \
+        "verify: {} written, {} read back in {} stamps: {} intact, {} corrupt, {} stale, {} zeroes, {} not \
          this run's, {} another offset's\n",
+        format_bytes(r.written_bytes),
         format_bytes(r.verified_bytes),
         c.intact + c.bad(),
         c.intact,
@@ -134,8 +158,9 @@ pub fn run_lines(r: &VerifyReport) -> String {
             e.kind.label()
         );
     }
-    for f in r.findings.iter().filter(|f| f.kind != "verified") {
-        out += &format!("{}\n", f.text);
+    if r.bad.len() > 10 || r.extents_left_out > 0 {
+        let more = r.bad.len().saturating_sub(10) as u64 + r.extents_left_out;
+        out += &format!("  … and {more} more stretches (all listed in --json)\n");
     }
     out
 }
@@ -145,4 +170,17 @@ pub fn run_lines(r: &VerifyReport) -> String {
 pub fn first_bad(errors: &[crate::stats::IoErrorRecord]) -> Option<String> {
     let e = errors.iter().find(|e| e.op == "verify")?;
     Some(format!("verify: bad at {} ", offset(e.offset)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slow_rate_keeps_its_digits() {
+        assert_eq!(rate(3_984_588, 20.4), "0.20 MB/s");
+        assert_eq!(rate(50_000_000, 10.0), "5.0 MB/s");
+        assert_eq!(rate(1_000_000_000, 2.0), "500 MB/s");
+        assert_eq!(rate(1, 0.0), "-");
+    }
 }

@@ -46,6 +46,7 @@ pub struct SavedConfig {
     pub iodepth: Lenient,
     pub bs: Lenient,
     pub read_pct: Lenient,
+    pub trim_pct: Lenient,
     pub random_pct: Lenient,
     pub rate_iops: Lenient,
     pub random_distribution: Text,
@@ -95,6 +96,8 @@ pub struct SavedTotal {
     /// Reads and writes apart, in files of runs that did both (from 0.1 on).
     pub read: Option<Box<SavedSide>>,
     pub write: Option<Box<SavedSide>>,
+    /// Trims apart, in files of runs that discarded (`--trim`).
+    pub trim: Option<Box<SavedSide>>,
 }
 
 /// One direction of a saved run's totals (`stats::Side`).

@@ -43,8 +43,11 @@ pub fn run(config: &Config) -> Result<ExitStatus> {
             target.span_bytes,
             probe::Layout::new(target.span_bytes, 4096).step,
         );
-        let (r, _) = probe::run(&**target, target.span_bytes, align, seed, &live, &stop)
+        let (mut r, _) = probe::run(&**target, target.span_bytes, align, seed, &live, &stop)
             .map_err(|e| anyhow!("{shown}: {e}"))?;
+        // What the disk claims is all of it, whatever --size probed.
+        r.claimed_bytes = r.claimed_bytes.max(target.size_bytes);
+        r.findings = crate::findings::verify::findings(&r);
         r
     } else {
         let half = v.burn_in.unwrap_or(Half::Both);
@@ -112,7 +115,12 @@ fn with_progress<T>(live: &Live, job: &Job, out: Output, work: impl FnOnce() -> 
         return work();
     }
     let done = std::sync::atomic::AtomicBool::new(false);
-    let total = job.plan.span * u64::from(job.passes.max(1));
+    let passes = if job.half == Half::Verify {
+        1
+    } else {
+        job.passes.max(1)
+    };
+    let total = job.bytes_per_pass() * u64::from(passes);
     let every = if tty {
         Duration::from_secs(1)
     } else {

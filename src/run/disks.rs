@@ -206,6 +206,7 @@ fn plan(config: &Config) -> Plan {
             fsync_every: config.durability.fsync_every,
             ioengine: config.ioengine.unwrap_or_default(),
             hipri: config.hipri,
+            trim: config.trim_refusal.is_none(),
         },
         duration: config.duration.unwrap_or(DEFAULT_HEADLESS_TIME),
         outlier_pct: config.outlier_pct,

@@ -16,6 +16,12 @@ use crate::target::prepare::{DEFAULT_SCRATCH_SIZE, SCRATCH_NAME, kind_of, scratc
 /// `--fio`: the equivalent fio job, without running anything or laying out a file (fio lays
 /// out its own).
 pub fn print_fio(config: &Config) -> Result<ExitStatus> {
+    if config.verify.capacity_probe {
+        anyhow::bail!(
+            "--capacity-probe has no fio job: fio has no probe for a fake capacity (f3probe \
+             is that tool); drop --fio, or use --burn-in --fio for a whole write and verify"
+        );
+    }
     let c = fio_config(config)?;
     let job = local_job(config, &c);
     // The command line is a comment, so the whole output is a job file:
@@ -32,12 +38,38 @@ pub fn print_fio(config: &Config) -> Result<ExitStatus> {
 /// The job `--fio` prints for `config` on the target `c` describes: a run, a sweep or a
 /// suite, with what the command line adds to the job (`--drop-cache`).
 pub(super) fn local_job(config: &Config, c: &ConfigReport) -> FioJob {
-    match (&config.sweep, config.suite) {
+    if let Some(half) = config.verify.burn_in {
+        use crate::fio::verify::Halves;
+        use crate::verify::burnin::Half;
+        let halves = match half {
+            Half::Both => Halves::Both,
+            Half::Write => Halves::Write,
+            Half::Verify => Halves::Verify,
+        };
+        return FioJob::burn_in(&burn_in_config(config, c), halves, config.verify.passes)
+            .drop_cache(config.drop_cache);
+    }
+    let job = match (&config.sweep, config.suite) {
         (_, Some(name)) => FioJob::suite(c, &super::suite::plan(config, name, c)),
         (Some(spec), None) => FioJob::sweep(c, spec, config.duration.unwrap_or(DEFAULT_STEP_TIME)),
         (None, None) => FioJob::run(c),
-    }
-    .drop_cache(config.drop_cache)
+    };
+    let job = if config.verify.live {
+        job.verify_live()
+    } else {
+        job
+    };
+    job.drop_cache(config.drop_cache)
+}
+
+/// The burn-in's settings as it runs them headless: 1 MiB blocks unless `-b` asked for
+/// another size (`run::burnin`), pread/pwrite at depth 1 on each thread.
+fn burn_in_config(config: &Config, c: &ConfigReport) -> ConfigReport {
+    let mut c = c.clone();
+    c.settings.bs = crate::verify::burnin::block_size(config.scan_shape().0);
+    c.settings.iodepth = 1;
+    c.ioengine = crate::settings::IoEngine::Psync;
+    c
 }
 
 /// The target as fio will see it: the scratch file it lays out itself, or the device or

@@ -189,6 +189,13 @@ mod tests {
                     "--fleet with --hipri: whether each host's queue",
                 ),
             ),
+            (
+                "trim",
+                Refused(
+                    vec!["--trim", "10", "--allow-write"],
+                    "--fleet with --trim: whether each host's device",
+                ),
+            ),
             ("threads", Job(vec!["-t", "4"], vec!["numjobs=4"], true)),
             (
                 "iodepth",

@@ -115,6 +115,7 @@ fn start_checked(
         fsync_every: config.durability.fsync_every,
         ioengine: config.ioengine.unwrap_or_default(),
         hipri: config.hipri,
+        trim: config.trim_refusal.is_none(),
     };
     Engine::start_checked(
         target.clone(),
@@ -204,21 +205,19 @@ fn single_run(
     let engine = start_checked(config, prepared, config.settings, checker)?;
     let mut report = headless::run(engine, info, duration, config.output, live);
     let target = crate::target::shell::quote_path(&prepared.target.path);
-    report.verify =
-        during.map(|d| d.report(&target, prepared.target.span_bytes, config.settings.bs));
+    if let Some(d) = &during {
+        d.attach(&mut report, &target);
+    }
     match config.output {
         Output::Json => output::print(&(serde_json::to_string_pretty(&report)? + "\n")),
         Output::Csv => {}
         Output::Text => output::print(&render::text::summary(&report, false)),
         Output::Quiet => output::print(&render::text::summary(&report, true)),
     }
-    if let (Some(v), Output::Text | Output::Quiet) = (&report.verify, config.output) {
-        output::print(&render::verify::run_lines(v));
-    }
     if let (Some(b), Output::Text | Output::Quiet) = (baseline, config.output) {
         output::print(&render::final_text::versus(b, &report));
     }
-    let errors = report.had_io_errors() || report.verify.as_ref().is_some_and(|v| v.any_bad());
+    let errors = report.had_errors();
     save_and_keep(config, on_terminal, Export::Run(Box::new(report)))?;
     Ok(errors)
 }

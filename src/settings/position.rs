@@ -16,6 +16,10 @@ const RATE_TOP: f64 = 0.97;
 pub const WRITES_OFF: &str =
     "writes are off: start with --allow-write to lower read % (it destroys data on the target)";
 
+/// Why trim % cannot rise above 0 on a run without writes.
+pub const TRIMS_OFF: &str =
+    "writes are off: start with --allow-write to raise trim % (a trim destroys the block's data)";
+
 fn log_position(v: f64, lo: f64, hi: f64) -> f64 {
     let (v, lo, hi) = (v.max(1.0).log2(), lo.log2(), hi.log2());
     if hi > lo {
@@ -38,6 +42,7 @@ pub fn position(s: &Settings, knob: Knob) -> f64 {
         Knob::ReadPct => f64::from(s.read_pct) / 100.0,
         Knob::RandomPct => f64::from(s.random_pct) / 100.0,
         Knob::Skew => super::skew_position(s.random_distribution),
+        Knob::TrimPct => f64::from(s.trim_pct) / 100.0,
         Knob::Rate if s.rate_iops == 0 => 1.0,
         Knob::Rate => log_position(s.rate_iops as f64, RATE_LOW, RATE_HIGH).min(RATE_TOP),
     }
@@ -76,6 +81,12 @@ pub fn at_position(
             }
         }
         Knob::RandomPct => n.random_pct = pct(p),
+        Knob::TrimPct => {
+            n.trim_pct = pct(p);
+            if n.trim_pct > 0 && !write_allowed {
+                return Err(TRIMS_OFF.into());
+            }
+        }
         Knob::Skew => n.random_distribution = super::at_skew(s.random_distribution, p),
         Knob::Rate if p >= 1.0 => n.rate_iops = 0,
         Knob::Rate => {
@@ -123,6 +134,7 @@ mod tests {
                     ..s
                 },
             ),
+            (Knob::TrimPct, Settings { trim_pct: 15, ..s }),
         ];
         for (knob, v) in samples {
             let back = at_position(s, knob, position(&v, knob), true).unwrap();
@@ -140,6 +152,14 @@ mod tests {
         assert_eq!(
             at_position(s, Knob::ReadPct, 1.0, false).unwrap().read_pct,
             100
+        );
+        assert_eq!(
+            at_position(s, Knob::TrimPct, 0.2, false),
+            Err(TRIMS_OFF.to_string())
+        );
+        assert_eq!(
+            at_position(s, Knob::TrimPct, 0.0, false).unwrap().trim_pct,
+            0
         );
     }
 }

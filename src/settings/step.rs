@@ -2,8 +2,8 @@
 //! halve and double (threads and depth also move by one), percentages move by 5 or 10, the
 //! rate walks fractions of what the disk does unpaced (`rate_by_fraction`; a 1-2-5 ladder,
 //! 100 … 10M IOPS, before that is known) with "unlimited" above its top and moves by a
-//! tenth with +/-; every result stays within the limits, and lowering read %
-//! needs writes allowed.
+//! tenth with +/-; every result stays within the limits, and lowering read % or raising
+//! trim % needs writes allowed.
 
 use super::{MAX_BS, MAX_IODEPTH, MAX_RATE_IOPS, MAX_THREADS, Settings};
 
@@ -20,19 +20,22 @@ pub enum Knob {
     RandomPct,
     /// How skewed random offsets are (`skew`): uniform at the left end.
     Skew,
-    /// Total I/Os per second asked (0: unlimited).
+    /// Share of I/Os that discard their block (`--trim`).
+    TrimPct,
+    /// Total I/Os per second asked (0: unlimited); the last, one ↑ from the first.
     Rate,
 }
 
 impl Knob {
     /// The sliders, top to bottom.
-    pub const ALL: [Knob; 7] = [
+    pub const ALL: [Knob; 8] = [
         Knob::Threads,
         Knob::QueueDepth,
         Knob::BlockSize,
         Knob::ReadPct,
         Knob::RandomPct,
         Knob::Skew,
+        Knob::TrimPct,
         Knob::Rate,
     ];
 
@@ -60,6 +63,7 @@ impl Knob {
             Knob::RandomPct => "random %",
             Knob::Skew => "skew",
             Knob::Rate => "rate IOPS",
+            Knob::TrimPct => "trim %",
         }
     }
 }
@@ -141,6 +145,16 @@ pub fn stepped(
             n.random_distribution = super::skew_step(s.random_distribution, up, fine);
         }
         Knob::Rate => n.rate_iops = stepped_rate(s.rate_iops, step),
+        Knob::TrimPct => {
+            n.trim_pct = if up {
+                s.trim_pct.saturating_add(5).min(100)
+            } else {
+                s.trim_pct.saturating_sub(5)
+            };
+            if n.trim_pct > 0 && !write_allowed {
+                return Err(super::position::TRIMS_OFF.into());
+            }
+        }
     }
     Ok(n)
 }

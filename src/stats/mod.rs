@@ -18,6 +18,6 @@ pub mod window;
 pub use latency::{Latency, LatencySummary};
 pub use log2::{BUCKETS, Log2Histogram};
 pub use periods::{Began, Boundary, Period, PeriodTracker, Periods};
-pub use sides::{ReadWrite, Side, SideLatency, Sides, WRITE_TAG};
+pub use sides::{DIRECTION_TAGS, ReadWrite, Side, SideLatency, Sides, TRIM_TAG, WRITE_TAG};
 pub use snapshot::{Counts, IoErrorRecord, LeftOut, Snapshot, ThreadSample};
 pub use window::{IntervalFigures, Window};

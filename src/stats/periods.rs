@@ -84,7 +84,7 @@ pub struct Period {
     /// Stopped intervals inside it (SIGSTOP, Ctrl-Z), not in the figures above.
     #[serde(default)]
     pub left_out: LeftOut,
-    /// Reads and writes apart (`read`, `write`), where the period did both.
+    /// Reads, writes and trims apart (`read`, `write`, `trim`), where the period did more than one.
     #[serde(flatten)]
     pub sides: Option<ReadWrite>,
 }

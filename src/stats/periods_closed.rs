@@ -1,5 +1,5 @@
 //! A period that ended, kept small: its counts and times as they were, its latency
-//! histograms (combined, service time, reads and writes apart) compacted to two significant
+//! histograms (combined, service time, reads, writes and trims apart) compacted to two significant
 //! digits, and while it stands alone its exact percentiles. Past `MAX_PERIODS` the two
 //! oldest merge into one row, whose percentiles then come from the merged compact histograms.
 
@@ -11,8 +11,8 @@ use crate::stats::latency::{CompactLatency, Latency, LatencySummary};
 use crate::stats::sides::ReadWrite;
 use crate::stats::snapshot::{Counts, LeftOut, per_second};
 
-/// The four distributions a period keeps: latency, service time, reads', writes'.
-type Four<T> = [T; 4];
+/// The five distributions a period keeps: latency, service time, reads', writes', trims'.
+type Five<T> = [T; 5];
 
 /// A period that ended (or several merged), its histograms compacted.
 #[derive(Debug, Clone)]
@@ -26,10 +26,10 @@ pub(super) struct Closed {
     elapsed: Duration,
     counts: Counts,
     left_out: LeftOut,
-    /// The exact percentiles of a period not merged (latency, service, read, write).
-    exact: Option<Four<LatencySummary>>,
+    /// The exact percentiles of a period not merged (latency, service, read, write, trim).
+    exact: Option<Five<LatencySummary>>,
     /// The same distributions, compacted.
-    compact: Four<CompactLatency>,
+    compact: Five<CompactLatency>,
 }
 
 impl Closed {
@@ -38,11 +38,12 @@ impl Closed {
         let w = &p.window;
         // A period of one direction keeps no second copy of its latencies.
         let none = Latency::default();
-        let (read, write) = match (&w.sides.read, &w.sides.write) {
-            (r, wr) if !r.is_empty() && !wr.is_empty() => (r, wr),
-            _ => (&none, &none),
+        let sides = w.sides.each();
+        let [read, write, trim] = match sides.iter().filter(|l| !l.is_empty()).count() {
+            0 | 1 => [&none; 3],
+            _ => sides,
         };
-        let all = [&w.latency, &w.service_latency, read, write];
+        let all = [&w.latency, &w.service_latency, read, write, trim];
         Closed {
             first_id: p.id,
             began: p.began,
@@ -59,7 +60,7 @@ impl Closed {
     }
 
     pub(super) fn period(&self) -> Period {
-        let [latency_ns, service_latency_ns, read, write] = self.exact.unwrap_or_else(|| {
+        let [latency_ns, service_latency_ns, read, write, trim] = self.exact.unwrap_or_else(|| {
             self.compact
                 .each_ref()
                 .map(|c| Latency::from_compact(c).summary())
@@ -77,16 +78,17 @@ impl Closed {
             latency_ns,
             service_latency_ns,
             left_out: self.left_out,
-            sides: ReadWrite::of(&self.counts, self.elapsed, read, write),
+            sides: ReadWrite::of(&self.counts, self.elapsed, [read, write, trim]),
         }
     }
 
-    /// Distribution `i` (latency, service, read, write) in full; a period of one direction
+    /// Distribution `i` (latency, service, read, write, trim) in full; a period of one direction
     /// keeps no sides, so its side is its latency.
     fn distribution(&self, i: usize) -> Latency {
         let ops = match i {
             2 => self.counts.read_ops,
             3 => self.counts.write_ops,
+            4 => self.counts.trim_ops,
             _ => 0,
         };
         let l = Latency::from_compact(&self.compact[i]);
@@ -103,7 +105,7 @@ impl Closed {
         counts.add(&next.counts);
         let mut left_out = self.left_out;
         left_out.merge(&next.left_out);
-        let compact = [0, 1, 2, 3].map(|i| {
+        let compact = [0, 1, 2, 3, 4].map(|i| {
             let mut l = self.distribution(i);
             l.add(&next.distribution(i));
             l.compact()

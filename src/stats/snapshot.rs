@@ -31,6 +31,10 @@ pub struct Counts {
     pub read_bytes: u64,
     pub write_ops: u64,
     pub write_bytes: u64,
+    /// Discards (`--trim`): ops too, their bytes the span each discarded; counted in `ops` and
+    /// `bytes` as reads and writes are, so `bytes == ops × bs` still holds.
+    pub trim_ops: u64,
+    pub trim_bytes: u64,
     /// I/Os that failed with an errno.
     pub errors: u64,
     /// I/Os that transferred fewer bytes than asked (e.g. past the end of a shrunken file).
@@ -90,6 +94,8 @@ impl Counts {
             read_bytes: self.read_bytes.saturating_sub(earlier.read_bytes),
             write_ops: self.write_ops.saturating_sub(earlier.write_ops),
             write_bytes: self.write_bytes.saturating_sub(earlier.write_bytes),
+            trim_ops: self.trim_ops.saturating_sub(earlier.trim_ops),
+            trim_bytes: self.trim_bytes.saturating_sub(earlier.trim_bytes),
             errors: self.errors.saturating_sub(earlier.errors),
             short_ios: self.short_ios.saturating_sub(earlier.short_ios),
             spanning_stop: self.spanning_stop.saturating_sub(earlier.spanning_stop),
@@ -118,6 +124,8 @@ impl Counts {
         self.read_bytes += other.read_bytes;
         self.write_ops += other.write_ops;
         self.write_bytes += other.write_bytes;
+        self.trim_ops += other.trim_ops;
+        self.trim_bytes += other.trim_bytes;
         self.errors += other.errors;
         self.short_ios += other.short_ios;
         self.spanning_stop += other.spanning_stop;

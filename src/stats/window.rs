@@ -71,13 +71,8 @@ impl Window {
         // Both histograms auto-resize, so adding cannot fail on range.
         self.latency.add(&s.interval_latency);
         self.service_latency.add(s.service_latency());
-        let sides = &s.sides;
-        self.sides.add_interval(
-            &s.interval_latency,
-            &sides.interval_read,
-            &sides.interval_write,
-            &s.interval,
-        );
+        self.sides
+            .add_interval(&s.interval_latency, s.sides.interval_each(), &s.interval);
     }
 
     /// Adds all of `later`, a window that followed this one.

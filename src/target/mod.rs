@@ -36,4 +36,5 @@ pub(crate) mod scratch_mark;
 pub(crate) mod shell;
 pub mod stack;
 pub mod sysfs;
+pub mod trim;
 pub(crate) mod walk;

@@ -143,7 +143,7 @@ fn finish(
     // the screen was (the front door told `output` so).
 
     output::print(&text);
-    let status = ExitStatus::after_run(report.had_io_errors());
+    let status = ExitStatus::after_run(report.had_errors());
     let result = match (suite, sweep) {
         (Some(card), _) => Export::Suite(card),
         (None, Some(sweep)) => Export::Sweep(sweep),

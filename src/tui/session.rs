@@ -102,6 +102,10 @@ pub struct Session {
     surface_kept: Option<Box<crate::model::surface::SurfaceDoc>>,
     /// The last surface scan started from the run screen: saved with the run's results.
     surface_of_run: Option<Box<crate::model::surface::SurfaceDoc>>,
+    /// `--burn-in`: set while `p` holds it paused (its threads wait at their next block).
+    burn_in_paused: std::sync::Arc<crate::verify::live::Pause>,
+    /// `--verify`: the run's checker, whose findings join the run's report at the end.
+    during: Option<std::sync::Arc<crate::verify::during::During>>,
 }
 
 impl Session {
@@ -138,6 +142,8 @@ impl Session {
             burn_in: None,
             surface_kept: None,
             surface_of_run: None,
+            during: None,
+            burn_in_paused: Default::default(),
         }
     }
 
@@ -209,6 +215,9 @@ impl Session {
             Action::ConfirmWrite(typed) => self.confirm_write(app, typed),
             Action::ReadOnly => self.read_only(app),
             Action::ToggleMouse => self.toggle_mouse(app),
+            Action::Surface(act) if self.config.verify.burn_in.is_some() => {
+                self.burn_in_act(app, act);
+            }
             Action::Surface(act) => self.surface_act(app, act),
         }
     }

@@ -11,17 +11,16 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use super::learn::{LEARN_SAMPLES, learn};
 use super::live::Live;
 use super::pass::{self, Plan};
 use super::stamp::{self, Expect};
 use super::state;
 use super::tally::Tally;
-use crate::engine::buffer::AlignedBuf;
 use crate::engine::io::IoOpener;
 use crate::model::verify::VerifyReport;
 use crate::target::open::Target;
 use crate::target::shell::quote_path;
-use crate::units::format_bytes;
 
 /// Which halves of the burn-in run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +50,32 @@ pub struct Job {
     pub plan: Plan,
     pub target: String,
     pub claimed_bytes: u64,
+    /// `Half::Verify` of a write that stopped early: the byte ranges it wrote, the only ones
+    /// checked. Empty: the whole span.
+    pub only: Vec<[u64; 2]>,
+    /// Without a state file: how the stamps chose the run checked.
+    pub seed_from: Option<String>,
+}
+
+impl Job {
+    /// Bytes one pass writes or checks.
+    pub fn bytes_per_pass(&self) -> u64 {
+        match self.only.as_slice() {
+            [] => self.plan.span,
+            only => only.iter().map(|r| r[1] - r[0]).sum(),
+        }
+    }
+
+    /// Bytes the whole burn-in moves, writes and reads together: a pass's bytes for each
+    /// pass written, and again for each read back (`=verify` reads back one pass).
+    pub fn total_bytes(&self) -> u64 {
+        let passes = match self.half {
+            Half::Verify => 1,
+            _ => u64::from(self.passes.max(1)),
+        };
+        let halves = if self.half == Half::Both { 2 } else { 1 };
+        self.bytes_per_pass() * passes * halves
+    }
 }
 
 /// CPU seconds this process has used (user and system).
@@ -80,11 +105,15 @@ pub fn run(
     for pass in first..=last {
         report.pass = pass;
         if job.half != Half::Verify {
-            let t0 = Instant::now();
+            let (t0, p0) = (Instant::now(), live.paused_s());
             let before = live.written.load(std::sync::atomic::Ordering::Relaxed);
-            all.merge(pass::write(opener, plan, pass, live, stop)?);
+            let (tally, ranges) = pass::write(opener, plan, pass, live, stop)?;
+            all.merge(tally);
+            if stop() {
+                report.written_ranges = ranges;
+            }
             sync(opener);
-            report.write_s += t0.elapsed().as_secs_f64();
+            report.write_s += t0.elapsed().as_secs_f64() - (live.paused_s() - p0);
             report.written_bytes +=
                 live.written.load(std::sync::atomic::Ordering::Relaxed) - before;
         }
@@ -99,10 +128,10 @@ pub fn run(
                 min_seq: 0,
                 writer: None,
             };
-            let (t0, cpu0) = (Instant::now(), cpu_seconds());
+            let (t0, cpu0, p0) = (Instant::now(), cpu_seconds(), live.paused_s());
             let before = live.verified.load(std::sync::atomic::Ordering::Relaxed);
-            all.merge(pass::verify(opener, plan, expect, live, stop)?);
-            report.verify_s += t0.elapsed().as_secs_f64();
+            all.merge(pass::verify(opener, plan, expect, &job.only, live, stop)?);
+            report.verify_s += t0.elapsed().as_secs_f64() - (live.paused_s() - p0);
             report.verify_cpu_s += cpu_seconds() - cpu0;
             report.verified_bytes +=
                 live.verified.load(std::sync::atomic::Ordering::Relaxed) - before;
@@ -112,6 +141,10 @@ pub fn run(
         }
     }
     report.complete = !stop();
+    if job.half == Half::Verify {
+        report.written_ranges.clone_from(&job.only);
+        report.seed_from.clone_from(&job.seed_from);
+    }
     report.capacity = all.capacity(plan.span);
     report.counts = all.counts;
     report.bad = all.extents;
@@ -153,30 +186,11 @@ fn empty_report(job: &Job) -> VerifyReport {
         verify_cpu_s: 0.0,
         state_file: None,
         complete: false,
+        written_ranges: Vec::new(),
+        seed_from: None,
         map: None,
         findings: Vec::new(),
     }
-}
-
-/// The seed and pass of the first intact stamp among the first blocks of the span: what a
-/// verify without a state file learns from the disk. `None` when none of them holds one.
-pub fn learn(opener: &dyn IoOpener, span: u64, align: usize) -> Option<(u64, u32)> {
-    let mut io = opener.open_io().ok()?;
-    let len = 64 * 1024;
-    let mut buf = AlignedBuf::new(len, align);
-    let tries = [0, span / 3, span / 2, span.saturating_sub(len as u64)];
-    for at in tries {
-        let at = at - at % align as u64;
-        if io.read_at(&mut buf, at).ok()? < len {
-            continue;
-        }
-        for s in (0..len).step_by(512) {
-            if let Some((seed, pass, _)) = stamp::read_mark(&buf[s..]) {
-                return Some((seed, pass));
-            }
-        }
-    }
-    None
 }
 
 /// The burn-in's block size: `-b` where typed, else 1 MiB, as the surface scan reads. A pass
@@ -222,18 +236,16 @@ pub fn plan(ask: &Ask, target: &Target) -> Result<(Job, Option<PathBuf>, Vec<Str
     };
     let mut passes = ask.passes.max(1);
     let mut notes = Vec::new();
+    let mut only = Vec::new();
+    let mut seed_from = None;
     if ask.half == Half::Verify {
         let path = state_path.as_deref().unwrap_or(Path::new(""));
         match state::load(path)? {
             Some(s) => {
+                s.check_target(path, &target.path, &shown)?;
                 if !s.complete {
-                    notes.push(format!(
-                        "{}: the write it records stopped after {} of {}: what lies past it \
-                         reads as never written",
-                        quote_path(path),
-                        format_bytes(s.written_bytes),
-                        format_bytes(s.span_bytes)
-                    ));
+                    notes.push(s.stopped_note(path)?);
+                    only.clone_from(&s.written_ranges);
                 }
                 plan.span = s.span_bytes.min(plan.span);
                 plan.bs = s.block_bytes;
@@ -242,20 +254,28 @@ pub fn plan(ask: &Ask, target: &Target) -> Result<(Job, Option<PathBuf>, Vec<Str
                 passes = s.pass;
             }
             None => {
-                let (seed, pass) = learn(target, plan.span, plan.align).ok_or_else(|| {
+                let l = learn(target, plan.span, plan.align).ok_or_else(|| {
                     format!(
-                        "{shown}: no state file at {} and no intact stamp at the start of the \
-                         disk: run --burn-in=write first (or name its state with \
+                        "{shown}: no state file at {} and no intact stamp at any of {} places \
+                         across the disk: run --burn-in=write first (or name its state with \
                          --burn-in-state FILE)",
-                        quote_path(path)
+                        quote_path(path),
+                        LEARN_SAMPLES
                     )
                 })?;
+                let from = format!(
+                    "of {LEARN_SAMPLES} places sampled across the span, {} hold an intact \
+                     stamp, {} of them run {:#018x} pass {}: the run checked",
+                    l.intact, l.agree, l.seed, l.pass
+                );
                 notes.push(format!(
-                    "no state file at {}: the seed and pass come from the stamps on the disk",
+                    "no state file at {}: the seed and pass come from the stamps on the disk: \
+                     {from}",
                     quote_path(path)
                 ));
-                plan.seed = seed;
-                passes = pass;
+                seed_from = Some(from);
+                plan.seed = l.seed;
+                passes = l.pass;
             }
         }
     }
@@ -264,7 +284,9 @@ pub fn plan(ask: &Ask, target: &Target) -> Result<(Job, Option<PathBuf>, Vec<Str
         passes,
         plan,
         target: shown,
-        claimed_bytes: target.span_bytes,
+        claimed_bytes: target.size_bytes.max(target.span_bytes),
+        only,
+        seed_from,
     };
     Ok((job, state_path, notes))
 }
@@ -291,6 +313,7 @@ pub fn keep_state(
             pass: report.pass,
             written_bytes: report.written_bytes,
             complete: report.complete,
+            written_ranges: report.written_ranges.clone(),
             written_at: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
@@ -306,4 +329,39 @@ pub fn keep_state(
         report.state_file = Some(quote_path(path));
     }
     Ok(note)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(half: Half, passes: u32, only: Vec<[u64; 2]>) -> Job {
+        Job {
+            half,
+            passes,
+            plan: Plan {
+                span: 256 << 20,
+                bs: 1 << 20,
+                unit: 4096,
+                threads: 2,
+                align: 4096,
+                seed: 1,
+                start: Instant::now(),
+            },
+            target: "d".into(),
+            claimed_bytes: 256 << 20,
+            only,
+            seed_from: None,
+        }
+    }
+
+    #[test]
+    fn the_progress_total_counts_what_the_burn_in_will_move() {
+        assert_eq!(job(Half::Both, 2, vec![]).total_bytes(), 4 * (256 << 20));
+        assert_eq!(job(Half::Write, 2, vec![]).total_bytes(), 2 * (256 << 20));
+        // A verify of pass 2 reads one pass; of a write stopped early, only what it wrote.
+        assert_eq!(job(Half::Verify, 2, vec![]).total_bytes(), 256 << 20);
+        let stopped = vec![[0, 12 << 20], [128 << 20, 140 << 20]];
+        assert_eq!(job(Half::Verify, 1, stopped).total_bytes(), 24 << 20);
+    }
 }

@@ -2,22 +2,33 @@
 //! its writes (pass 1, the run's seed, the sequence as nanoseconds since the start, the worker
 //! as writer) and checks the writes it reads back (`engine::check` picks which); it counts in
 //! its own `Tally` and merges it into the run's every time the worker hands its counts over
-//! (every 10 ms at most), the only lock it takes. At the end `report` makes the run's
-//! `VerifyReport` ("verify" in the run's JSON).
+//! (every 10 ms at most), the only lock it takes, with the bytes it stamped and read back.
+//! At the end `attach` puts the run's `VerifyReport` ("verify" in the run's JSON) and its
+//! findings into the run's report, the same way for a headless run and the TUI.
 
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use super::stamp::{self, Expect, Mark, Verdict};
 use super::tally::Tally;
 use crate::engine::check::{Checker, WorkerCheck};
+use crate::model::RunReport;
 use crate::model::verify::VerifyReport;
+
+/// Bytes stamped and written, and bytes read back and checked, by all workers.
+#[derive(Default)]
+struct Moved {
+    written: AtomicU64,
+    verified: AtomicU64,
+}
 
 /// The run's checker and what its workers found.
 pub struct During {
     seed: u64,
     start: Instant,
     found: Arc<Mutex<Tally>>,
+    moved: Arc<Moved>,
 }
 
 impl During {
@@ -26,7 +37,21 @@ impl During {
             seed,
             start: Instant::now(),
             found: Arc::new(Mutex::new(Tally::default())),
+            moved: Arc::new(Moved::default()),
         }
+    }
+
+    /// Puts the run's `verify` object into `run` and its findings among the run's, so the
+    /// summary's findings, the JSON's `findings` and the exit status all see a bad stamp.
+    /// The writes and their read-backs are interleaved over the whole run: both times are
+    /// the run's time.
+    pub fn attach(&self, run: &mut RunReport, target: &str) {
+        let mut v = self.report(target, run.config.target.span_bytes, run.final_settings.bs);
+        v.write_s = run.total.elapsed_s;
+        v.verify_s = run.total.elapsed_s;
+        run.why.findings.retain(|f| !is_verify_finding(&f.kind));
+        run.why.findings.extend(v.findings.iter().cloned());
+        run.verify = Some(v);
     }
 
     /// What the workers found so far (all of it once the engine has stopped).
@@ -37,7 +62,6 @@ impl During {
     /// The run's `verify` object: counts, bad stretches by offset, findings.
     pub fn report(&self, target: &str, span: u64, bs: u64) -> VerifyReport {
         let t = self.tally();
-        let units = t.counts.intact + t.counts.bad();
         let mut r = VerifyReport {
             mode: "verify".into(),
             target: target.into(),
@@ -48,8 +72,8 @@ impl During {
             seed: self.seed,
             pass: 1,
             passes: 1,
-            written_bytes: 0,
-            verified_bytes: units * stamp::unit_for(bs) as u64,
+            written_bytes: self.moved.written.load(Relaxed),
+            verified_bytes: self.moved.verified.load(Relaxed),
             counts: t.counts,
             bad: t.extents.clone(),
             extents_left_out: t.left_out,
@@ -59,6 +83,8 @@ impl During {
             verify_cpu_s: 0.0,
             state_file: None,
             complete: true,
+            written_ranges: Vec::new(),
+            seed_from: None,
             map: None,
             findings: Vec::new(),
         };
@@ -75,8 +101,17 @@ impl Checker for During {
             writer: index as u16,
             mine: Tally::default(),
             found: self.found.clone(),
+            written: 0,
+            verified: 0,
+            moved: self.moved.clone(),
         })
     }
+}
+
+/// The kinds of finding a verify brings (kept once when a report is attached again).
+fn is_verify_finding(kind: &str) -> bool {
+    use crate::findings::verify::{FAKE_CAPACITY, VERIFIED, VERIFY_BAD};
+    [FAKE_CAPACITY, VERIFIED, VERIFY_BAD].contains(&kind)
 }
 
 struct Worker {
@@ -85,6 +120,10 @@ struct Worker {
     writer: u16,
     mine: Tally,
     found: Arc<Mutex<Tally>>,
+    /// Bytes this worker stamped and read back since its last flush.
+    written: u64,
+    verified: u64,
+    moved: Arc<Moved>,
 }
 
 impl WorkerCheck for Worker {
@@ -99,6 +138,11 @@ impl WorkerCheck for Worker {
         };
         stamp::stamp(buf, offset, stamp::unit_for(buf.len() as u64), mark);
         seq
+    }
+
+    #[inline]
+    fn wrote(&mut self, bytes: u64) {
+        self.written += bytes;
     }
 
     #[inline]
@@ -124,10 +168,17 @@ impl WorkerCheck for Worker {
             }
         }
         self.mine.intact(intact);
+        self.verified += buf.len() as u64;
         first
     }
 
     fn flush(&mut self) {
+        self.moved
+            .written
+            .fetch_add(std::mem::take(&mut self.written), Relaxed);
+        self.moved
+            .verified
+            .fetch_add(std::mem::take(&mut self.verified), Relaxed);
         if self.mine == Tally::default() {
             return;
         }

@@ -32,11 +32,52 @@ pub fn code(worst: Option<BadKind>) -> u8 {
     CELLS.iter().position(|&c| c == cell).unwrap_or(0) as u8
 }
 
+/// `p` on the burn-in's screen: whether it is held paused, and for how long it has been.
+#[derive(Debug, Default)]
+pub struct Pause {
+    /// The pause under way, if any, and the time of those that ended.
+    held: std::sync::Mutex<(Option<std::time::Instant>, std::time::Duration)>,
+}
+
+impl Pause {
+    fn held(&self) -> std::sync::MutexGuard<'_, (Option<std::time::Instant>, std::time::Duration)> {
+        self.held.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Pauses, or resumes when paused; returns whether it is paused now.
+    pub fn toggle(&self) -> bool {
+        let mut h = self.held();
+        match h.0.take() {
+            Some(since) => {
+                h.1 += since.elapsed();
+                false
+            }
+            None => {
+                h.0 = Some(std::time::Instant::now());
+                true
+            }
+        }
+    }
+
+    pub fn is_on(&self) -> bool {
+        self.held().0.is_some()
+    }
+
+    /// Nanoseconds paused, the pause under way included.
+    pub fn total_ns(&self) -> u64 {
+        let h = self.held();
+        (h.1 + h.0.map(|s| s.elapsed()).unwrap_or_default()).as_nanos() as u64
+    }
+}
+
 /// Progress and the live map of one burn-in.
 pub struct Live {
     pub written: AtomicU64,
     pub verified: AtomicU64,
     pub bad_units: AtomicU64,
+    /// Nanoseconds the burn-in was held paused (the TUI's `p`): not in its write or verify
+    /// time.
+    pub paused_ns: AtomicU64,
     template: RegionMap,
     cells: Vec<AtomicU8>,
 }
@@ -50,9 +91,15 @@ impl Live {
             written: AtomicU64::new(0),
             verified: AtomicU64::new(0),
             bad_units: AtomicU64::new(0),
+            paused_ns: AtomicU64::new(0),
             template,
             cells,
         }
+    }
+
+    /// Seconds paused so far.
+    pub fn paused_s(&self) -> f64 {
+        self.paused_ns.load(Relaxed) as f64 / 1e9
     }
 
     /// Marks the region holding `offset` with `code` unless it holds worse.
@@ -98,6 +145,20 @@ mod tests {
         assert_eq!(m.cells[1], Cell::NotYet);
         live.clear_map();
         assert_eq!(live.map().cells[0], Cell::NotYet);
+    }
+
+    #[test]
+    fn a_pause_counts_its_time_until_it_is_resumed() {
+        let p = Pause::default();
+        assert!(!p.is_on());
+        assert!(p.toggle());
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        assert!(p.total_ns() >= 30_000_000, "the pause under way counts");
+        assert!(!p.toggle());
+        let held = p.total_ns();
+        assert!(held >= 30_000_000);
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        assert_eq!(p.total_ns(), held, "nothing counts while it runs");
     }
 
     #[test]

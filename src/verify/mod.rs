@@ -4,12 +4,14 @@
 //! thread finds is kept in bounded memory (`tally`); the threads share progress and the region
 //! map through atomics (`live`). `pass` writes or verifies the span once; `burnin` runs the
 //! passes (`--burn-in`, `--burn-in=write`, `--burn-in=verify`) with the small state file of
-//! write-now-verify-later (`state`); `probe` is the quick capacity probe (`--capacity-probe`).
+//! write-now-verify-later (`state`), or from the stamps without it (`learn`); `probe` is
+//! the quick capacity probe (`--capacity-probe`).
 //! Nothing here opens a target or prints: the front door (`run::burnin`) hands in an
 //! `IoOpener` made by `target::prepare`, with every write check it makes.
 
 pub mod burnin;
 pub mod during;
+pub mod learn;
 pub mod live;
 pub mod pass;
 pub mod probe;

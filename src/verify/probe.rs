@@ -113,6 +113,8 @@ pub fn run(
         verify_cpu_s: cpu_seconds() - cpu0,
         state_file: None,
         complete: !stop(),
+        written_ranges: Vec::new(),
+        seed_from: None,
         map: Some(live.map()),
         findings: Vec::new(),
     };

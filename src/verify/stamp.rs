@@ -118,6 +118,9 @@ pub fn stamp(buf: &mut [u8], offset: u64, unit: usize, mark: Mark) {
 #[inline]
 pub fn check(u: &[u8], offset: u64, expect: &Expect) -> Verdict {
     if u[0..4] != MAGIC {
+        if let Some(found) = shifted(u, expect.seed) {
+            return Verdict::Aliased { found };
+        }
         return not_a_stamp(u);
     }
     if crc32c::crc32c(&u[8..]) != le32(u, 4) {
@@ -146,6 +149,28 @@ pub fn check(u: &[u8], offset: u64, expect: &Expect) -> Verdict {
         return Verdict::OtherData;
     }
     Verdict::Intact
+}
+
+/// A unit that holds, at a 512-byte boundary inside it, the header of this run's stamp of a
+/// unit of its own size: what a disk that wraps at a size that is not a whole number of units
+/// returns (the stamp written at W lands at W mod R, part-way into a unit). Returns the offset
+/// whose data the unit's start holds (W less the shift), for the alias distance: a multiple of
+/// R. The header alone is checked (the rest of that stamp lies past the unit): the magic, the
+/// run's 64-bit seed, a unit size equal to this unit's and an offset on a unit boundary.
+#[cold]
+fn shifted(u: &[u8], seed: u64) -> Option<u64> {
+    (512..u.len().saturating_sub(HEADER - 1))
+        .step_by(512)
+        .find_map(|s| {
+            let h = &u[s..];
+            let at = le64(h, 8);
+            let ok = h[0..4] == MAGIC
+                && le64(h, 16) == seed
+                && le16(h, 28) as usize * 512 == u.len()
+                && at.is_multiple_of(u.len() as u64)
+                && at >= s as u64;
+            ok.then(|| at - s as u64)
+        })
 }
 
 /// A unit whose magic is not ours: zeroes, a magic a bit or two off (a flip in the header:

@@ -43,12 +43,8 @@ impl Sampler {
                     self.total_elapsed += elapsed;
                 }
                 self.total_latency.add(&interval_latency);
-                self.total_sides.add_interval(
-                    &interval_latency,
-                    &apart.read,
-                    &apart.write,
-                    &interval,
-                );
+                self.total_sides
+                    .add_interval(&interval_latency, apart.each(), &interval);
                 if settings.rate_iops > 0 {
                     self.total_service.add(&self.interval_service);
                 } else {
@@ -93,14 +89,16 @@ impl Sampler {
         self.out.send(snapshot);
     }
 
-    /// The snapshot's reads and writes apart: this interval's (`apart`) and the run's.
+    /// The snapshot's reads, writes and trims apart: this interval's (`apart`) and the run's.
     fn sides(&self, apart: SideLatency) -> Sides {
-        let (total_read, total_write) = self.total_sides.summaries();
+        let [total_read, total_write, total_trim] = self.total_sides.summaries();
         Sides {
             interval_read: apart.read,
             interval_write: apart.write,
+            interval_trim: apart.trim,
             total_read,
             total_write,
+            total_trim,
         }
     }
 

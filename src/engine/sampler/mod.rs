@@ -81,6 +81,7 @@ pub(super) fn spawn(
         ioengine: options.ioengine,
         checker,
         hipri: options.hipri,
+        trim: options.trim,
     });
     let tick = options.tick;
     let now = Instant::now();

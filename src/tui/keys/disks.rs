@@ -7,7 +7,6 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use crate::settings::{Knob, Settings, Step, rate_ladder_at_or_below, stepped};
-use crate::sweep::psync_refusal;
 use crate::tui::action::Action;
 use crate::tui::keymap::{Binding, Key, lookup};
 use crate::tui::state::disks::{Disks, Order};
@@ -352,9 +351,11 @@ fn set_focus(d: &mut Disks, knob: Knob) {
 
 /// A slider moved: the same new settings for every target, or why not.
 fn step(d: &mut Disks, step: Step) -> Action {
-    let first = d.rows.first().map(|r| &r.run.info);
-    if d.focus == Knob::QueueDepth
-        && let Some(Err(why)) = first.map(psync_refusal)
+    // As on one target's screen (trims were checked on every target at the start).
+    if let Some(why) = d
+        .rows
+        .first()
+        .and_then(|r| super::slide::refusal(&r.run, d.focus))
     {
         d.message = Some(why);
         return Action::None;

@@ -34,10 +34,18 @@ pub(super) fn apply_settings(run: &mut Run, next: Settings) -> Action {
     super::sliders::propose(run, Ok(next))
 }
 
+/// Why `knob` cannot move on this run: psync's depth, trims where the target cannot take them
+/// (`target::trim`, checked at the start).
+pub(super) fn refusal(run: &Run, knob: Knob) -> Option<String> {
+    match knob {
+        Knob::QueueDepth => psync_refusal(&run.info).err(),
+        Knob::TrimPct => run.info.trim_refusal.clone(),
+        _ => None,
+    }
+}
+
 pub(super) fn step(run: &mut Run, step: Step) -> Action {
-    if run.focus == Knob::QueueDepth
-        && let Err(why) = psync_refusal(&run.info)
-    {
+    if let Some(why) = refusal(run, run.focus) {
         run.message = Some(why);
         return Action::None;
     }

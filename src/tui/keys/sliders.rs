@@ -5,7 +5,6 @@
 //! wheel scrolls the thread table. `propose` is the one way new settings leave a slider.
 
 use crate::settings::{Knob, Settings};
-use crate::sweep::psync_refusal;
 use crate::tui::action::Action;
 use crate::tui::state::Run;
 
@@ -23,9 +22,7 @@ pub(in crate::tui) fn set_slider(run: &mut Run, knob: Knob, p: f64) -> Action {
         return super::series::locked(run);
     }
     run.focus = knob;
-    if knob == Knob::QueueDepth
-        && let Err(why) = psync_refusal(&run.info)
-    {
+    if let Some(why) = super::slide::refusal(run, knob) {
         run.message = Some(why);
         return Action::None;
     }

@@ -27,7 +27,11 @@ const SCANNING: When<SurfaceView> = When {
 };
 const BURNING: When<SurfaceView> = When {
     name: "burn-in running",
-    holds: |v| v.scanning && !v.scans,
+    holds: |v| v.scanning && !v.scans && !v.paused,
+};
+const BURN_PAUSED: When<SurfaceView> = When {
+    name: "burn-in paused",
+    holds: |v| v.scanning && !v.scans && v.paused,
 };
 const RESUMABLE: When<SurfaceView> = When {
     name: "paused",
@@ -52,9 +56,15 @@ pub(super) const SURFACE: &[Binding<Cmd, SurfaceView>] = &[
     Binding::when(
         &[(Key::Char('p'), Cmd::Pause), (Key::Char(' '), Cmd::Pause)],
         BURNING,
-        "stop the burn-in (it is not resumed; q then prints its report so far)",
+        "pause the burn-in (its threads wait at their next block; q stops it)",
     )
-    .hint("stop"),
+    .hint("pause"),
+    Binding::when(
+        &[(Key::Char('p'), Cmd::Pause), (Key::Char(' '), Cmd::Pause)],
+        BURN_PAUSED,
+        "resume the paused burn-in",
+    )
+    .hint("resume"),
     Binding::when(
         &[(Key::Char('p'), Cmd::Resume), (Key::Char(' '), Cmd::Resume)],
         RESUMABLE,
@@ -215,7 +225,7 @@ mod tests {
             .map(|(k, h)| format!("{k} {h}"))
             .collect();
         assert!(!shown.iter().any(|h| h.contains("back")), "{shown:?}");
-        v.scanning = true;
+        (v.scanning, v.paused) = (true, false);
         let p = KeyEvent::from(KeyCode::Char('p'));
         assert_eq!(
             surface_key(&mut v, p, &mut help),
@@ -225,7 +235,18 @@ mod tests {
             .into_iter()
             .map(|(k, h)| format!("{k} {h}"))
             .collect();
-        assert!(shown.iter().any(|h| h.ends_with("stop")), "{shown:?}");
+        assert!(shown.iter().any(|h| h.ends_with("pause")), "{shown:?}");
+        v.paused = true;
+        assert_eq!(
+            surface_key(&mut v, p, &mut help),
+            Action::Surface(SurfaceAct::Pause),
+            "p resumes it (the session toggles its pause)"
+        );
+        let shown: Vec<String> = hints(&v)
+            .into_iter()
+            .map(|(k, h)| format!("{k} {h}"))
+            .collect();
+        assert!(shown.iter().any(|h| h.ends_with("resume")), "{shown:?}");
         let mut s = done(true);
         s.from_picker = true;
         assert_eq!(

@@ -1,8 +1,10 @@
 //! `--burn-in` in a terminal: once the target is ready (and the write confirmed), the burn-in
 //! runs on a thread of its own and the surface screen shows it live — its map painted from
 //! the burn-in's shared cells (verified, bad in its worst state, not yet), its progress and
-//! ETA — ten times a second; `p` or `q` stop it (a stopped burn-in says so). Leaving prints
-//! the burn-in's report on the normal screen, as a headless burn-in does.
+//! ETA — ten times a second. `p` pauses it (its threads wait at their next block) and `p`
+//! again resumes it; it never starts a surface scan. `q` and `Esc` stop it (a stopped burn-in
+//! says so) and leave, printing the burn-in's report on the normal screen, as a headless
+//! burn-in does.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -16,6 +18,7 @@ use crate::exit::ExitStatus;
 use crate::model::surface::{RegionStat, ScanKind, SurfaceReport};
 use crate::model::verify::VerifyReport;
 use crate::surface::scan::Progress;
+use crate::tui::action::SurfaceAct;
 use crate::tui::event::Event;
 use crate::tui::state::{App, Screen, SurfaceView};
 use crate::verify::burnin::{self, Ask, Half, Job};
@@ -52,12 +55,22 @@ impl Session {
         app.screen = Screen::Surface(Box::new(view));
         let stop = Arc::new(AtomicBool::new(false));
         self.surface_stop = Some(stop.clone());
+        let paused = self.burn_in_paused.clone();
         let tx = self.events.clone();
         let spawned = std::thread::Builder::new()
             .name("burn-in".into())
             .spawn(move || {
                 let live = Live::new(job.plan.span, job.plan.bs);
-                let stopped = || stop.load(Relaxed) || signals::received().is_some();
+                let ended = || stop.load(Relaxed) || signals::received().is_some();
+                // Paused: every thread waits here, at its next block, until resumed or ended.
+                let stopped = || {
+                    while paused.is_on() && !ended() {
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                    // The time held paused is left out of the write and verify times.
+                    live.paused_ns.store(paused.total_ns(), Relaxed);
+                    ended()
+                };
                 let done = AtomicBool::new(false);
                 let result = std::thread::scope(|s| {
                     s.spawn(|| feed(&tx, &live, &job, &done));
@@ -73,6 +86,31 @@ impl Session {
             });
         if let Err(e) = spawned {
             self.fail(app, anyhow!("starting the burn-in's thread: {e}"));
+        }
+    }
+
+    /// A key of the surface screen while it shows the burn-in: `p` pauses and resumes it,
+    /// `Esc` leaves as `q` does (there is nothing behind it to go back to), and nothing starts
+    /// a surface scan.
+    pub(super) fn burn_in_act(&mut self, app: &mut App, act: SurfaceAct) {
+        let Screen::Surface(v) = &mut app.screen else {
+            return;
+        };
+        match act {
+            SurfaceAct::Back => self.surface_quit(app),
+            SurfaceAct::Pause | SurfaceAct::Scan(_) if v.scanning => {
+                let pause = self.burn_in_paused.toggle();
+                v.paused = pause;
+                v.message = Some(if pause {
+                    "burn-in paused: p resumes it, q stops it and prints its report".into()
+                } else {
+                    "burn-in resumed".into()
+                });
+            }
+            SurfaceAct::Pause | SurfaceAct::Scan(_) => {
+                v.message = Some("the burn-in has ended: q prints its report".into());
+            }
+            SurfaceAct::Open(_) | SurfaceAct::OpenHere => {}
         }
     }
 
@@ -140,8 +178,7 @@ fn surface_of(target: &str, bs: u64) -> SurfaceReport {
 /// Sends the burn-in's map and progress to the screen ten times a second until `done`.
 fn feed(tx: &std::sync::mpsc::Sender<Event>, live: &Live, job: &Job, done: &AtomicBool) {
     let start = Instant::now();
-    let halves = if job.half == Half::Both { 2 } else { 1 };
-    let total = job.plan.span * u64::from(job.passes.max(1)) * halves;
+    let total = job.total_bytes();
     while !done.load(Relaxed) {
         std::thread::sleep(Duration::from_millis(100));
         let moved = live.written.load(Relaxed) + live.verified.load(Relaxed);

@@ -170,6 +170,9 @@ impl Session {
         });
         report.interrupted_by = signals::received().map(|s| s.as_str().to_string());
         report.surface = self.surface_of_run.take();
+        if let (Some(d), Some(p)) = (&self.during, &self.prepared) {
+            d.attach(&mut report, &quote_path(&p.target.path));
+        }
         if let Some(k) = &mut self.kernel {
             let run_s = last.at.as_secs_f64();
             report.why.health = k.finish_health(run_s, &mut report.why.findings);

@@ -130,6 +130,7 @@ impl Session {
         self.config.allow_write = None;
         self.config.settings = crate::settings::Settings {
             read_pct: 100,
+            trim_pct: 0,
             ..self.asked_settings
         };
         self.begin(app, Some(device));
@@ -137,6 +138,13 @@ impl Session {
 
     /// Prepares `target` on a background thread (laying out the scratch file if needed).
     fn begin(&mut self, app: &mut App, target: Option<PathBuf>) {
+        // Trims are checked on the target picked (the start checked only the one typed).
+        self.config.trim_refusal = self.config.trim_refusal_on(&[target.as_deref()]);
+        if self.config.settings.trim_pct > 0
+            && let Some(why) = self.config.trim_refusal.clone()
+        {
+            return self.fail(app, anyhow!(why));
+        }
         let path = match &target {
             None => Path::new(".").join(SCRATCH_NAME),
             Some(p) if p.is_dir() => p.join(SCRATCH_NAME),
@@ -198,6 +206,17 @@ impl Session {
         }
     }
 
+    /// How the engine runs the TUI's run.
+    fn engine_options(&self) -> crate::engine::Options {
+        crate::engine::Options {
+            tick: DEFAULT_TICK,
+            ioengine: self.config.ioengine.unwrap_or_default(),
+            hipri: self.config.hipri,
+            trim: self.config.trim_refusal.is_none(),
+            ..crate::engine::Options::default()
+        }
+    }
+
     /// The target is ready: start the engine and show the run screen.
     pub(super) fn prepared(&mut self, app: &mut App, result: Result<Prepared>) {
         let prepared = match result {
@@ -225,19 +244,7 @@ impl Session {
             report.duration_s = None;
         }
         let live = Live::for_target(&report, &target.path, self.config.steady.params(true));
-        let engine = match Engine::start_with_sink_checked(
-            target.clone(),
-            target.geometry(),
-            self.config.settings,
-            crate::engine::Options {
-                tick: DEFAULT_TICK,
-                ioengine: self.config.ioengine.unwrap_or_default(),
-                hipri: self.config.hipri,
-                ..crate::engine::Options::default()
-            },
-            Box::new(EventSink(self.events.clone())),
-            checker(&self.config),
-        ) {
+        let engine = match self.start_engine(&target) {
             Ok(e) => e,
             Err(e) => return self.fail(app, anyhow!("{}: {e}", target.path.display())),
         };
@@ -281,11 +288,33 @@ impl Session {
     }
 }
 
-/// `--verify`: the checker that stamps the run's writes and reads them back.
-fn checker(config: &crate::cli::Config) -> Option<Arc<dyn crate::engine::check::Checker>> {
+impl Session {
+    /// Starts the engine on `target` with the run's settings, and with `--verify` its
+    /// checker (kept by the session: what it finds joins the run's report at the end).
+    fn start_engine(
+        &mut self,
+        target: &Arc<crate::target::open::Target>,
+    ) -> Result<Engine, String> {
+        self.during = checker(&self.config);
+        Engine::start_with_sink_checked(
+            target.clone(),
+            target.geometry(),
+            self.config.settings,
+            self.engine_options(),
+            Box::new(EventSink(self.events.clone())),
+            self.during
+                .clone()
+                .map(|d| d as Arc<dyn crate::engine::check::Checker>),
+        )
+    }
+}
+
+/// `--verify`: the checker that stamps the run's writes and reads them back (the session
+/// keeps it to put what it found into the run's report at the end).
+fn checker(config: &crate::cli::Config) -> Option<Arc<crate::verify::during::During>> {
     config.verify.live.then(|| {
         Arc::new(crate::verify::during::During::new(
             rand::random::<u64>() | 1,
-        )) as Arc<dyn crate::engine::check::Checker>
+        ))
     })
 }

@@ -1,5 +1,6 @@
 //! The disks screen's slider line: every knob on one line, the focused one marked, the
-//! skew left out while offsets are uniform and it is not chosen (80 columns must hold it).
+//! skew left out while offsets are uniform and the trims while there are none, unless chosen
+//! (80 columns must hold it).
 
 use ratatui::text::{Line, Span};
 
@@ -15,7 +16,13 @@ pub(super) fn slider_line(d: &Disks, theme: Theme, width: u16) -> Line<'static> 
     let mut spans = Vec::new();
     for knob in Knob::ALL {
         // Uniform offsets leave the skew out of a line 80 columns must hold, unless chosen.
-        if knob == Knob::Skew && !s.random_distribution.is_skewed() && d.focus != knob {
+        // And trims, while there are none.
+        let idle = match knob {
+            Knob::Skew => !s.random_distribution.is_skewed(),
+            Knob::TrimPct => s.trim_pct == 0,
+            _ => false,
+        };
+        if idle && d.focus != knob {
             continue;
         }
         let value = match knob {
@@ -27,6 +34,7 @@ pub(super) fn slider_line(d: &Disks, theme: Theme, width: u16) -> Line<'static> 
             Knob::Skew => s.random_distribution.label(),
             Knob::Rate if s.rate_iops == 0 => "unlimited".into(),
             Knob::Rate => format_count_rate(s.rate_iops as f64),
+            Knob::TrimPct => format!("{}%", s.trim_pct),
         };
         let name = match knob {
             Knob::Threads => "threads",
@@ -36,6 +44,7 @@ pub(super) fn slider_line(d: &Disks, theme: Theme, width: u16) -> Line<'static> 
             Knob::RandomPct => "random",
             Knob::Skew => "skew",
             Knob::Rate => "rate",
+            Knob::TrimPct => "trim",
         };
         if !spans.is_empty() {
             spans.push(Span::styled(" · ", theme.dim()));

@@ -235,7 +235,7 @@ pub(super) fn draw_run(
     fit_message(message_line(run, theme), message.width, theme).render(message, buf);
     if body.width >= 80 && body.height >= 20 {
         // Room for the settings' phrase under the sliders from 30 rows.
-        let height = if body.height >= 30 { 10 } else { 9 };
+        let height = if body.height >= 30 { 11 } else { 10 };
         let [top, bottom] =
             Layout::vertical([Constraint::Length(height), Constraint::Fill(1)]).areas(body);
         let [controls, kernel] =
@@ -305,18 +305,10 @@ pub(super) fn draw_panes(
     draw_threads(run, theme, threads, buf);
 }
 
-/// While the mix reads and writes, a line per direction at the top of `area` (when there is
-/// room for the panes below); returns what is left.
+/// The lines of each direction apart above the panes (`SideLines::split_off`).
 fn draw_sides(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer) -> Rect {
-    let mixed = (1..100).contains(&run.settings.read_pct);
-    if !mixed || area.height < 10 {
-        return area;
-    }
-    let [top, rest] =
-        Layout::vertical([Constraint::Length(SideLines::HEIGHT), Constraint::Fill(1)]).areas(area);
     let sides = run.seconds.now.as_ref().and_then(|n| n.sides.as_ref());
-    SideLines { sides, theme }.render(top, buf);
-    rest
+    SideLines::split_off(&run.settings, sides, theme, area, buf)
 }
 
 /// The rate slider's value: paced, the share of what the disk did unpaced where that is
@@ -353,6 +345,8 @@ pub(super) fn draw_controls(run: &Run, theme: Theme, area: Rect, buf: &mut Buffe
             Knob::Skew => s.random_distribution.label(),
             Knob::Rate if s.rate_iops == 0 => "unlimited".into(),
             Knob::Rate => rate_value(run),
+            Knob::TrimPct if run.info.trim_refusal.is_some() => format!("{} off", s.trim_pct),
+            Knob::TrimPct => s.trim_pct.to_string(),
         };
         let slider = Slider {
             label: knob.label(),

@@ -64,6 +64,8 @@ fn status(v: &SurfaceView) -> String {
     };
     let mut parts = vec![kind.to_string()];
     let state = match (v.scanning, v.paused, &v.report) {
+        // A burn-in holds its threads while paused: it still runs.
+        (true, true, _) if !v.scans => Some("paused".into()),
         (true, _, _) => Some(
             v.progress
                 .and_then(|p| p.eta_s())

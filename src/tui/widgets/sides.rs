@@ -1,36 +1,76 @@
-//! Reads and writes apart on the run screen: while the mix both reads and writes, a line
-//! per direction above the graphs with its IOPS, bandwidth, p50 and p99 over the last whole
+//! Reads, writes and trims apart on the run screen: while the mix has more than one of them,
+//! a line per direction in it above the graphs with its IOPS, bandwidth, p50 and p99 over the last whole
 //! second (the same window as the kernel pane's r/s and w/s and the "now" figures), each
 //! from its own histogram. Dashes until that second is complete.
 
 use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use super::Theme;
 use crate::render::sides::latency;
+use crate::settings::Settings;
 use crate::stats::{ReadWrite, Side};
 use crate::units::format_bytes;
 
-/// The two lines, over `sides` when the last second had both directions.
+/// A line per direction in `names`, over `sides` when the last second had more than one.
 pub struct SideLines<'a> {
     pub sides: Option<&'a ReadWrite>,
     pub theme: Theme,
+    /// "read", "write", "trim": the directions of the mix (`directions`), one row each.
+    pub names: &'a [&'static str],
 }
 
 impl SideLines<'_> {
-    /// Rows it takes.
-    pub const HEIGHT: u16 = 2;
+    /// While `s` mixes more than one direction (reads, writes, trims), a line per direction
+    /// at the top of `area` (when there is room for the panes below); returns what is left.
+    pub fn split_off(
+        s: &Settings,
+        sides: Option<&ReadWrite>,
+        theme: Theme,
+        area: Rect,
+        buf: &mut Buffer,
+    ) -> Rect {
+        let names = SideLines::directions(s);
+        if names.len() < 2 || area.height < 10 {
+            return area;
+        }
+        let [top, rest] =
+            Layout::vertical([Constraint::Length(names.len() as u16), Constraint::Fill(1)])
+                .areas(area);
+        let names = &names;
+        SideLines {
+            sides,
+            theme,
+            names,
+        }
+        .render(top, buf);
+        rest
+    }
+
+    /// The directions `s` mixes, in the order the lines go: reads, writes, trims.
+    pub fn directions(s: &Settings) -> Vec<&'static str> {
+        let rest = s.trim_pct < 100;
+        [
+            ("read", rest && s.read_pct > 0),
+            ("write", rest && s.read_pct < 100),
+            ("trim", s.trim_pct > 0),
+        ]
+        .into_iter()
+        .filter_map(|(name, on)| on.then_some(name))
+        .collect()
+    }
 }
 
 impl Widget for SideLines<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let names = ["read", "write"];
-        for (row, name) in names.iter().enumerate().take(area.height as usize) {
-            let side = self
-                .sides
-                .map(|rw| if row == 0 { &rw.read } else { &rw.write });
+        for (row, name) in self.names.iter().enumerate().take(area.height as usize) {
+            let side = self.sides.map(|rw| match *name {
+                "read" => &rw.read,
+                "write" => &rw.write,
+                _ => &rw.trim,
+            });
             let line = Line::from(vec![
                 Span::styled(format!(" {name:<5}"), self.theme.accent()),
                 Span::raw(figures(side)),
@@ -95,12 +135,15 @@ mod tests {
         let rw = ReadWrite {
             read: side(827, 12_000_000),
             write: side(344, 72_500_000),
+            trim: Default::default(),
         };
         let mut buf = Buffer::empty(Rect::new(0, 0, 70, 2));
         let theme = Theme { color: false };
+        let names = ["read", "write"];
         SideLines {
             sides: Some(&rw),
             theme,
+            names: &names,
         }
         .render(buf.area, &mut buf);
         let lines = text(&buf);
@@ -113,11 +156,45 @@ mod tests {
             " write      344 IOPS    1.3 MiB/s  p50  18.1 ms  p99  72.5 ms  (1 s)"
         );
         let mut empty = Buffer::empty(Rect::new(0, 0, 70, 2));
-        SideLines { sides: None, theme }.render(empty.area, &mut empty);
+        SideLines {
+            sides: None,
+            theme,
+            names: &names,
+        }
+        .render(empty.area, &mut empty);
         assert!(
             text(&empty)[1].starts_with(" write        - IOPS"),
             "{:?}",
             text(&empty)
         );
+        // Reads and trims: the trims' line under the reads'.
+        let with_trims = ReadWrite {
+            write: Default::default(),
+            trim: side(500, 4_000_000),
+            ..rw
+        };
+        let s = Settings {
+            trim_pct: 40,
+            ..Settings::default()
+        };
+        let names = SideLines::directions(&s);
+        assert_eq!(names, ["read", "trim"]);
+        let mut buf = Buffer::empty(Rect::new(0, 0, 70, 2));
+        SideLines {
+            sides: Some(&with_trims),
+            theme,
+            names: &names,
+        }
+        .render(buf.area, &mut buf);
+        assert!(
+            text(&buf)[1].starts_with(" trim       500 IOPS"),
+            "{:?}",
+            text(&buf)
+        );
+        let all = Settings { read_pct: 50, ..s };
+        assert_eq!(SideLines::directions(&all), ["read", "write", "trim"]);
+        let only = Settings { trim_pct: 100, ..s };
+        assert_eq!(SideLines::directions(&only), ["trim"]);
+        assert_eq!(SideLines::directions(&Settings::default()), ["read"]);
     }
 }
