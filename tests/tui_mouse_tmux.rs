@@ -1,4 +1,4 @@
-//! End to end at 80x24, the real binary in tmux: the graphs' time scale (`z`) and their
+//! End to end at 80x24 (the zoom at 80x25, where a mark's label has room), the real binary in tmux: the graphs' time scale (`z`) and their
 //! axes, and the mouse — xterm's SGR mouse sequences (`ESC [ < button ; column ; row M`,
 //! `m` for a release) sent into the pane as a terminal sends them once the program has
 //! turned mouse reporting on (which tmux shows in its pane flags). A click on a slider's
@@ -116,7 +116,10 @@ fn zoom_changes_the_time_per_column_and_the_axis_says_so() {
         dir.path().display(),
         bin()
     );
-    let t = Tmux::start("dsz", (80, 24), &shell);
+    // 80x25: the mark's label needs a free cell on the frame's line or above the bars, and
+    // at 80x24 the trim slider leaves each graph two rows, which a level IOPS line fills: the
+    // label is then left out (its line still drawn, `widgets::marks`), once in a few runs.
+    let t = Tmux::start("dsz", (80, 25), &shell);
     // The run's clock, from the header ("│ 2.3s │").
     let clock = |s: &str| -> f64 {
         let head = s.lines().next().unwrap_or("");
@@ -150,7 +153,7 @@ fn zoom_changes_the_time_per_column_and_the_axis_says_so() {
     assert!(s.contains("T2"), "the whole run keeps the mark:\n{s}");
     // Ticks on the run's clock from its start.
     assert!(axis(&s).contains("╵0:00"), "{s}");
-    // Each graph's y-axis has its top; IOPS and bandwidth their 0 too (at 80x24, under the
+    // Each graph's y-axis has its top; IOPS and bandwidth their 0 too (at this size, under the
     // hint and message lines, the latency's p99 and p50 rows are one row each, both
     // scaled to the same top).
     assert!(
