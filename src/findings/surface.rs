@@ -46,17 +46,9 @@ fn mb(bw_bytes_per_s: f64) -> String {
     }
 }
 
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
+/// `series::median`, `None` for no values.
+pub(super) fn median(v: Vec<f64>) -> Option<f64> {
+    (!v.is_empty()).then(|| super::series::median(&v))
 }
 
 /// Runs of neighbouring indices: (first, last).

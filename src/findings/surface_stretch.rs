@@ -23,6 +23,7 @@
 //! its real extent. A stretch may be any share of the disk, half and more included: the
 //! regions around it are what it is judged against, however few.
 
+use super::surface::median;
 use super::thresholds::{SURFACE_MIN_EXCESS_S, SURFACE_NEIGHBOURS, SURFACE_SLOW_SHARE};
 use crate::model::surface::SurfaceReport;
 
@@ -35,19 +36,6 @@ pub struct Stretch {
     pub rate: f64,
     /// The median rate of the regions nearest it, outside any slow stretch.
     pub around: f64,
-}
-
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
 }
 
 /// The rates of the `SURFACE_NEIGHBOURS` regions nearest `from` (exclusive) in the direction
