@@ -16,6 +16,7 @@ pub(crate) mod docs;
 mod fleet;
 mod modes;
 mod plot;
+mod poll;
 mod steady;
 mod targets;
 mod trim;
@@ -170,6 +171,7 @@ mod tests {
                 rate_iops: 0,
                 random_distribution: Default::default(),
                 trim_pct: 0,
+                hipri: false,
             }
         );
         assert_eq!(c.ioengine, None);

@@ -221,7 +221,7 @@ pub fn run(config: Config) -> Result<ExitStatus> {
     if !matches!(mode, Mode::Fio) {
         // An export may be for another machine's disk: only a run needs a queue that polls,
         // or discards.
-        check_hipri(&config)?;
+        check_hipri(&mut config, &mode)?;
         check_trim(&mut config, &mode)?;
     }
     match mode {
@@ -319,41 +319,31 @@ pub fn resolve_engine(mut config: Config) -> Result<Config> {
     Ok(config)
 }
 
-/// `--hipri` runs only where the device's queue polls (`target::poll`): refused before
-/// anything is laid out or opened otherwise.
-fn check_hipri(config: &Config) -> Result<()> {
-    // Every target's queue must poll. The scratch file is not made yet: its directory stands
-    // for it, and the refusal names the file. A target that does not exist is left to the
-    // open, which says so (not "its disk is unknown").
-    if !config.hipri {
-        return Ok(());
+/// `--hipri` runs only where the device's queue polls (`target::poll`), and not beside trims
+/// (the kernel refuses a block discard on a polled ring): refused before anything is laid out
+/// or opened otherwise. Without it, the reason (or none) is kept for the TUI's polling key.
+fn check_hipri(config: &mut Config, mode: &Mode) -> Result<()> {
+    let at_all: Vec<Option<&Path>> = match config.targets.is_empty() {
+        true => vec![config.target.as_deref()],
+        false => config.targets.iter().map(|t| Some(t.as_path())).collect(),
+    };
+    let refusal = config.poll_refusal_on(&at_all);
+    let s = config.settings;
+    if s.hipri && s.trim_pct > 0 {
+        return Err(crate::exit::Refused(
+            "--trim with --hipri: the kernel refuses a block discard on a polled ring; drop one of them".into(),
+        )
+        .into());
     }
-    let at_all: Vec<(std::path::PathBuf, std::path::PathBuf)> =
-        match (&config.target, config.targets.is_empty()) {
-            (None, true) => {
-                let dir = std::path::PathBuf::from(".");
-                vec![(dir.join(crate::target::prepare::SCRATCH_NAME), dir)]
-            }
-            (Some(one), true) => vec![(one.clone(), one.clone())],
-            (_, false) => config
-                .targets
-                .iter()
-                .map(|t| (t.clone(), t.clone()))
-                .collect(),
-        };
-    for (at, probe) in at_all.into_iter().filter(|(_, probe)| probe.exists()) {
-        let facts = crate::target::facts::DiskFacts::for_path(&crate::sys::sysfs_root(), &probe);
-        let refusal = crate::target::poll::hipri_refusal(crate::target::poll::PollAsk {
-            disk: facts.disk.as_deref(),
-            limits: &facts.queue_limits,
-            ioengine: config.ioengine.unwrap_or_default(),
-            direct: config.direct,
-            fsync_every: config.durability.fsync_every,
-        });
-        if let Some(why) = refusal {
-            return Err(crate::exit::Refused(format!("{}: {why}", at.display())).into());
-        }
+    // The picker's target is checked when it is picked (`tui::session::start`).
+    let picker = matches!(mode, Mode::Tui) && config.target.is_none();
+    if s.hipri
+        && !picker
+        && let Some(why) = &refusal
+    {
+        return Err(crate::exit::Refused(why.clone()).into());
     }
+    config.poll_refusal = refusal;
     Ok(())
 }
 

@@ -1,4 +1,5 @@
-//! The six knobs of a run — threads, queue depth, block size, read %, random %, rate — their
+//! The knobs of a run — threads, queue depth, block size, read %, random %, rate, skew, trim %,
+//! polled completions — their
 //! limits, how a rate is typed, and the two ways of driving the disk (`IoEngine`). Plain
 //! data shared by the CLI, the engine, the reports and the TUI; `step` moves one knob a
 //! step, as the TUI's sliders do; `position` maps a value to its place on a slider and back.
@@ -84,6 +85,12 @@ pub struct Settings {
     /// before the read share (which splits the rest). Saved results from before this knob
     /// mean 0.
     pub trim_pct: u8,
+    /// Completions polled (`--hipri`, fio's `hipri`): each io_uring ring set up with
+    /// `IORING_SETUP_IOPOLL`, its thread spinning in the kernel for them instead of sleeping
+    /// for an interrupt; only where the target's queue polls (`target::poll`). Left out of
+    /// the JSON when off; saved results from before this knob mean off.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub hipri: bool,
 }
 
 impl Default for Settings {
@@ -97,6 +104,7 @@ impl Default for Settings {
             rate_iops: 0,
             random_distribution: Distribution::Uniform,
             trim_pct: 0,
+            hipri: false,
         }
     }
 }

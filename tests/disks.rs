@@ -53,7 +53,7 @@ fn start(targets: &[Arc<Target>], s: Settings) -> (Group, Receiver<(usize, Snaps
         tick: Duration::from_millis(20),
         fsync_every: 0,
         ioengine: IoEngine::Psync,
-        hipri: false,
+        poll: false,
         trim: false,
     };
     let group = Group::start(targets, s, options, |i| Box::new(Tagged(i, tx.clone()))).unwrap();

@@ -44,7 +44,7 @@ fn config(path: &str) -> ConfigReport {
         duration_s: None,
         ioengine: IoEngine::IoUring,
         ioengine_fallback: None,
-        hipri: false,
+        poll_refusal: None,
         trim_refusal: None,
         latency_basis: LATENCY_BASIS,
         durability: Default::default(),

@@ -30,6 +30,7 @@ fn settings() -> Settings {
         rate_iops: 0,
         random_distribution: Default::default(),
         trim_pct: 0,
+        hipri: false,
     }
 }
 
@@ -49,7 +50,7 @@ fn info(write_allowed: bool) -> ConfigReport {
         duration_s: None,
         ioengine: diskscope::settings::IoEngine::IoUring,
         ioengine_fallback: None,
-        hipri: false,
+        poll_refusal: None,
         trim_refusal: None,
         latency_basis: diskscope::model::LATENCY_BASIS,
         durability: Default::default(),
@@ -1864,4 +1865,34 @@ fn a_thread_whose_ring_failed_is_said_on_the_status_and_message_lines() {
         ),
         "{text}"
     );
+}
+
+/// `P` polls completions where the target's queue polls: the header says "polled", a second
+/// `P` goes back to interrupts; where it does not poll, the key says why and nothing moves.
+#[test]
+fn polling_key_switches_where_the_queue_polls_and_says_why_where_not() {
+    let mut app = run_app();
+    let polled = Settings {
+        hipri: true,
+        ..settings()
+    };
+    assert_eq!(app.on_key(key(KeyCode::Char('P'))), Action::Apply(polled));
+    app.applied(Ok(()), polled);
+    let screen = screen_text(&draw(&app, 80, 24));
+    assert!(screen.contains("direct, polled"), "{screen}");
+    assert_eq!(
+        app.on_key(key(KeyCode::Char('P'))),
+        Action::Apply(settings())
+    );
+    app.applied(Ok(()), settings());
+    assert!(!screen_text(&draw(&app, 80, 24)).contains("polled"));
+
+    let why = "/dev/sdb: --hipri: sdb's queue does not poll (/sys/block/sdb/queue/io_poll is 0)";
+    let mut info = info(false);
+    info.poll_refusal = Some(why.into());
+    let run = Run::new(info, settings(), Some("sdb".into()));
+    let mut app = App::new(Screen::Run(Box::new(run)), true);
+    assert_eq!(app.on_key(key(KeyCode::Char('P'))), Action::None);
+    assert_eq!(app.run().unwrap().settings, settings());
+    assert_eq!(app.run().unwrap().message.as_deref(), Some(why));
 }

@@ -33,7 +33,7 @@ fn info() -> ConfigReport {
         duration_s: None,
         ioengine: IoEngine::IoUring,
         ioengine_fallback: None,
-        hipri: false,
+        poll_refusal: None,
         trim_refusal: None,
         latency_basis: diskscope::model::LATENCY_BASIS,
         durability: Default::default(),
@@ -167,6 +167,7 @@ fn started() -> (App, FakeEngine) {
         rate_iops: 0,
         random_distribution: Default::default(),
         trim_pct: 0,
+        hipri: false,
     };
     assert_eq!(a, Action::ApplyPaused(first, false));
     engine.act(&mut app, a);

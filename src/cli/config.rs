@@ -101,9 +101,10 @@ pub struct Config {
     pub ioengine_fallback: Option<String>,
     /// `--burn-in`, `--capacity-probe` and their state file.
     pub verify: super::verify::VerifyConfig,
-    /// `--hipri`: polled io_uring (checked against the target's queue by
-    /// `run::resolve_engine`).
-    pub hipri: bool,
+    /// Why this run may not poll for completions (`run::check_hipri`, from the target's
+    /// queue), or `None` when it may: the TUI's polling key says it instead of switching.
+    /// `--hipri` itself is the settings' `hipri`, the start of a live knob.
+    pub poll_refusal: Option<String>,
     /// Why this run may not trim (`run::check_trim`, from the target's sysfs), or `None`
     /// when it may: the TUI's trim slider says it instead of moving.
     pub trim_refusal: Option<String>,
@@ -143,7 +144,7 @@ impl Config {
         let mut report = config_report(p, self.settings, self.duration)
             .with_engine(self.ioengine, self.ioengine_fallback.clone())
             .with_durability(self.durability);
-        report.hipri = self.hipri;
+        report.poll_refusal = self.poll_refusal.clone();
         report.trim_refusal = self.trim_refusal.clone();
         report
     }
@@ -206,7 +207,7 @@ impl Args {
             },
             ioengine: w.ioengine,
             ioengine_fallback: None,
-            hipri: w.hipri,
+            poll_refusal: Some("not checked yet".into()),
             trim_refusal: Some("not checked yet".into()),
             steady,
             verify,
@@ -252,6 +253,7 @@ fn workload(w: &WorkloadArgs, rate_iops: u64) -> Result<Settings, String> {
         rate_iops,
         random_distribution: w.random_distribution,
         trim_pct: w.trim,
+        hipri: w.hipri,
     })
 }
 

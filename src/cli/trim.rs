@@ -1,5 +1,5 @@
 //! Whether a run's trims (`--trim`) can go where it points: the config's part of the question
-//! (writes allowed, the block size, `--hipri`, a read-back) put to `target::trim` for each
+//! (writes allowed, the block size, a read-back) put to `target::trim` for each
 //! target, at the start (`run::check_trim`) and again for a target picked in the TUI.
 
 use std::path::Path;
@@ -18,7 +18,6 @@ impl Config {
                     path,
                     allow_write: self.allow_write.is_some(),
                     bs: self.settings.bs,
-                    hipri: self.hipri,
                     verify: self.verify.any() || self.verify.live,
                 },
             )

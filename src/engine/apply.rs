@@ -30,7 +30,8 @@ impl Engine {
     /// the run is not touched.
     pub fn prepare(&self, settings: Settings) -> Result<Prepared, String> {
         self.geometry.validate(&settings)?;
-        check_depth(self.ioengine, &settings)?;
+        check_depth(self.options.ioengine, &settings)?;
+        super::check_poll(&self.options, &settings)?;
         let more = settings.threads.saturating_sub(self.settings.threads);
         let ios = if settings == self.settings {
             Vec::new()

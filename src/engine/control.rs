@@ -34,8 +34,6 @@ pub struct Control {
     pub ioengine: IoEngine,
     /// `--verify`: stamps every write and reads it back.
     pub checker: Option<std::sync::Arc<dyn super::check::Checker>>,
-    /// Rings poll for completions (`--hipri`).
-    pub hipri: bool,
     /// The target was checked to take trims (`--trim`: a block device that discards, writes
     /// allowed): only then do the workers draw any, whatever `trim_pct` says.
     pub trim: bool,

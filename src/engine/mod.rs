@@ -16,6 +16,7 @@ pub mod buffer;
 pub mod check;
 mod control;
 pub mod discard;
+mod fit;
 mod flight;
 mod handover;
 pub mod io;
@@ -25,6 +26,7 @@ pub mod niceness;
 pub mod offsets;
 pub mod op;
 mod pace;
+pub use fit::{check_depth, check_poll};
 pub mod pattern;
 mod ring;
 pub mod ring_fault;
@@ -56,9 +58,9 @@ pub struct Options {
     /// How the workers drive the disk; with psync the depth must stay 1. Resolve it with
     /// `ioengine::resolve` (which probes the kernel) before choosing io_uring.
     pub ioengine: IoEngine,
-    /// `--hipri`: each io_uring ring set up with `IORING_SETUP_IOPOLL`, its completions
-    /// polled (checked against the device's queue by `target::poll` first).
-    pub hipri: bool,
+    /// The target's queue was checked to poll (`target::poll`): only then may the settings
+    /// turn `hipri` on (each io_uring ring set up with `IORING_SETUP_IOPOLL`).
+    pub poll: bool,
     /// `--trim`: the target was checked to discard (`target::trim`) and writes are allowed;
     /// without it no trim is ever drawn, whatever the settings' `trim_pct`.
     pub trim: bool,
@@ -70,7 +72,7 @@ impl Default for Options {
             tick: DEFAULT_TICK,
             fsync_every: 0,
             ioengine: IoEngine::Psync,
-            hipri: false,
+            poll: false,
             trim: false,
         }
     }
@@ -167,7 +169,7 @@ enum Command {
 pub struct Engine {
     opener: Arc<dyn IoOpener>,
     geometry: Geometry,
-    ioengine: IoEngine,
+    options: Options,
     settings: Settings,
     paused: bool,
     commands: Sender<Command>,
@@ -257,6 +259,7 @@ impl Engine {
     ) -> Result<Engine, String> {
         geometry.validate(&settings)?;
         check_depth(options.ioengine, &settings)?;
+        check_poll(&options, &settings)?;
         raise_open_file_limit();
         stops::install();
         let ios = open_many(&*opener, settings.threads)?;
@@ -265,7 +268,7 @@ impl Engine {
         let mut engine = Engine {
             opener,
             geometry,
-            ioengine: options.ioengine,
+            options,
             settings: Settings {
                 threads: 0,
                 ..settings
@@ -291,7 +294,7 @@ impl Engine {
 
     /// How the workers drive the disk.
     pub fn ioengine(&self) -> IoEngine {
-        self.ioengine
+        self.options.ioengine
     }
 
     /// Pauses or resumes all workers; paused time does not count in cumulative rates.
@@ -357,17 +360,6 @@ impl Drop for Engine {
     fn drop(&mut self) {
         self.finish();
     }
-}
-
-/// psync keeps one I/O in flight per thread: a deeper queue needs io_uring.
-pub fn check_depth(ioengine: IoEngine, s: &Settings) -> Result<(), String> {
-    if ioengine == IoEngine::Psync && s.iodepth > 1 {
-        return Err(format!(
-            "queue depth {} needs the io_uring engine; psync keeps one I/O in flight per thread",
-            s.iodepth
-        ));
-    }
-    Ok(())
 }
 
 /// Opens `n` independent descriptors, or says why one could not be opened.

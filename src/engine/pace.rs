@@ -205,7 +205,6 @@ mod tests {
             fsync_every: 0,
             ioengine: crate::settings::IoEngine::Psync,
             checker: None,
-            hipri: false,
             trim: false,
         });
         let c = control.clone();

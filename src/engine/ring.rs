@@ -49,6 +49,8 @@ pub(super) struct Ring {
     pub ring: IoUring,
     /// The most requests (slots) the rings' queues were sized for.
     pub entries: usize,
+    /// Set up with `IORING_SETUP_IOPOLL` (`hipri`): completions are polled for.
+    pub polled: bool,
     fixed_file: bool,
     /// The `Worker::bufs_epoch` whose buffers are registered; None: plain reads and writes.
     registered: Option<u64>,
@@ -86,7 +88,7 @@ impl Ring {
     /// cancellation; the completion queue holds two completions per slot (a write and its
     /// sync, with `--fsync`) plus the cancellation's own, so it never overflows between reaps
     /// (an overflow makes the next submission fail with EBUSY).
-    pub fn new(slots: usize, fd: RawFd, hipri: bool, trim: bool) -> io::Result<Ring> {
+    pub fn new(slots: usize, fd: RawFd, polled: bool, trim: bool) -> io::Result<Ring> {
         let faults = Faults::from_env()?;
         let sq = (slots + 2).next_power_of_two() as u32;
         let cq = (2 * slots + 1).next_power_of_two().max(sq as usize) as u32;
@@ -94,11 +96,12 @@ impl Ring {
         // (coop taskrun, single issuer; kernels before 6.0 refuse them, then plain). Measured
         // at T1 QD32 O_DIRECT, 3 pairs: 88-98k IOPS against 84-91k plain; defer taskrun
         // gained nothing more.
-        // With --hipri, IORING_SETUP_IOPOLL: completions are polled from the device's queue
-        // in io_uring_enter (the thread spins there instead of sleeping for an interrupt).
+        // Polled (`hipri`), IORING_SETUP_IOPOLL: completions are polled from the device's
+        // queue in io_uring_enter (the thread spins there instead of sleeping for an
+        // interrupt). Such a wait takes no timeout: the kernel polls until a completion.
         let builder = || {
             let mut b = IoUring::builder();
-            if hipri {
+            if polled {
                 b.setup_iopoll();
             }
             b
@@ -110,7 +113,7 @@ impl Ring {
             .build(sq)
             .or_else(|_| builder().setup_cqsize(cq).build(sq))?;
         let fixed_file = FIXED_FILE && ring.submitter().register_files(&[fd]).is_ok();
-        let ext_arg = ring.params().is_feature_ext_arg();
+        let ext_arg = ring.params().is_feature_ext_arg() && !polled;
         let target = match fixed_file {
             true => discard::Target::Fixed,
             false => discard::Target::Fd(fd),
@@ -120,6 +123,7 @@ impl Ring {
             uring_discard,
             ext_arg,
             ring,
+            polled,
             entries: slots,
             fixed_file,
             registered: None,

@@ -31,7 +31,8 @@
 //!
 //! Live changes: when the control generation moves, the worker stops submitting, reaps every
 //! request still in flight (they count under the old settings, before the boundary), and only
-//! then marks its boundary and takes the new settings, depth included. Pause, stop, reset and
+//! then marks its boundary and takes the new settings, depth included; a deeper queue, or
+//! polling turned on or off (`hipri`), gets a new ring, built on the empty old one's close. Pause, stop, reset and
 //! the detection of a stopped process all go through the generation, so they too find no I/O
 //! in flight once the worker has switched. When the worker is told to stop (the run's end, or
 //! fewer threads), what is still in flight is cancelled rather than waited for: at
@@ -90,9 +91,14 @@ pub(super) fn run(
     let mut ring: Option<Ring> = None;
     while w.refresh(slot, control) {
         let depth = w.settings.iodepth.max(1);
-        if ring.as_ref().is_none_or(|r| r.entries < depth) {
+        let polled = w.settings.hipri;
+        if ring
+            .as_ref()
+            .is_none_or(|r| r.entries < depth || r.polled != polled)
+        {
             drop(ring.take()); // the old ring is empty: close it before building the next
-            ring = Some(Ring::new(depth, fd, control.hipri, control.trim).map_err(Failure::setup)?);
+            let trim = control.trim && !polled;
+            ring = Some(Ring::new(depth, fd, polled, trim).map_err(Failure::setup)?);
         }
         let r = ring.as_mut().expect("built above");
         r.cap_iowq(w.settings.threads);
@@ -146,7 +152,9 @@ fn drive(
         let submitting = control.generation.load(Acquire) == w.seen_generation;
         if submitting {
             fill(r, w, slot, control, f, fd)?;
-        } else if !f.cancelling && f.in_flight() > 0 && slot.stop.load(Acquire) {
+        } else if !f.cancelling && f.in_flight() > 0 && slot.stop.load(Acquire) && !r.polled {
+            // A polled ring takes no cancellation (the kernel refuses it there): what is in
+            // flight on it completes in microseconds and is reaped instead.
             f.cancelling = true;
             f.unsent.push(CANCEL_TAG);
             let sent = r.cancel_all();

@@ -241,7 +241,6 @@ impl FioJob {
                 notes.push(FIXEDBUFS_SYNC_TRAP.into());
             }
             global.push(("registerfiles", String::new()));
-            global.extend(c.hipri.then(|| ("hipri", String::new())));
         }
         // diskscope syncs with fdatasync, like fio's fdatasync=N (fsync=N would be fsync).
         if c.durability.fsync_every > 0 {
@@ -282,6 +281,7 @@ impl FioJob {
             vec![("rw", super::trim::rw(&s).into()), ("bs", s.bs.to_string())];
         if c.ioengine == IoEngine::IoUring {
             common.push(("iodepth", s.iodepth.to_string()));
+            common.extend(s.hipri.then(|| ("hipri", String::new())));
         }
         if s.read_pct > 0 && s.read_pct < 100 && s.trim_pct == 0 {
             common.push(("rwmixread", s.read_pct.to_string()));

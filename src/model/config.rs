@@ -28,9 +28,11 @@ pub struct ConfigReport {
     /// Why the run is on psync although io_uring was not refused by the user: said once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ioengine_fallback: Option<String>,
-    /// `--hipri`: io_uring rings set up with `IORING_SETUP_IOPOLL` (completions polled).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub hipri: bool,
+    /// Why this run may not poll for completions (`target::poll`), `None` when it may: the
+    /// TUI's polling key says it instead of switching. Not saved (a saved run's polling is
+    /// its settings' `hipri`).
+    #[serde(skip)]
+    pub poll_refusal: Option<String>,
     /// Why this run may not trim (`target::trim`), `None` when it may: the TUI's trim slider
     /// says it instead of moving. Not saved (a saved run's trims are its settings').
     #[serde(skip)]
@@ -133,7 +135,7 @@ impl ConfigReport {
             duration_s: duration.map(|d| d.as_secs_f64()),
             ioengine: IoEngine::Psync,
             ioengine_fallback: None,
-            hipri: false,
+            poll_refusal: None,
             trim_refusal: None,
             latency_basis: latency_basis(s.rate_iops),
             durability: Durability::default(),

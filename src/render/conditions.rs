@@ -74,7 +74,7 @@ impl Conditions {
             rate_iops: Some(s.rate_iops),
             fsync_every: None,
             ioengine: engine.map(str::to_string),
-            hipri: None,
+            hipri: Some(s.hipri),
             target: Some(target.to_string()),
             direct: Some(direct),
             p99: Some(if s.rate_iops > 0 {
@@ -90,7 +90,6 @@ impl Conditions {
     pub fn of_config(c: &ConfigReport) -> Self {
         Conditions {
             fsync_every: Some(c.durability.fsync_every),
-            hipri: Some(c.hipri),
             ..Conditions::of_settings(
                 &c.settings,
                 Some(c.ioengine.name()),
@@ -337,5 +336,26 @@ mod tests {
             differences(&with(20, 100), &with(20, 50)),
             ["reads 100% then, 50% now"]
         );
+    }
+
+    #[test]
+    fn polling_is_compared_between_runs_and_not_with_fio_which_does_not_record_it() {
+        let run = |hipri| {
+            let s = Settings {
+                hipri,
+                ..Settings::default()
+            };
+            Conditions::of_settings(&s, Some("io_uring"), "/dev/nvme0n1", true)
+        };
+        assert_eq!(
+            differences(&run(true), &run(false)),
+            ["completions polled (--hipri) then, interrupts now"]
+        );
+        assert!(differences(&run(true), &run(true)).is_empty());
+        let fio = Conditions {
+            hipri: None,
+            ..run(false)
+        };
+        assert!(differences(&fio, &run(true)).is_empty());
     }
 }

@@ -10,7 +10,7 @@
 //! sweep's steps have none. Last come reads and writes apart, `read_ops`, `read_iops`,
 //! `read_bw_bytes_per_s`, `read_lat_p50_ns`, `read_lat_p99_ns` and the same five for
 //! `write_`, empty in a row that did not both read and write. Then the hot-spot columns, and
-//! last the trims' (`csv_trim`).
+//! last the trims' and polling's (`csv_trim`).
 //!
 //! Each CSV is one row struct written through the `csv` crate: the header is derived from
 //! the struct's fields, quoting is the library's, and `Fixed<N>` keeps a figure at N

@@ -12,7 +12,7 @@ use crate::stats::{Counts, LatencySummary, LeftOut, Window};
 const RUN_COLUMNS: &str = "t_s,elapsed_s,threads,iodepth,bs,read_pct,random_pct,ops,bytes,iops,bw_bytes_per_s,errors,short_ios,lat_min_ns,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,spanning_stop,syncs,stopped_s,left_out_s,left_out_ops,rate_iops,service_p50_ns,service_p99_ns,temp_c";
 const SIDE_COLUMNS: &str = "read_ops,read_iops,read_bw_bytes_per_s,read_lat_p50_ns,read_lat_p99_ns,write_ops,write_iops,write_bw_bytes_per_s,write_lat_p50_ns,write_lat_p99_ns";
 const HOT_COLUMNS: &str = "random_distribution,random_ios,top1_ios,top10_ios,\
-trim_pct,trim_ops,trim_iops,trim_bw_bytes_per_s,trim_lat_p50_ns,trim_lat_p99_ns";
+trim_pct,trim_ops,trim_iops,trim_bw_bytes_per_s,trim_lat_p50_ns,trim_lat_p99_ns,hipri";
 const SUITE_COLUMNS: &str = "suite,test,direction,bs,iodepth,iodepth_run,threads,random,passes,mb_per_s,mb_per_s_min,mb_per_s_max,mb_per_s_best,iops,iops_min,iops_max,iops_best,ops,bytes,errors,short_ios,lat_mean_ns,lat_p50_ns,lat_p99_ns,lat_max_ns,not_run";
 
 fn figures() -> IntervalFigures {
@@ -93,7 +93,7 @@ fn rows_keep_their_decimals() {
     // A row that did not both read and write leaves the side columns empty.
     let no_sides = ",".repeat(9);
     // Uniform, no random I/O counted in these figures.
-    let no_sides = format!("{no_sides},random,0,0,0,0,0,,,,");
+    let no_sides = format!("{no_sides},random,0,0,0,0,0,,,,,0");
     assert_eq!(step_row(3, &f), format!("3,{expected},{no_sides}"));
     assert_eq!(row(&f), format!("{expected},,{no_sides}"));
     f.period = Some(2);
@@ -142,7 +142,7 @@ fn a_row_that_read_and_wrote_ends_with_each_directions_figures() {
     };
     assert!(
         row(&f).ends_with(
-            ",0,700,350.0,1433600,90000,400000,300,150.0,614400,150000,2000000,random,0,0,0,0,0,,,,"
+            ",0,700,350.0,1433600,90000,400000,300,150.0,614400,150000,2000000,random,0,0,0,0,0,,,,,0"
         ),
         "{}",
         row(&f)
@@ -174,13 +174,22 @@ fn a_row_with_trims_ends_with_their_own_figures() {
     f.settings.trim_pct = 40;
     f.counts.trim_ops = 400;
     assert!(
-        row(&f).ends_with(",random,0,0,0,40,400,400.0,1638400,600000,1200000"),
+        row(&f).ends_with(",random,0,0,0,40,400,400.0,1638400,600000,1200000,0"),
         "{}",
         row(&f)
     );
     // Trims alone: their count, their latency in the row's own columns.
     f.sides = None;
-    assert!(row(&f).ends_with(",40,400,,,,"), "{}", row(&f));
+    assert!(row(&f).ends_with(",40,400,,,,,0"), "{}", row(&f));
+}
+
+#[test]
+fn a_polled_row_says_so_in_its_last_column() {
+    let mut f = figures();
+    assert!(row(&f).ends_with(",0"), "{}", row(&f));
+    f.settings.hipri = true;
+    assert!(row(&f).ends_with(",,,,,1"), "{}", row(&f));
+    assert!(step_row(1, &f).ends_with(",1"), "{}", step_row(1, &f));
 }
 
 #[test]

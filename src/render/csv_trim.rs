@@ -2,7 +2,8 @@
 //! (`trim_pct`), the trims done (`trim_ops`, every row), and where the row did more than one
 //! kind of I/O the trims' own IOPS, bandwidth (bytes discarded per second) and latency p50
 //! and p99 from their own histogram — empty otherwise and in a row without trims, as the read and write columns are (a
-//! row of trims alone has them in its `lat_` columns).
+//! row of trims alone has them in its `lat_` columns). Last of all `hipri`: 1 where the row's
+//! completions were polled (`--hipri`, the TUI's `P`), else 0.
 
 use serde::Serialize;
 
@@ -17,6 +18,7 @@ pub(super) struct TrimColumns {
     trim_bw_bytes_per_s: Option<Fixed<0>>,
     trim_lat_p50_ns: Option<u64>,
     trim_lat_p99_ns: Option<u64>,
+    hipri: u8,
 }
 
 impl TrimColumns {
@@ -29,6 +31,7 @@ impl TrimColumns {
             trim_bw_bytes_per_s: apart.map(|t| Fixed(t.bw_bytes_per_s)),
             trim_lat_p50_ns: apart.map(|t| t.latency_ns.p50),
             trim_lat_p99_ns: apart.map(|t| t.latency_ns.p99),
+            hipri: u8::from(r.settings.hipri),
         }
     }
 }

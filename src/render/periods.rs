@@ -12,8 +12,8 @@ use crate::settings::Settings;
 use crate::stats::{Began, Period};
 use crate::units::{format_block_size, format_count_rate, format_latency_ns};
 
-/// "4k random read QD1 T4", "64k sequential 70% read QD8 T2 at 5000 IOPS": a period's
-/// settings as admins quote them, depth and threads always written.
+/// "4k random read QD1 T4", "64k sequential 70% read QD8 T2 at 5000 IOPS", "… QD1 T1
+/// polled": a period's settings as admins quote them, depth and threads always written.
 pub fn period_words(s: &Settings) -> String {
     let skew = match s.random_distribution {
         d if d.is_skewed() => format!(" {}", d.label()),
@@ -29,8 +29,9 @@ pub fn period_words(s: &Settings) -> String {
         0 => String::new(),
         r => format!(" at {} IOPS", format_count_rate(r as f64)),
     };
+    let polled = if s.hipri { " polled" } else { "" };
     format!(
-        "{} {pattern} {mix} QD{} T{}{rate}",
+        "{} {pattern} {mix} QD{} T{}{polled}{rate}",
         format_block_size(s.bs),
         s.iodepth,
         s.threads
@@ -250,6 +251,8 @@ mod tests {
             ..Settings::default()
         };
         assert_eq!(period_words(&s), "4k random read QD1 T4");
+        let polled = Settings { hipri: true, ..s };
+        assert_eq!(period_words(&polled), "4k random read QD1 T4 polled");
         let mixed = Settings {
             bs: 65536,
             iodepth: 8,
@@ -258,6 +261,7 @@ mod tests {
             rate_iops: 5000,
             random_distribution: Default::default(),
             trim_pct: 0,
+            hipri: false,
             threads: 2,
         };
         assert_eq!(
@@ -377,6 +381,7 @@ mod tests {
             rate_iops: 5000,
             random_distribution: Default::default(),
             trim_pct: 0,
+            hipri: false,
             threads: 2,
         });
         r.periods = Periods {

@@ -39,6 +39,8 @@ pub fn settings(c: &SavedConfig) -> crate::settings::Settings {
             .unwrap_or_default(),
         // And from before trims: none.
         trim_pct: c.trim_pct.u64().unwrap_or(0).min(100) as u8,
+        // And from before polling: interrupts (the field is left out when off).
+        hipri: c.is_hipri(),
     }
 }
 

@@ -17,10 +17,11 @@ use crate::units::{format_block_size, format_bytes, format_count_rate};
 /// "4k random read, 1 thread" — the settings as a phrase; with a queue deeper than 1, in the
 /// way disk figures are quoted: "4k random read, QD32 T4".
 pub fn describe_settings(s: &Settings) -> String {
+    let polled = if s.hipri { ", polled" } else { "" };
     match s.rate_iops {
-        0 => describe_load(s),
+        0 => format!("{}{polled}", describe_load(s)),
         r => format!(
-            "{} at {} IOPS",
+            "{}{polled} at {} IOPS",
             describe_load(s),
             format_count_rate(r as f64)
         ),

@@ -11,6 +11,7 @@ fn settings_read_as_a_phrase() {
         rate_iops: 0,
         random_distribution: Default::default(),
         trim_pct: 0,
+        hipri: false,
     };
     assert_eq!(
         describe_settings(&s),

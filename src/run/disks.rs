@@ -205,7 +205,7 @@ fn plan(config: &Config) -> Plan {
             tick: DEFAULT_TICK,
             fsync_every: config.durability.fsync_every,
             ioengine: config.ioengine.unwrap_or_default(),
-            hipri: config.hipri,
+            poll: config.poll_refusal.is_none(),
             trim: config.trim_refusal.is_none(),
         },
         duration: config.duration.unwrap_or(DEFAULT_HEADLESS_TIME),

@@ -120,6 +120,5 @@ fn fio_config(config: &Config) -> Result<ConfigReport> {
     let mut c = ConfigReport::new(facts, config.settings, Some(duration))
         .with_engine(config.ioengine, config.ioengine_fallback.clone());
     c.durability = config.durability;
-    c.hipri = config.hipri;
     Ok(c)
 }

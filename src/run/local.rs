@@ -114,7 +114,7 @@ fn start_checked(
         tick: DEFAULT_TICK,
         fsync_every: config.durability.fsync_every,
         ioengine: config.ioengine.unwrap_or_default(),
-        hipri: config.hipri,
+        poll: config.poll_refusal.is_none(),
         trim: config.trim_refusal.is_none(),
     };
     Engine::start_checked(

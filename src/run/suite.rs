@@ -19,9 +19,10 @@ use crate::target::prepare::Prepared;
 use crate::why::health::RunHealth;
 use crate::{headless, output};
 
-/// The plan of `name` on the target `c` describes, with the config's timing and engine.
+/// The plan of `name` on the target `c` describes, with the config's timing, engine and
+/// polling.
 pub fn plan(config: &Config, name: SuiteName, c: &ConfigReport) -> Plan {
-    Plan::new(name, config.suite_timing, write_refusal(c), c.ioengine)
+    Plan::new(name, config.suite_timing, write_refusal(c), c.ioengine).polled(c.settings.hipri)
 }
 
 /// Checks every pass's settings against the target; the error names the test.

@@ -130,6 +130,8 @@ pub struct Plan {
     /// The engine; on psync every test runs at depth 1.
     pub ioengine: IoEngine,
     pub passes: Vec<PassId>,
+    /// Every pass polls for its completions (`--hipri`, or the TUI's `P` as the card began).
+    pub hipri: bool,
 }
 
 impl Plan {
@@ -161,7 +163,13 @@ impl Plan {
             write_refusal,
             ioengine,
             passes,
+            hipri: false,
         }
+    }
+
+    /// The same plan with every pass polled for its completions, or not.
+    pub fn polled(self, hipri: bool) -> Plan {
+        Plan { hipri, ..self }
     }
 
     pub fn tests(&self) -> &'static [TestSpec] {
@@ -185,6 +193,7 @@ impl Plan {
             bs: t.bs,
             read_pct: if direction == Direction::Read { 100 } else { 0 },
             random_pct: if t.random { 100 } else { 0 },
+            hipri: self.hipri,
             ..Settings::default()
         }
     }

@@ -5,7 +5,8 @@
 //! size the device discards in one piece (at most `discard_max_bytes`, a multiple of
 //! `discard_granularity`, so the kernel's count of discards is the run's), and no
 //! `--verify` (a trimmed block reads back as zeros or stale data, which a read-back would
-//! call corrupt) or `--hipri` (the kernel refuses a block discard on a polled ring). A
+//! call corrupt). Polling beside trims is the engine's to refuse (`engine::check_poll`): both
+//! are live knobs. A
 //! regular file is refused rather than hole-punched: punching holes measures the
 //! filesystem, not a discard. Decided from sysfs, read through `SYSFS_PATH`, before anything
 //! is opened for I/O.
@@ -21,7 +22,6 @@ pub struct TrimAsk<'a> {
     pub path: Option<&'a Path>,
     pub allow_write: bool,
     pub bs: u64,
-    pub hipri: bool,
     pub verify: bool,
 }
 
@@ -36,9 +36,6 @@ pub fn refusal(sys: &Path, ask: TrimAsk) -> Option<String> {
     }
     if ask.verify {
         return Some("--trim with --verify (or --burn-in, --capacity-probe): a trimmed block reads back as zeros or stale data, which the read-back would call corrupt; drop one of them".into());
-    }
-    if ask.hipri {
-        return Some("--trim with --hipri: the kernel refuses a block discard on a polled ring; drop one of them".into());
     }
     let Some(path) = ask.path.filter(|p| is_block_device(p)) else {
         let what = match ask.path {
@@ -126,14 +123,13 @@ mod tests {
     }
 
     #[test]
-    fn writes_verify_hipri_and_files_are_refused_before_the_device_is_looked_at() {
+    fn writes_verify_and_files_are_refused_before_the_device_is_looked_at() {
         let sys = Path::new("/nonexistent");
         let file = tempfile::NamedTempFile::new().unwrap();
         let ask = TrimAsk {
             path: Some(file.path()),
             allow_write: true,
             bs: 4096,
-            hipri: false,
             verify: false,
         };
         let e = refusal(sys, ask).unwrap();
@@ -161,7 +157,5 @@ mod tests {
         )
         .unwrap();
         assert!(e.contains("--verify"), "{e}");
-        let e = refusal(sys, TrimAsk { hipri: true, ..ask }).unwrap();
-        assert!(e.contains("--hipri"), "{e}");
     }
 }

@@ -8,9 +8,11 @@
 
 mod complete;
 mod disks;
+mod disks_table;
 #[cfg(test)]
 mod readme;
 pub(super) mod run;
+mod run_table;
 mod series;
 mod slide;
 mod surface;

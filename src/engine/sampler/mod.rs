@@ -80,7 +80,6 @@ pub(super) fn spawn(
         fsync_every: options.fsync_every,
         ioengine: options.ioengine,
         checker,
-        hipri: options.hipri,
         trim: options.trim,
     });
     let tick = options.tick;

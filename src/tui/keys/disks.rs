@@ -1,212 +1,16 @@
 //! The disks screen's keys, in its two views: the table of every target (move, open a row,
 //! change the order, move the sliders of every target at once, pause, reset, save) and one
 //! target's run screen opened from it (the run screen's sliders and panes, Esc back). Each
-//! view's table is declared here once; `disks_key` looks a key up in the table of the view
-//! showing and carries the command out. A slider moved in either view changes every target.
+//! view's table is declared once, in `disks_table`; `disks_key` looks a key up in the table of
+//! the view showing and carries the command out. A slider moved in either view changes every target.
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::crossterm::event::KeyEvent;
 
+use super::disks_table::{Cmd, OPEN, PAGE, TABLE, table};
 use crate::settings::{Knob, Settings, Step, rate_ladder_at_or_below, stepped};
 use crate::tui::action::Action;
-use crate::tui::keymap::{Binding, Key, lookup};
+use crate::tui::keymap::lookup;
 use crate::tui::state::disks::{Disks, Order};
-
-/// What a key does on the disks screen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Cmd {
-    Up,
-    Down,
-    PageUp,
-    PageDown,
-    First,
-    Last,
-    Open,
-    Back,
-    Order,
-    FocusNext,
-    FocusPrev,
-    Step(Step),
-    Pause,
-    Reset,
-    Export,
-    ScrollUp,
-    ScrollDown,
-    Heatmap,
-    Members,
-    Help,
-    Log,
-    /// `y` when quitting was asked.
-    QuitAsked,
-    /// Esc on the table: nothing to go back to; the run goes on.
-    Esc,
-    Quit,
-}
-
-const HELP: Binding<Cmd, Disks> =
-    Binding::always(&[(Key::Char('?'), Cmd::Help)], "this help (any key closes)").hint("help");
-const LOG: Binding<Cmd, Disks> = Binding::always(
-    &[(Key::Char('L'), Cmd::Log)],
-    "the message log: every message whole",
-)
-.hint("log");
-const QUIT_ASKED: Binding<Cmd, Disks> = Binding::when(
-    &[(Key::Char('y'), Cmd::QuitAsked)],
-    crate::tui::keymap::When {
-        name: "asked",
-        holds: |d| d.quit_asked,
-    },
-    "quit, when asked",
-);
-const QUIT: Binding<Cmd, Disks> = Binding::always(
-    &[(Key::Char('q'), Cmd::Quit), (Key::Ctrl('c'), Cmd::Quit)],
-    "quit and print the table (after a minute, q asks once: q or y again)",
-)
-.hint("quit");
-
-const SLIDE: Binding<Cmd, Disks> = Binding::always(
-    &[
-        (Key::Code(KeyCode::Left), Cmd::Step(Step::Down)),
-        (Key::Code(KeyCode::Right), Cmd::Step(Step::Up)),
-        (Key::Char('h'), Cmd::Step(Step::Down)),
-        (Key::Char('l'), Cmd::Step(Step::Up)),
-    ],
-    "change the slider on every target: halve/double, or a step",
-);
-const SLIDE_ONE: Binding<Cmd, Disks> = Binding::always(
-    &[
-        (Key::Char('+'), Cmd::Step(Step::Plus)),
-        (Key::Char('='), Cmd::Step(Step::Plus)),
-        (Key::Char('-'), Cmd::Step(Step::Minus)),
-        (Key::Char('_'), Cmd::Step(Step::Minus)),
-    ],
-    "threads/depth: one more/fewer on every target; others: one step",
-);
-
-/// The table of every target.
-const TABLE: &[Binding<Cmd, Disks>] = &[
-    Binding::always(
-        &[
-            (Key::Code(KeyCode::Up), Cmd::Up),
-            (Key::Code(KeyCode::Down), Cmd::Down),
-            (Key::Char('k'), Cmd::Up),
-            (Key::Char('j'), Cmd::Down),
-            (Key::Code(KeyCode::PageUp), Cmd::PageUp),
-            (Key::Code(KeyCode::PageDown), Cmd::PageDown),
-            (Key::Code(KeyCode::Home), Cmd::First),
-            (Key::Code(KeyCode::End), Cmd::Last),
-        ],
-        "choose a target (the table scrolls)",
-    ),
-    Binding::always(
-        &[(Key::Code(KeyCode::Enter), Cmd::Open)],
-        "open the target's own run screen (Esc comes back)",
-    )
-    .hint("open"),
-    Binding::always(
-        &[(Key::Char('o'), Cmd::Order)],
-        "order: as given / slowest first",
-    )
-    .hint("order"),
-    Binding::always(
-        &[
-            (Key::Code(KeyCode::Tab), Cmd::FocusNext),
-            (Key::Code(KeyCode::BackTab), Cmd::FocusPrev),
-        ],
-        "move between sliders",
-    ),
-    SLIDE,
-    SLIDE_ONE,
-    Binding::always(
-        &[(Key::Char(' '), Cmd::Pause)],
-        "pause / resume every target",
-    )
-    .hint("pause"),
-    Binding::always(
-        &[(Key::Char('r'), Cmd::Reset)],
-        "reset every target's statistics",
-    ),
-    Binding::always(
-        &[(Key::Char('e'), Cmd::Export)],
-        "save every target's run so far as diskscope-*.json and its chart as .svg",
-    )
-    .hint("save"),
-    Binding::always(
-        &[(Key::Code(KeyCode::Esc), Cmd::Esc)],
-        "back: closes what is open; never ends the run",
-    ),
-    LOG,
-    HELP,
-    QUIT_ASKED,
-    QUIT,
-];
-
-/// One target's run screen, opened from the table.
-const OPEN: &[Binding<Cmd, Disks>] = &[
-    Binding::always(
-        &[
-            (Key::Code(KeyCode::Esc), Cmd::Back),
-            (Key::Code(KeyCode::Enter), Cmd::Back),
-        ],
-        "back to every target",
-    )
-    .hint("back"),
-    Binding::always(
-        &[
-            (Key::Code(KeyCode::Tab), Cmd::FocusNext),
-            (Key::Code(KeyCode::BackTab), Cmd::FocusPrev),
-            (Key::Code(KeyCode::Up), Cmd::FocusPrev),
-            (Key::Code(KeyCode::Down), Cmd::FocusNext),
-            (Key::Char('j'), Cmd::FocusNext),
-            (Key::Char('k'), Cmd::FocusPrev),
-        ],
-        "move between sliders",
-    ),
-    SLIDE,
-    SLIDE_ONE,
-    Binding::always(
-        &[(Key::Char(' '), Cmd::Pause)],
-        "pause / resume every target",
-    )
-    .hint("pause"),
-    Binding::always(
-        &[(Key::Char('r'), Cmd::Reset)],
-        "reset every target's statistics",
-    ),
-    Binding::always(
-        &[(Key::Char('e'), Cmd::Export)],
-        "save every target's run so far as diskscope-*.json and its chart as .svg",
-    )
-    .hint("save"),
-    Binding::always(
-        &[
-            (Key::Char('['), Cmd::ScrollUp),
-            (Key::Char(']'), Cmd::ScrollDown),
-            (Key::Code(KeyCode::PageUp), Cmd::ScrollUp),
-            (Key::Code(KeyCode::PageDown), Cmd::ScrollDown),
-        ],
-        "scroll the thread table",
-    ),
-    Binding::always(
-        &[(Key::Char('d'), Cmd::Heatmap)],
-        "latency distribution / heatmap",
-    )
-    .hint("heatmap"),
-    Binding::always(
-        &[(Key::Char('m'), Cmd::Members)],
-        "md/dm target: its member disks in the kernel pane",
-    ),
-    LOG,
-    HELP,
-    QUIT_ASKED,
-    QUIT,
-];
-
-/// Rows a page key moves.
-const PAGE: isize = 10;
-
-fn table(d: &Disks) -> &'static [Binding<Cmd, Disks>] {
-    if d.open.is_some() { OPEN } else { TABLE }
-}
 
 /// The rows of the view showing, for the overlay.
 pub(super) fn rows(d: &Disks) -> Vec<(String, &'static str)> {
@@ -216,7 +20,9 @@ pub(super) fn rows(d: &Disks) -> Vec<(String, &'static str)> {
 /// Both views' rows, for the README's key reference: the table, then one target opened.
 #[cfg(test)]
 pub(super) fn all_rows() -> [(&'static str, Vec<(String, &'static str)>); 2] {
-    let rows = |t: &[Binding<Cmd, Disks>]| t.iter().map(|b| (b.label(), b.help)).collect();
+    let rows = |t: &[crate::tui::keymap::Binding<Cmd, Disks>]| {
+        t.iter().map(|b| (b.label(), b.help)).collect()
+    };
     [
         ("several targets: the table", rows(TABLE)),
         ("several targets: one target opened", rows(OPEN)),
@@ -269,6 +75,7 @@ pub(super) fn disks_key(d: &mut Disks, key: KeyEvent, help: &mut bool) -> Action
         Cmd::FocusNext => set_focus(d, d.focus.next()),
         Cmd::FocusPrev => set_focus(d, d.focus.prev()),
         Cmd::Step(s) => return step(d, s),
+        Cmd::Poll => return poll(d),
         Cmd::Pause => {
             d.paused = !d.paused;
             for r in &mut d.rows {
@@ -381,6 +188,26 @@ fn step(d: &mut Disks, step: Step) -> Action {
         }
         _ => stepped(d.settings, d.focus, step, d.write_allowed),
     };
+    propose(d, next)
+}
+
+/// `P`: polling on every target, or back to interrupts; refused with the reason where a
+/// target's queue does not poll (checked on every target at the start).
+fn poll(d: &mut Disks) -> Action {
+    let next = Settings {
+        hipri: !d.settings.hipri,
+        ..d.settings
+    };
+    let refusal = d.rows.first().and_then(|r| r.run.info.poll_refusal.clone());
+    match refusal {
+        Some(why) if next.hipri => propose(d, Err(why)),
+        _ => propose(d, Ok(next)),
+    }
+}
+
+/// New settings for every target, applied when they differ from those in force; a refusal
+/// goes to the message line (and the opened target's).
+fn propose(d: &mut Disks, next: Result<Settings, String>) -> Action {
     match next {
         Ok(n) if n == d.settings => Action::None,
         Ok(n) => {
@@ -393,20 +220,6 @@ fn step(d: &mut Disks, step: Step) -> Action {
                 d.rows[i].run.message = Some(msg);
             }
             Action::None
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn no_key_of_a_view_is_taken_by_an_earlier_row() {
-        assert_eq!(crate::tui::keymap::shadowed(TABLE), None);
-        assert_eq!(crate::tui::keymap::shadowed(OPEN), None);
-        for t in [TABLE, OPEN] {
-            assert!(t.iter().any(|b| b.label().contains("Ctrl-C")));
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The run screen's keys that move settings or leave: a slider's step (the rate's in
-//! fractions of what the disk does unpaced), the rate back to unlimited, every slider back to
-//! its start, and `q`, which after a minute of running asks once.
+//! fractions of what the disk does unpaced), the rate back to unlimited, polling on or off,
+//! every slider back to its start, and `q`, which after a minute of running asks once.
 
 use crate::settings::{Knob, Settings, Step, rate_by_fraction, rate_ladder_at_or_below, stepped};
 use crate::sweep::psync_refusal;
@@ -26,6 +26,23 @@ pub(super) fn rate_unlimited(run: &Run) -> Settings {
     Settings {
         rate_iops: 0,
         ..run.settings
+    }
+}
+
+/// `P`: completions polled, or back to interrupts; refused with the reason where the target's
+/// queue does not poll (`target::poll`, checked at the start). The engine refuses it beside
+/// trims, and the message says so.
+pub(super) fn toggle_polling(run: &mut Run) -> Action {
+    let next = Settings {
+        hipri: !run.settings.hipri,
+        ..run.settings
+    };
+    match &run.info.poll_refusal {
+        Some(why) if next.hipri => {
+            run.message = Some(why.clone());
+            Action::None
+        }
+        _ => apply_settings(run, next),
     }
 }
 

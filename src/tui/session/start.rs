@@ -138,7 +138,14 @@ impl Session {
 
     /// Prepares `target` on a background thread (laying out the scratch file if needed).
     fn begin(&mut self, app: &mut App, target: Option<PathBuf>) {
-        // Trims are checked on the target picked (the start checked only the one typed).
+        // Trims and polling are checked on the target picked (the start checked only the
+        // one typed).
+        self.config.poll_refusal = self.config.poll_refusal_on(&[target.as_deref()]);
+        if self.config.settings.hipri
+            && let Some(why) = self.config.poll_refusal.clone()
+        {
+            return self.fail(app, anyhow!(why));
+        }
         self.config.trim_refusal = self.config.trim_refusal_on(&[target.as_deref()]);
         if self.config.settings.trim_pct > 0
             && let Some(why) = self.config.trim_refusal.clone()
@@ -211,7 +218,7 @@ impl Session {
         crate::engine::Options {
             tick: DEFAULT_TICK,
             ioengine: self.config.ioengine.unwrap_or_default(),
-            hipri: self.config.hipri,
+            poll: self.config.poll_refusal.is_none(),
             trim: self.config.trim_refusal.is_none(),
             ..crate::engine::Options::default()
         }

@@ -95,6 +95,12 @@ pub fn change_label(old: Option<Settings>, new: Settings) -> String {
     if new.random_distribution != old.random_distribution {
         parts.push(new.random_distribution.label());
     }
+    if new.hipri != old.hipri {
+        parts.push(if new.hipri { "polled" } else { "interrupts" }.into());
+    }
+    if new.trim_pct != old.trim_pct {
+        parts.push(format!("trim{}%", new.trim_pct));
+    }
     if new.rate_iops != old.rate_iops {
         parts.push(match new.rate_iops {
             0 => "unlimited".into(),
@@ -126,6 +132,11 @@ mod tests {
         assert_eq!(change_label(Some(t8), many), "QD32 8k 5000 IOPS");
         assert_eq!(change_label(Some(many), t8), "QD1 4k unlimited");
         assert_eq!(change_label(Some(s), s), "resume");
+        let polled = Settings { hipri: true, ..s };
+        assert_eq!(change_label(Some(s), polled), "polled");
+        assert_eq!(change_label(Some(polled), s), "interrupts");
+        let trims = Settings { trim_pct: 10, ..s };
+        assert_eq!(change_label(Some(s), trims), "trim10%");
     }
 
     #[test]

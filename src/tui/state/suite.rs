@@ -46,7 +46,8 @@ impl Run {
     /// Starts the `name` suite with `timing` from the current settings; the action resumes
     /// the engine (if paused) on the first pass. `ram` is the machine's RAM, for the notes.
     pub fn start_suite(&mut self, name: SuiteName, timing: Timing, ram: Option<u64>) -> Action {
-        let plan = Plan::new(name, timing, write_refusal(&self.info), self.info.ioengine);
+        let plan = Plan::new(name, timing, write_refusal(&self.info), self.info.ioengine)
+            .polled(self.settings.hipri);
         let runner = SuiteRunner::new(plan);
         let first = runner.first();
         self.suite = Some(SuiteRun {

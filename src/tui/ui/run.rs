@@ -61,10 +61,10 @@ pub(super) fn status_line(
             4,
             vec![
                 sep(),
-                Span::raw(if i.target.direct {
-                    "direct "
-                } else {
-                    "buffered "
+                Span::raw(match (i.target.direct, run.settings.hipri) {
+                    (true, true) => "direct, polled ",
+                    (true, false) => "direct ",
+                    (false, _) => "buffered ",
                 }),
             ],
         ),
