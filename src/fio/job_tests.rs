@@ -53,6 +53,32 @@ fn io_uring_carries_the_depth_and_the_registrations() {
     );
 }
 
+/// Polling is a setting like the depth: `hipri` in every section of a polled step, none in
+/// the others, and never with psync (no ring to poll).
+#[test]
+fn hipri_goes_with_each_polled_sections_settings() {
+    let c = ConfigReport {
+        ioengine: IoEngine::IoUring,
+        ..config(2, 100, 100)
+    };
+    let polled = Settings {
+        hipri: true,
+        ..c.settings
+    };
+    let job = job_file(&c.clone().with_settings(polled));
+    // One section (numjobs=2), one hipri.
+    assert_eq!(job.lines().filter(|l| *l == "hipri").count(), 1, "{job}");
+    assert!(!has(&job_file(&c), "hipri"));
+    let spec = crate::sweep::SweepSpec::parse("threads=1,2").unwrap();
+    let sweep = FioJob::sweep(
+        &c.with_settings(polled),
+        &spec,
+        std::time::Duration::from_secs(5),
+    );
+    let text = sweep.job_file();
+    assert_eq!(text.lines().filter(|l| *l == "hipri").count(), 2, "{text}");
+}
+
 fn has(job: &str, line: &str) -> bool {
     job.lines().any(|x| x == line)
 }

@@ -111,7 +111,6 @@ pub(super) fn saved_conditions(c: &SavedConfig) -> Conditions {
     );
     cond.ioengine = c.ioengine.0.clone();
     cond.fsync_every = Some(c.fsync_every.u64().unwrap_or(0) as u32);
-    cond.hipri = Some(c.is_hipri());
     cond
 }
 
