@@ -145,6 +145,10 @@ pub struct KernelRates {
     pub await_ms: Option<f64>,
     /// Share of the interval the device was busy, in percent, at most 100.
     pub util_pct: f64,
+    /// Discards completed per second and bytes discarded per second (sectors × 512); `None`
+    /// where the kernel keeps no discard counters (before Linux 4.18).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discards: Option<(f64, f64)>,
 }
 
 /// Rates between two samples taken `elapsed` apart. Deltas saturate at 0, so a counter that
@@ -179,7 +183,20 @@ pub fn rates(prev: &DiskCounters, cur: &DiskCounters, elapsed: Duration) -> Kern
         avg_queue_depth: d(prev.time_in_queue_ms, cur.time_in_queue_ms) as f64 / ms,
         await_ms,
         util_pct: (d(prev.io_ticks_ms, cur.io_ticks_ms) as f64 / ms * 100.0).min(100.0),
+        discards: discard_rates(prev, cur, secs),
     }
+}
+
+/// Discards per second (completed, as reads and writes are counted) and bytes discarded per
+/// second, where both samples have the kernel's discard counters.
+fn discard_rates(prev: &DiskCounters, cur: &DiskCounters, secs: f64) -> Option<(f64, f64)> {
+    let n = cur
+        .discards_completed?
+        .saturating_sub(prev.discards_completed?);
+    let sectors = cur
+        .sectors_discarded?
+        .saturating_sub(prev.sectors_discarded?);
+    Some((n as f64 / secs, sectors as f64 * 512.0 / secs))
 }
 
 #[cfg(test)]

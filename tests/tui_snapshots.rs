@@ -135,6 +135,7 @@ fn run_app() -> App {
         avg_queue_depth: 3.91,
         await_ms: Some(0.46),
         util_pct: 99.2,
+        discards: Some((0.0, 0.0)),
     }));
     App::new(Screen::Run(Box::new(run)), true)
 }
@@ -1309,6 +1310,7 @@ fn members_pane_shows_each_member_row_by_row() {
         avg_queue_depth: q,
         await_ms: (r > 0.0).then_some(0.46),
         util_pct: util,
+        discards: None,
     };
     let member = |name: &str, depth| Member {
         name: name.into(),

@@ -1,8 +1,9 @@
 //! The trim slider, live in a real terminal (tmux). On a file it reads "0 off" and a step
 //! says why (not a block device) without moving. On a loop device (root) a run that only
 //! reads is given trims with →, then more, then none again: each change a period of its own
-//! (the JSON's `trim_pct` per period), the trims' own line on the screen while they run, and
-//! the kernel's count of discards equal to the run's count of trims. Waits act on the
+//! (the JSON's `trim_pct` per period), the trims' own line on the screen while they run, the
+//! kernel pane's discards per second beside the run's trims, and the kernel's count of
+//! discards equal to the run's count of trims. Waits act on the
 //! program's own screen. Skipped with a note when tmux is not installed.
 
 mod common;
@@ -62,6 +63,23 @@ fn on_a_file_the_trim_slider_is_off_and_says_why() {
     assert!(end.contains("diskscope-exit=0"), "{end}");
 }
 
+/// The kernel pane's "t/s MB/s" row: the kernel's discards per second and the app's trims
+/// per second ("1.2k" read as 1200).
+fn discard_row(screen: &str) -> Option<(f64, f64)> {
+    let line = screen.lines().find(|l| l.contains("t/s MB/s"))?;
+    let rest = line.split("t/s MB/s").nth(1)?;
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let count = |w: &str| -> Option<f64> {
+        let (n, mult) = match w.strip_suffix('k') {
+            Some(n) => (n, 1e3),
+            None => (w, 1.0),
+        };
+        n.parse::<f64>().ok().map(|v| v * mult)
+    };
+    // kernel count, kernel MB/s, app count, app MB/s.
+    Some((count(words.first()?)?, count(words.get(2)?)?))
+}
+
 fn kernel_discards(dev: &LoopDev) -> u64 {
     let text = std::fs::read_to_string(format!("/sys/block/{}/stat", dev.name())).unwrap();
     let c = parse_stat_file(&text).unwrap();
@@ -100,6 +118,16 @@ fn the_trim_slider_changes_the_share_live_and_each_change_is_a_period() {
         s.lines()
             .any(|l| l.trim_start().starts_with("trim ") && !l.contains(" - IOPS"))
     });
+    // The kernel pane's discard row: the kernel's discards beside the run's trims, the same
+    // second on both sides.
+    let pane = tmux.wait_for("the kernel's discards", Duration::from_secs(20), |s| {
+        discard_row(s).is_some_and(|(k, a)| k > 0.0 && a > 0.0)
+    });
+    let (kernel, app) = discard_row(&pane).unwrap();
+    assert!(
+        (kernel - app).abs() <= 0.25 * app.max(kernel),
+        "kernel {kernel} vs app {app}:\n{pane}"
+    );
     tmux.keys(&["Right", "Right"]);
     tmux.wait_for("20 %", Duration::from_secs(20), |s| {
         slider(s, "trim %").as_deref() == Some("20")

@@ -35,6 +35,9 @@ pub struct AppRates {
     pub w_per_s: f64,
     pub r_bytes_per_s: f64,
     pub w_bytes_per_s: f64,
+    /// Trims per second and bytes they discarded per second.
+    pub t_per_s: f64,
+    pub t_bytes_per_s: f64,
     /// Mean latency of the app's I/Os, in ns (0 when none).
     pub mean_latency_ns: f64,
     /// Worker threads; times `iodepth`, the most I/Os the app can have in flight.
@@ -310,6 +313,8 @@ impl Run {
                 w_per_s: per_s(w.counts.write_ops),
                 r_bytes_per_s: per_s(w.counts.read_bytes),
                 w_bytes_per_s: per_s(w.counts.write_bytes),
+                t_per_s: per_s(w.counts.trim_ops),
+                t_bytes_per_s: per_s(w.counts.trim_bytes),
                 mean_latency_ns: w.latency.mean,
                 threads: w.settings.threads,
                 iodepth: w.settings.iodepth,

@@ -46,7 +46,13 @@ pub(super) fn draw_kernel(run: &Run, theme: Theme, area: Rect, buf: &mut Buffer)
     }
     let inner = framed(block, area, buf);
     let temp = why::temp_row(&run.why, (inner.width as usize).saturating_sub(9));
-    KernelPanel { view, theme, temp }.render(inner, buf);
+    KernelPanel {
+        view,
+        theme,
+        temp,
+        trims: run.settings.trim_pct > 0,
+    }
+    .render(inner, buf);
 }
 
 /// Draws `line` in the first row of `area` when there is one and room for a graph below it;

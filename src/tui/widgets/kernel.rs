@@ -1,7 +1,9 @@
 //! The kernel's view of the device beside the app's: reads and writes per second, MB/s, queue
 //! depth, await and utilisation from /proc/diskstats, next to what diskscope itself counted
 //! over the same second. Differences are the point: merges, splits, other processes' I/O.
-//! The last row is the drive's temperature and its last minute (or why there is none).
+//! Then the drive's temperature and its last minute (or why there is none); last, while the
+//! run trims or the kernel counts discards, `t/s MB/s`: discards per second and MB/s
+//! discarded on both sides.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -18,6 +20,8 @@ pub struct KernelPanel<'a> {
     /// The temperature row: now (with the warning level), and the last readings; or why
     /// there is no sensor.
     pub temp: (String, String),
+    /// The run asks for trims: the discard row shows even in a second without any.
+    pub trims: bool,
 }
 
 /// An average count of I/Os in flight: one decimal while small, whole numbers beyond.
@@ -44,7 +48,7 @@ impl Widget for KernelPanel<'_> {
         let k = v.kernel;
         let a = v.app;
         let kernel_name = v.device.as_deref().unwrap_or("n/a");
-        let rows: [(&str, String, String); 7] = [
+        let mut rows: Vec<(&str, String, String)> = vec![
             ("", format!("kernel {kernel_name}"), "diskscope".into()),
             (
                 "r/s w/s",
@@ -88,6 +92,15 @@ impl Widget for KernelPanel<'_> {
             ),
             ("temp", self.temp.0, self.temp.1),
         ];
+        let kernel_discards = k.and_then(|k| k.discards);
+        if self.trims || kernel_discards.is_some_and(|(n, _)| n > 0.0) {
+            let trims = |(n, bytes): (f64, f64)| format!("{} {}", format_count_rate(n), mb(bytes));
+            rows.push((
+                "t/s MB/s",
+                kernel_discards.map_or_else(dash, trims),
+                a.map_or_else(dash, |a| trims((a.t_per_s, a.t_bytes_per_s))),
+            ));
+        }
         let w = area.width as usize;
         let label_w = 9.min(w);
         let col = (w.saturating_sub(label_w)) / 2;
