@@ -37,18 +37,16 @@ fn pair(a: String, b: String) -> String {
     format!("{a} {b}")
 }
 
-impl Widget for KernelPanel<'_> {
-    fn render(self, area: Rect, buf: &mut Buffer) {
-        if area.width == 0 || area.height == 0 {
-            return;
-        }
+impl KernelPanel<'_> {
+    /// The rows: a label, the kernel's cell, the app's cell.
+    fn rows(self) -> Vec<(&'static str, String, String)> {
         let v = self.view;
         let dash = || "-".to_string();
         let mb = |b: f64| format!("{:.1}", b / 1e6);
         let k = v.kernel;
         let a = v.app;
         let kernel_name = v.device.as_deref().unwrap_or("n/a");
-        let mut rows: Vec<(&str, String, String)> = vec![
+        let mut rows: Vec<(&'static str, String, String)> = vec![
             ("", format!("kernel {kernel_name}"), "diskscope".into()),
             (
                 "r/s w/s",
@@ -101,17 +99,28 @@ impl Widget for KernelPanel<'_> {
                 a.map_or_else(dash, |a| trims((a.t_per_s, a.t_bytes_per_s))),
             ));
         }
+        rows
+    }
+}
+
+impl Widget for KernelPanel<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        if area.width == 0 || area.height == 0 {
+            return;
+        }
+        let theme = self.theme;
+        let rows = self.rows();
         let w = area.width as usize;
         let label_w = 9.min(w);
         let col = (w.saturating_sub(label_w)) / 2;
         for (i, (label, kv, av)) in rows.iter().enumerate().take(area.height as usize) {
             let y = area.y + i as u16;
             let style = if i == 0 {
-                self.theme.dim()
+                theme.dim()
             } else {
                 ratatui::style::Style::new()
             };
-            buf.set_stringn(area.x, y, label, label_w, self.theme.dim());
+            buf.set_stringn(area.x, y, label, label_w, theme.dim());
             // A row with nothing on the app's side (the temperature's reason) spans both.
             let kv_w = if av.is_empty() {
                 w.saturating_sub(label_w)
