@@ -13,6 +13,7 @@ pub mod args;
 mod baseline;
 mod config;
 pub(crate) mod docs;
+mod engine_options;
 mod fleet;
 mod modes;
 mod plot;

@@ -21,6 +21,7 @@ use crate::target::list;
 use crate::target::shell::quote_path;
 
 mod burnin;
+mod checks;
 mod disks;
 mod fio;
 mod fleet;
@@ -218,11 +219,16 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         _ => config,
     };
     let mut config = config;
-    if !matches!(mode, Mode::Fio) {
-        // An export may be for another machine's disk: only a run needs a queue that polls,
-        // or discards.
-        check_hipri(&mut config, &mode)?;
-        check_trim(&mut config, &mode)?;
+    match mode {
+        // An export may be for another machine's disk: only what does not depend on the
+        // machine is checked (a run needs a queue that polls, or discards).
+        Mode::Fio => checks::check_hipri_asked(&config)?,
+        // No I/O: nothing to poll or trim.
+        Mode::Show | Mode::List | Mode::Completions(_) | Mode::Man | Mode::Health => {}
+        _ => {
+            checks::check_hipri(&mut config, &mode)?;
+            checks::check_trim(&mut config, &mode)?;
+        }
     }
     match mode {
         Mode::Completions(shell) => print_and_exit(&crate::cli::docs::completions(shell)),
@@ -317,55 +323,6 @@ pub fn resolve_engine(mut config: Config) -> Result<Config> {
     config.ioengine = Some(engine.engine);
     config.ioengine_fallback = fallback;
     Ok(config)
-}
-
-/// `--hipri` runs only where the device's queue polls (`target::poll`), and not beside trims
-/// (the kernel refuses a block discard on a polled ring): refused before anything is laid out
-/// or opened otherwise. Without it, the reason (or none) is kept for the TUI's polling key.
-fn check_hipri(config: &mut Config, mode: &Mode) -> Result<()> {
-    let at_all: Vec<Option<&Path>> = match config.targets.is_empty() {
-        true => vec![config.target.as_deref()],
-        false => config.targets.iter().map(|t| Some(t.as_path())).collect(),
-    };
-    let refusal = config.poll_refusal_on(&at_all);
-    let s = config.settings;
-    if s.hipri && s.trim_pct > 0 {
-        return Err(crate::exit::Refused(
-            "--trim with --hipri: the kernel refuses a block discard on a polled ring; drop one of them".into(),
-        )
-        .into());
-    }
-    // The picker's target is checked when it is picked (`tui::session::start`).
-    let picker = matches!(mode, Mode::Tui) && config.target.is_none();
-    if s.hipri
-        && !picker
-        && let Some(why) = &refusal
-    {
-        return Err(crate::exit::Refused(why.clone()).into());
-    }
-    config.poll_refusal = refusal;
-    Ok(())
-}
-
-/// `--trim` runs only on block devices that discard, with writes allowed (`target::trim`):
-/// refused before anything is laid out or opened otherwise. With no trim asked, the reason
-/// (or none) is kept for the TUI's trim key.
-fn check_trim(config: &mut Config, mode: &Mode) -> Result<()> {
-    let at_all: Vec<Option<&Path>> = match config.targets.is_empty() {
-        true => vec![config.target.as_deref()],
-        false => config.targets.iter().map(|t| Some(t.as_path())).collect(),
-    };
-    let refusal = config.trim_refusal_on(&at_all);
-    // The picker's target is checked when it is picked (`tui::session::start`).
-    let picker = matches!(mode, Mode::Tui) && config.target.is_none();
-    if config.settings.trim_pct > 0
-        && !picker
-        && let Some(why) = &refusal
-    {
-        return Err(crate::exit::Refused(why.clone()).into());
-    }
-    config.trim_refusal = refusal;
-    Ok(())
 }
 
 /// `--completions`, `--man`: a text generated from the command line's definition.

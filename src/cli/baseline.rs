@@ -36,6 +36,7 @@ impl Config {
                 target: c.target,
                 direct: c.direct,
                 fsync_every: c.fsync_every,
+                hipri: c.hipri,
                 ..Conditions::default()
             };
         }

@@ -19,7 +19,7 @@ pub fn check_poll(options: &Options, s: &Settings) -> Result<(), String> {
     } else if options.fsync_every > 0 {
         "polled completions with --fsync: the kernel refuses a sync on a polled ring"
     } else if s.trim_pct > 0 {
-        "polled completions with trims: the kernel refuses a block discard on a polled ring; set trim % to 0 first, or turn polling off"
+        "polled completions and trims cannot run together: the kernel refuses a block discard on a polled ring (trim % to 0 to poll; polling off, P, to trim)"
     } else {
         return Ok(());
     };

@@ -349,6 +349,9 @@ impl Ring {
         if let Some(e) = self.fault(Call::Wait) {
             return Err(e);
         }
+        if self.polled {
+            return self.poll_until(std::time::Instant::now() + wait);
+        }
         let ts = types::Timespec::from(wait);
         let args = types::SubmitArgs::new().timespec(&ts);
         match self.ring.submitter().submit_with_args(1, &args) {
@@ -357,6 +360,29 @@ impl Ring {
                 Ok(())
             }
             Err(e) => Err(e),
+        }
+    }
+}
+
+impl Ring {
+    /// A polled ring's wait for a completion or `until`, whichever comes first: its kernel
+    /// takes no timeout (it polls until a completion), so the thread polls the device's
+    /// queue once per `io_uring_enter` (GETEVENTS with no minimum: one pass) and looks at the
+    /// clock between passes. It spins, as polling does anyway.
+    fn poll_until(&mut self, until: std::time::Instant) -> io::Result<()> {
+        loop {
+            // SAFETY: no argument pointer; nothing is submitted.
+            let polled = unsafe {
+                self.ring
+                    .submitter()
+                    .enter::<nix::libc::sigset_t>(0, 0, ENTER_GETEVENTS, None)
+            };
+            match polled {
+                Err(e) if e.raw_os_error() != Some(nix::libc::EINTR) => return Err(e),
+                _ if !self.ring.completion().is_empty() => return Ok(()),
+                _ if std::time::Instant::now() >= until => return Ok(()),
+                _ => std::hint::spin_loop(),
+            }
         }
     }
 }

@@ -184,7 +184,8 @@ fn drive(
             // stops waiting for (`STOP_GRACE`) leaves only what is really unfinished.
             w.flush(slot);
         }
-        let waited = match next_due.filter(|_| r.ext_arg) {
+        // A polled ring waits by polling until the slot is due (`Ring::wait_until`).
+        let waited = match next_due.filter(|_| r.ext_arg || r.polled) {
             Some(due) => r.wait_until(due),
             None => r.wait(),
         };

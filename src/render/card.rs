@@ -25,13 +25,14 @@ pub fn mb(v: f64) -> String {
 /// "O_DIRECT, io_uring" / "buffered (page cache), psync".
 fn mode(c: &ConfigReport) -> String {
     format!(
-        "{}, {}",
+        "{}, {}{}",
         if c.target.direct {
             "O_DIRECT"
         } else {
             "buffered (page cache)"
         },
-        c.ioengine.name()
+        c.ioengine.name(),
+        if c.settings.hipri { ", polled" } else { "" }
     )
 }
 
@@ -170,6 +171,7 @@ pub fn card(r: &SuiteReport) -> String {
          pass, the figure CrystalDiskMark keeps); latency from submission to completion over \
          every I/O of every pass"
     );
+    failed_lines(&mut out, r, &names);
     let short: Vec<String> = r
         .tests
         .iter()
@@ -209,6 +211,34 @@ pub fn card(r: &SuiteReport) -> String {
     }
     let _ = writeln!(out, "\n{}", summary_line(r));
     out
+}
+
+/// Under the table, where I/Os failed: how many per test and direction (not in its figures,
+/// which count completed I/Os only: a test whose every I/O failed reads 0 MB/s), then the
+/// first errors with their offsets.
+fn failed_lines(out: &mut String, r: &SuiteReport, names: &[String]) {
+    let failed: Vec<String> = r
+        .tests
+        .iter()
+        .zip(names)
+        .flat_map(|(t, name)| {
+            [Direction::Read, Direction::Write]
+                .into_iter()
+                .filter_map(move |d| {
+                    let n = t.direction(d).ok()?.counts.errors;
+                    (n > 0).then(|| format!("{name} {} {n}", d.name()))
+                })
+        })
+        .collect();
+    if failed.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "failed I/Os, not in the figures: {}; the first:",
+        failed.join(", ")
+    );
+    crate::render::text::error_lines(out, &r.errors);
 }
 
 /// One line to paste into a ticket: every test's read/write medians, MB/s for sequential
@@ -343,5 +373,52 @@ mod tests {
         assert!(text.contains("RND4K Q32T1 read: 1 of 3 passes"), "{text}");
         assert!(!text.contains("SEQ1M Q8T1 read:"), "{text}");
         assert!(text.contains("stopped early by SIGTERM"), "{text}");
+    }
+
+    /// A test whose I/Os failed says how many under the table, with the first errors: its
+    /// figures count completed I/Os only (here none: 0 MB/s). A polled card says polled.
+    #[test]
+    fn failed_ios_are_said_under_the_table_and_polling_in_the_header() {
+        let plan = Plan::new(SuiteName::Peak, Timing::default(), None, IoEngine::IoUring);
+        let mut f = crate::stats::Window::default().figures();
+        f.counts.errors = 942_273;
+        // Every pass alike: three of each test and direction, summed.
+        let n = plan.passes.len();
+        let mut config = ConfigReport::example();
+        config.settings.hipri = true;
+        config.ioengine = IoEngine::IoUring;
+        let r = SuiteReport {
+            meta: crate::model::Meta::default(),
+            suite: SuiteName::Peak,
+            config,
+            passes: 1,
+            pass_time_s: 1.0,
+            ramp_s: 0.5,
+            pause_s: 0.0,
+            notes: vec![],
+            tests: card::rows(&plan, &vec![f; n], &vec![Default::default(); n], "-"),
+            errors: vec![crate::stats::IoErrorRecord {
+                thread: 0,
+                op: "read",
+                offset: 4096,
+                message: "Operation not supported".into(),
+                errno: Some(95),
+            }],
+            interrupted_by: None,
+            findings: vec![],
+            until_steady: vec![],
+            health: None,
+        };
+        let text = card(&r);
+        assert!(
+            text.contains("failed I/Os, not in the figures: SEQ1M Q8T1 read 2826819,"),
+            "{text}"
+        );
+        assert!(
+            text.contains("read at offset 4096: Operation not supported"),
+            "{text}"
+        );
+        let head = header("peak", &r.config, 1, 0.0, None);
+        assert!(head.contains("io_uring, polled"), "{head}");
     }
 }

@@ -222,11 +222,9 @@ pub fn differences(then: &Conditions, now: &Conditions) -> Vec<String> {
             out.push(format!("{what} {a} then, {b} now"));
         }
     };
-    differ(
-        "block size",
-        then.bs.map(format_block_size),
-        now.bs.map(format_block_size),
-    );
+    let both = |f: fn(&Conditions) -> Option<String>| (f(then), f(now));
+    let (a, b) = both(|c| c.bs.map(format_block_size));
+    differ("block size", a, b);
     // Reads are a share of what trims leave: none to compare where both only trim.
     let only_trims = then.trim_pct == Some(100) && now.trim_pct == Some(100);
     if !only_trims {
@@ -234,46 +232,33 @@ pub fn differences(then: &Conditions, now: &Conditions) -> Vec<String> {
     }
     differ("trims", then.trim_pct.map(pct), now.trim_pct.map(pct));
     differ("random", then.random_pct.map(pct), now.random_pct.map(pct));
-    differ(
-        "random offsets",
-        then.random_distribution.clone(),
-        now.random_distribution.clone(),
-    );
-    differ(
-        "threads",
-        then.threads.map(|t| t.to_string()),
-        now.threads.map(|t| t.to_string()),
-    );
-    differ(
-        "depth",
-        then.iodepth.map(|t| t.to_string()),
-        now.iodepth.map(|t| t.to_string()),
-    );
-    let rate = |r: u64| {
-        if r == 0 {
-            "unlimited".to_string()
-        } else {
-            format!("{} IOPS", format_count_rate(r as f64))
-        }
-    };
-    differ("rate", then.rate_iops.map(rate), now.rate_iops.map(rate));
-    let polled = |p: bool| if p { "polled (--hipri)" } else { "interrupts" }.to_string();
-    differ("completions", then.hipri.map(polled), now.hipri.map(polled));
-    let sync = |n: u32| {
-        if n == 0 {
-            "none".to_string()
-        } else {
-            format!("every {n} writes")
-        }
-    };
-    differ(
-        "fdatasync",
-        then.fsync_every.map(sync),
-        now.fsync_every.map(sync),
-    );
+    let (a, b) = both(|c| c.random_distribution.clone());
+    differ("random offsets", a, b);
+    let (a, b) = both(|c| c.threads.map(|t| t.to_string()));
+    differ("threads", a, b);
+    let (a, b) = both(|c| c.iodepth.map(|t| t.to_string()));
+    differ("depth", a, b);
+    let (a, b) = both(|c| c.rate_iops.map(rate_words));
+    differ("rate", a, b);
+    let (a, b) = both(|c| {
+        c.hipri.map(|p| {
+            if p {
+                "polled (--hipri)"
+            } else {
+                "by interrupt"
+            }
+            .into()
+        })
+    });
+    differ("completions", a, b);
+    let (a, b) = both(|c| c.fsync_every.map(sync_words));
+    differ("fdatasync", a, b);
     differ("engine", then.ioengine.clone(), now.ioengine.clone());
-    let io = |d: bool| if d { "O_DIRECT" } else { "buffered" }.to_string();
-    differ("I/O", then.direct.map(io), now.direct.map(io));
+    let (a, b) = both(|c| {
+        c.direct
+            .map(|d| if d { "O_DIRECT" } else { "buffered" }.into())
+    });
+    differ("I/O", a, b);
     if let (Some(a), Some(b)) = (&then.target, &now.target)
         && !same_path(a, b)
     {
@@ -290,6 +275,22 @@ pub fn differences(then: &Conditions, now: &Conditions) -> Vec<String> {
         ));
     }
     out
+}
+
+/// A rate as the differences say it: "unlimited", "5000 IOPS".
+fn rate_words(r: u64) -> String {
+    match r {
+        0 => "unlimited".into(),
+        r => format!("{} IOPS", format_count_rate(r as f64)),
+    }
+}
+
+/// Syncs as the differences say them: "none", "every 8 writes".
+fn sync_words(n: u32) -> String {
+    match n {
+        0 => "none".into(),
+        n => format!("every {n} writes"),
+    }
 }
 
 /// Two names of one file: equal as given, or the same file here.
@@ -349,7 +350,7 @@ mod tests {
         };
         assert_eq!(
             differences(&run(true), &run(false)),
-            ["completions polled (--hipri) then, interrupts now"]
+            ["completions polled (--hipri) then, by interrupt now"]
         );
         assert!(differences(&run(true), &run(true)).is_empty());
         let fio = Conditions {

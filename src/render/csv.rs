@@ -210,6 +210,8 @@ pub struct SuiteRow {
     lat_p99_ns: Option<u64>,
     lat_max_ns: Option<u64>,
     not_run: Option<String>,
+    /// 1 where the card's completions were polled (`--hipri`), else 0.
+    hipri: u8,
 }
 
 impl SuiteRow {
@@ -365,7 +367,10 @@ pub fn suite_header() -> String {
 /// A suite's CSV: the header and a row per test and direction.
 pub fn suite(r: &SuiteReport) -> String {
     let rows = r.tests.iter().flat_map(|t| {
-        [Direction::Read, Direction::Write].map(|d| SuiteRow::of(r.suite.name(), t, d))
+        [Direction::Read, Direction::Write].map(|d| SuiteRow {
+            hipri: u8::from(r.config.settings.hipri),
+            ..SuiteRow::of(r.suite.name(), t, d)
+        })
     });
     suite_header() + "\n" + &write(rows, false)
 }

@@ -13,7 +13,7 @@ const RUN_COLUMNS: &str = "t_s,elapsed_s,threads,iodepth,bs,read_pct,random_pct,
 const SIDE_COLUMNS: &str = "read_ops,read_iops,read_bw_bytes_per_s,read_lat_p50_ns,read_lat_p99_ns,write_ops,write_iops,write_bw_bytes_per_s,write_lat_p50_ns,write_lat_p99_ns";
 const HOT_COLUMNS: &str = "random_distribution,random_ios,top1_ios,top10_ios,\
 trim_pct,trim_ops,trim_iops,trim_bw_bytes_per_s,trim_lat_p50_ns,trim_lat_p99_ns,hipri";
-const SUITE_COLUMNS: &str = "suite,test,direction,bs,iodepth,iodepth_run,threads,random,passes,mb_per_s,mb_per_s_min,mb_per_s_max,mb_per_s_best,iops,iops_min,iops_max,iops_best,ops,bytes,errors,short_ios,lat_mean_ns,lat_p50_ns,lat_p99_ns,lat_max_ns,not_run";
+const SUITE_COLUMNS: &str = "suite,test,direction,bs,iodepth,iodepth_run,threads,random,passes,mb_per_s,mb_per_s_min,mb_per_s_max,mb_per_s_best,iops,iops_min,iops_max,iops_best,ops,bytes,errors,short_ios,lat_mean_ns,lat_p50_ns,lat_p99_ns,lat_max_ns,not_run,hipri";
 
 fn figures() -> IntervalFigures {
     let lat = LatencySummary {
@@ -242,13 +242,17 @@ fn a_suite_row_not_run_has_empty_figures_and_the_reason() {
     assert_eq!(lines[0], SUITE_COLUMNS);
     assert_eq!(
         lines[1],
-        "peak,SEQ1M Q8T1,read,1048576,8,8,1,false,2,450.12,400.00,500.00,500.00,450.1,400.0,500.0,500.0,1234,5054464,2,1,403,300,900,2000,"
+        "peak,SEQ1M Q8T1,read,1048576,8,8,1,false,2,450.12,400.00,500.00,500.00,450.1,400.0,500.0,500.0,1234,5054464,2,1,403,300,900,2000,,0"
     );
     // The reason is quoted by the library, as CSV quotes a field with a comma or a quote.
     assert_eq!(
         lines[2],
-        "peak,SEQ1M Q8T1,write,1048576,8,8,1,false,0,,,,,,,,,,,,,,,,,\"not run: add --allow-write, or, \"\"not\"\"\""
+        "peak,SEQ1M Q8T1,write,1048576,8,8,1,false,0,,,,,,,,,,,,,,,,,\"not run: add --allow-write, or, \"\"not\"\"\",0"
     );
+    // A polled card says so on every row.
+    let mut polled = r.clone();
+    polled.config.settings.hipri = true;
+    assert!(suite(&polled).lines().skip(1).all(|l| l.ends_with(",1")));
     let columns = SUITE_COLUMNS.split(',').count();
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     for rec in reader.records() {

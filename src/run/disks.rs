@@ -13,7 +13,7 @@ use super::DEFAULT_HEADLESS_TIME;
 use crate::cli::{Config, Output};
 use crate::disks::together::{self, Member, Plan, Progress};
 use crate::disks::{identify, prepare::prepare_all};
-use crate::engine::{DEFAULT_TICK, Options};
+
 use crate::exit::ExitStatus;
 use crate::model::disks::{DisksConfig, DisksReport};
 use crate::model::latency_basis;
@@ -201,13 +201,7 @@ impl Lines {
 fn plan(config: &Config) -> Plan {
     Plan {
         settings: config.settings,
-        options: Options {
-            tick: DEFAULT_TICK,
-            fsync_every: config.durability.fsync_every,
-            ioengine: config.ioengine.unwrap_or_default(),
-            poll: config.poll_refusal.is_none(),
-            trim: config.trim_refusal.is_none(),
-        },
+        options: config.engine_options(),
         duration: config.duration.unwrap_or(DEFAULT_HEADLESS_TIME),
         outlier_pct: config.outlier_pct,
     }

@@ -10,7 +10,7 @@ use anyhow::{Result, anyhow};
 
 use super::{DEFAULT_HEADLESS_TIME, Mode};
 use crate::cli::{Config, Output};
-use crate::engine::{DEFAULT_TICK, Engine, Options};
+use crate::engine::Engine;
 use crate::exit::ExitStatus;
 use crate::render::baseline::BaselineFile;
 use crate::render::compare::compare_meta;
@@ -110,13 +110,7 @@ fn start_checked(
     checker: Option<std::sync::Arc<dyn crate::engine::check::Checker>>,
 ) -> Result<Engine> {
     let target = &prepared.target;
-    let options = Options {
-        tick: DEFAULT_TICK,
-        fsync_every: config.durability.fsync_every,
-        ioengine: config.ioengine.unwrap_or_default(),
-        poll: config.poll_refusal.is_none(),
-        trim: config.trim_refusal.is_none(),
-    };
+    let options = config.engine_options();
     Engine::start_checked(
         target.clone(),
         target.geometry(),

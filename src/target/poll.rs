@@ -25,23 +25,37 @@ pub struct PollAsk<'a> {
 
 /// Why `--hipri` cannot run, with how to make it run; `None` when it can.
 pub fn hipri_refusal(ask: PollAsk) -> Option<String> {
-    if ask.ioengine != IoEngine::IoUring {
+    if let Some(why) = config_refusal(ask.ioengine, ask.direct, ask.fsync_every) {
+        return Some(why);
+    }
+    queue_refusal(ask)
+}
+
+/// The part of the answer that depends on the run's config alone, not on the machine: the
+/// engine, O_DIRECT, `--fsync`. A fio export for another machine is checked for this part.
+pub fn config_refusal(ioengine: IoEngine, direct: bool, fsync_every: u32) -> Option<String> {
+    if ioengine != IoEngine::IoUring {
         return Some(
             "--hipri polls io_uring's completions: it needs --ioengine io_uring (psync has no ring to poll)"
                 .into(),
         );
     }
-    if !ask.direct {
+    if !direct {
         return Some(
             "--hipri needs O_DIRECT: the kernel polls only direct I/O; drop --buffered".into(),
         );
     }
-    if ask.fsync_every > 0 {
+    if fsync_every > 0 {
         return Some(
             "--hipri with --fsync: the kernel refuses a sync on a polled ring; drop one of them"
                 .into(),
         );
     }
+    None
+}
+
+/// The part that depends on the disk under the target: whether its queue polls.
+fn queue_refusal(ask: PollAsk) -> Option<String> {
     let Some(disk) = ask.disk else {
         return Some(
             "--hipri: the disk under the target is unknown (no block device in sysfs), so whether its queue polls is too"

@@ -16,7 +16,8 @@ use crate::render::text::{describe_settings, left_out_line};
 use crate::stats::IntervalFigures;
 use crate::units::format_bytes;
 
-/// How the target was driven: "io_uring, O_DIRECT, span 1 GiB of 1 TiB".
+/// How the target was driven: "io_uring, O_DIRECT, span 1 GiB of 1 TiB" ("io_uring, O_DIRECT,
+/// polled, …" where completions were polled from the start).
 pub(crate) fn how(c: &ConfigReport) -> String {
     let mode = if c.target.direct {
         "O_DIRECT"
@@ -37,7 +38,8 @@ pub(crate) fn how(c: &ConfigReport) -> String {
         _ if c.target.span_bytes > 0 => format!(", span {}", format_bytes(c.target.span_bytes)),
         _ => String::new(),
     };
-    format!("{}, {mode}{span}", c.ioengine.name())
+    let polled = if c.settings.hipri { ", polled" } else { "" };
+    format!("{}, {mode}{polled}{span}", c.ioengine.name())
 }
 
 /// The caveats shared by every result of a target: warnings, failed I/Os, an early stop.
@@ -258,7 +260,8 @@ fn run_heading(r: &RunReport, spans: &[Span], paced: bool, p: &Provenance) -> He
 }
 
 /// What a run did, for a subtitle: its settings, or over `periods` periods where they went
-/// ("6 periods, from 4k random read QD1 T1 to 8k random read QD1 T8").
+/// ("6 periods, from 4k random read QD1 T1 to 8k random read QD1 T8"; "3 periods, from and
+/// back to 4k random read QD4 T2" where the last settings are the first).
 fn workload(r: &RunReport, periods: usize) -> String {
     let c = &r.config;
     if periods < 2 {
@@ -271,12 +274,11 @@ fn workload(r: &RunReport, periods: usize) -> String {
         .last()
         .and_then(|p| p.settings)
         .unwrap_or(r.final_settings);
-    format!(
-        "{} periods, from {} to {}",
-        thousands(periods as u64),
-        words(&first),
-        words(&last)
-    )
+    let n = thousands(periods as u64);
+    if first == last {
+        return format!("{n} periods, from and back to {}", words(&first));
+    }
+    format!("{n} periods, from {} to {}", words(&first), words(&last))
 }
 
 /// A latency distribution from log2 buckets, with the percentiles of `summary` marked.

@@ -18,7 +18,7 @@ use crate::disks::collect::{Finish, kernel_count};
 use crate::disks::cpu::CpuTimes;
 use crate::disks::{Group, Identity, identify, prepare::prepare_all};
 use crate::diskstats::{self, DiskCounters, KernelRates};
-use crate::engine::{DEFAULT_TICK, Options};
+
 use crate::model::disks::{DisksConfig, DisksReport};
 use crate::model::latency_basis;
 use crate::render::files;
@@ -60,6 +60,10 @@ impl Session {
     pub(super) fn start_many(&mut self, app: &mut App, targets: Vec<PathBuf>) {
         if let Screen::Picker(p) = &app.screen {
             self.picker = Some(p.clone());
+        }
+        let picked: Vec<Option<&Path>> = targets.iter().map(|t| Some(t.as_path())).collect();
+        if let Err(why) = self.check_picked(&picked) {
+            return self.fail(app, anyhow!(why));
         }
         app.screen = Screen::Preparing(Preparing {
             label: format!("{} targets", targets.len()),
@@ -120,11 +124,7 @@ impl Session {
             })
             .collect();
         let targets: Vec<_> = prepared.iter().map(|p| p.target.clone()).collect();
-        let options = Options {
-            tick: DEFAULT_TICK,
-            ioengine: self.config.ioengine.unwrap_or_default(),
-            ..Options::default()
-        };
+        let options = self.config.engine_options();
         let kernel_start = read_diskstats();
         let cpu_start = CpuTimes::read(Path::new("/proc"));
         let origin = Instant::now();

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use anyhow::{Result, anyhow};
 
 use super::Session;
-use crate::engine::{DEFAULT_TICK, Engine};
+use crate::engine::Engine;
 use crate::signals;
 use crate::sweep::DEFAULT_STEP_TIME;
 use crate::target::discover::{Roots, discover, visible};
@@ -138,18 +138,7 @@ impl Session {
 
     /// Prepares `target` on a background thread (laying out the scratch file if needed).
     fn begin(&mut self, app: &mut App, target: Option<PathBuf>) {
-        // Trims and polling are checked on the target picked (the start checked only the
-        // one typed).
-        self.config.poll_refusal = self.config.poll_refusal_on(&[target.as_deref()]);
-        if self.config.settings.hipri
-            && let Some(why) = self.config.poll_refusal.clone()
-        {
-            return self.fail(app, anyhow!(why));
-        }
-        self.config.trim_refusal = self.config.trim_refusal_on(&[target.as_deref()]);
-        if self.config.settings.trim_pct > 0
-            && let Some(why) = self.config.trim_refusal.clone()
-        {
+        if let Err(why) = self.check_picked(&[target.as_deref()]) {
             return self.fail(app, anyhow!(why));
         }
         let path = match &target {
@@ -187,6 +176,27 @@ impl Session {
         }
     }
 
+    /// Trims and polling checked on `targets`, those picked (the start checked only those
+    /// typed, or the working directory for the picker): the reasons are kept for the trim
+    /// slider and the `P` key, and a run asking for either where it cannot gets the reason.
+    /// A surface scan does neither, and is not refused for them.
+    pub(super) fn check_picked(&mut self, targets: &[Option<&Path>]) -> Result<(), String> {
+        self.config.poll_refusal = self.config.poll_refusal_on(targets);
+        self.config.trim_refusal = self.config.trim_refusal_on(targets);
+        let s = self.config.settings;
+        let refused = [
+            (s.hipri, &self.config.poll_refusal),
+            (s.trim_pct > 0, &self.config.trim_refusal),
+        ];
+        match refused
+            .into_iter()
+            .find(|(asked, why)| *asked && why.is_some())
+        {
+            Some((_, why)) if !self.surface_next => Err(why.clone().unwrap_or_default()),
+            _ => Ok(()),
+        }
+    }
+
     /// A target could not be used: back to the picker with the reason, or out. A device
     /// refused after its write confirmation (mounted, in use) goes back to the confirmation
     /// with the reason when there is no picker, so Esc can still run it read-only.
@@ -210,17 +220,6 @@ impl Session {
             }
             _ if self.cancelled || signals::received().is_some() => self.leave_prepared(app),
             _ => self.outcome = Some(Err(error)),
-        }
-    }
-
-    /// How the engine runs the TUI's run.
-    fn engine_options(&self) -> crate::engine::Options {
-        crate::engine::Options {
-            tick: DEFAULT_TICK,
-            ioengine: self.config.ioengine.unwrap_or_default(),
-            poll: self.config.poll_refusal.is_none(),
-            trim: self.config.trim_refusal.is_none(),
-            ..crate::engine::Options::default()
         }
     }
 
@@ -307,7 +306,7 @@ impl Session {
             target.clone(),
             target.geometry(),
             self.config.settings,
-            self.engine_options(),
+            self.config.engine_options(),
             Box::new(EventSink(self.events.clone())),
             self.during
                 .clone()

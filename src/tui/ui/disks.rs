@@ -69,7 +69,7 @@ fn status_line(d: &Disks, theme: Theme, width: u16) -> Line<'static> {
         (0, sep()),
         (
             0,
-            Span::raw(format!("{} each ", describe_settings(&d.settings))),
+            Span::raw(format!("{} on each ", describe_settings(&d.settings))),
         ),
         (2, Span::raw(format!("({}) ", d.mode))),
         (0, sep()),
