@@ -152,3 +152,52 @@ fn the_fio_export_asks_hipri_and_parses_on_the_installed_fio() {
         String::from_utf8_lossy(&parsed.stderr)
     );
 }
+
+/// An export may be for another machine's disk, so its queue is not asked; but what does not
+/// depend on the machine is refused as the run refuses it, not written into a job fio then
+/// fails on: psync, buffered I/O, syncs and trims beside polling.
+#[test]
+fn the_fio_export_refuses_what_no_machine_could_poll() {
+    let dir = workdir();
+    make_file(&dir.path().join("t.img"), 1 << 20);
+    for (extra, needle) in [
+        (&["--ioengine", "psync"][..], "needs --ioengine io_uring"),
+        (
+            &["--ioengine", "io_uring", "--buffered"][..],
+            "needs O_DIRECT",
+        ),
+        (
+            &[
+                "--ioengine",
+                "io_uring",
+                "--fsync",
+                "1",
+                "--read",
+                "0",
+                "--allow-write",
+            ][..],
+            "--fsync",
+        ),
+        (
+            &["--ioengine", "io_uring", "--trim", "10", "--allow-write"][..],
+            "--trim with --hipri",
+        ),
+    ] {
+        let mut args = vec!["t.img", "--hipri", "--fio"];
+        args.extend_from_slice(extra);
+        let out = diskscope(dir.path(), &args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: no job written");
+    }
+}
+
+/// Modes that do no I/O are not asked whether a queue polls (`--list --hipri` was refused
+/// for the scratch file's engine).
+#[test]
+fn modes_without_io_do_not_check_polling() {
+    let dir = workdir();
+    let out = diskscope(dir.path(), &["--completions", "bash", "--hipri"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}

@@ -20,12 +20,21 @@ use std::time::Duration;
 use common::LoopDev;
 use tmux_common::{Tmux, bin, tmux_installed};
 
+/// The kernel's trace is the machine's: one test of this file at a time, so the rings traced
+/// are the traced test's own.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[test]
 #[ignore = "needs root: attaches a loop device"]
 fn on_a_queue_that_does_not_poll_the_key_says_why_and_nothing_changes() {
     if !tmux_installed() {
         return;
     }
+    let _alone = one_at_a_time();
     let dir = common::workdir();
     let dev = LoopDev::on_new_file(dir.path(), 16 << 20, &[]);
     let shell = format!(
@@ -60,6 +69,7 @@ fn polling_switches_live_each_ring_built_anew_with_iopoll_and_back() {
     if !tmux_installed() {
         return;
     }
+    let _alone = one_at_a_time();
     let dir = common::workdir();
     let dev = LoopDev::on_new_file(dir.path(), 32 << 20, &[]);
     let trace = Trace::start();
@@ -197,5 +207,54 @@ impl Drop for Trace {
         if self.mounted_here {
             let _ = Command::new("umount").arg(TRACING).status();
         }
+    }
+}
+
+/// With several targets the disks screen's `P` switches every target: each target's periods
+/// go interrupts, then polled (the engines take the config's polling, as one target's does).
+#[test]
+#[ignore = "needs root: attaches loop devices"]
+fn several_targets_switch_together() {
+    if !tmux_installed() {
+        return;
+    }
+    let _alone = one_at_a_time();
+    let dir = common::workdir();
+    let (fa, fb) = (dir.path().join("a.img"), dir.path().join("b.img"));
+    common::make_file(&fa, 16 << 20);
+    common::make_file(&fb, 16 << 20);
+    let (a, b) = (LoopDev::attach(&fa, &[]), LoopDev::attach(&fb, &[]));
+    let shell = format!(
+        "cd '{}' && DISKSCOPE_TEST_ASSUME_IO_POLL=1 '{}' {} {} --ioengine io_uring \
+         --json=m.json; echo diskscope-exit=$?; sleep 60",
+        dir.path().display(),
+        bin(),
+        a.path,
+        b.path
+    );
+    let tmux = Tmux::start("diskscope-hipri-disks", (100, 30), &shell);
+    tmux.wait_for("both running", Duration::from_secs(60), |s| {
+        s.contains("2 targets") && s.contains("IOPS")
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    tmux.keys(&["P"]);
+    tmux.wait_for("polled on each", Duration::from_secs(20), |s| {
+        s.contains("polled on each")
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    tmux.keys(&["q"]);
+    let end = tmux.wait_for("the exit", Duration::from_secs(30), |s| {
+        s.contains("diskscope-exit=")
+    });
+    assert!(end.contains("diskscope-exit="), "{end}");
+    let v = read_json(&dir.path().join("m.json"));
+    for t in v["targets"].as_array().expect("targets") {
+        let polled: Vec<bool> = t["periods"]
+            .as_array()
+            .expect("periods")
+            .iter()
+            .map(|p| p["settings"]["hipri"].as_bool().unwrap_or(false))
+            .collect();
+        assert_eq!(polled, [false, true], "{}: {polled:?}", t["name"]);
     }
 }

@@ -171,3 +171,41 @@ fn the_trim_slider_changes_the_share_live_and_each_change_is_a_period() {
         "the kernel's discards"
     );
 }
+
+/// Several targets in the TUI trim as one does: with `--trim 20` each target's trims reach
+/// its kernel, counted alike (the disks screen once started its engines without the trims
+/// the start had checked: the screen said 20 % and no trim was drawn).
+#[test]
+#[ignore = "needs root: attaches loop devices"]
+fn several_targets_in_the_tui_trim_and_their_kernels_count_it() {
+    if !tmux_installed() {
+        return;
+    }
+    let dir = common::workdir();
+    let (fa, fb) = (dir.path().join("a.img"), dir.path().join("b.img"));
+    common::make_file(&fa, 16 << 20);
+    common::make_file(&fb, 16 << 20);
+    let devs = [LoopDev::attach(&fa, &[]), LoopDev::attach(&fb, &[])];
+    let before: Vec<u64> = devs.iter().map(kernel_discards).collect();
+    let shell = format!(
+        "cd '{}' && '{}' {a} {b} --trim 20 --allow-write={a},{b} --json=m.json -T 3s; \
+         echo diskscope-exit=$?; sleep 60",
+        dir.path().display(),
+        bin(),
+        a = devs[0].path,
+        b = devs[1].path
+    );
+    let tmux = Tmux::start("diskscope-trim-disks", (100, 30), &shell);
+    let end = tmux.wait_for("the exit", Duration::from_secs(60), |s| {
+        s.contains("diskscope-exit=")
+    });
+    assert!(end.contains("diskscope-exit=0"), "{end}");
+    let text = std::fs::read_to_string(dir.path().join("m.json")).expect("m.json");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let targets = v["targets"].as_array().expect("targets");
+    for ((t, dev), was) in targets.iter().zip(&devs).zip(before) {
+        let trims = t["total"]["trim_ops"].as_u64().unwrap();
+        assert!(trims > 0, "{}: no trims drawn: {}", t["name"], t["total"]);
+        assert_eq!(kernel_discards(dev) - was, trims, "{}", t["name"]);
+    }
+}
