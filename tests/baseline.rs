@@ -250,3 +250,39 @@ fn fios_latency_basis_is_said_when_it_is_not_diskscopes() {
     assert!(!plus.contains("p99 of"), "{plus}");
     assert!(plus.contains("vs baseline jsonplus.json: IOPS"), "{plus}");
 }
+
+/// A card compares what its tests share with the baseline card's: polled completions then,
+/// interrupts now, is said above the figures (it was dropped for cards alone).
+#[test]
+fn a_polled_card_is_said_to_differ_from_one_by_interrupt() {
+    let dir = workdir();
+    let d = dir.path();
+    make_file(&d.join("disk.img"), 16 << 20);
+    let config = r#""config":{"target":"disk.img","direct":true,"threads":1,"iodepth":1,"bs":4096,"read_pct":100,"random_pct":100,"ioengine":"io_uring","hipri":true}"#;
+    let card = format!(r#"{{"suite":"peak",{config},"passes":1,"tests":[]}}"#);
+    std::fs::write(d.join("polled.json"), card).unwrap();
+    let out = diskscope(
+        d,
+        &[
+            "disk.img",
+            "--ioengine",
+            "io_uring",
+            "--suite",
+            "peak",
+            "--passes",
+            "1",
+            "--pause",
+            "0",
+            "-T",
+            "300ms",
+            "--baseline",
+            "polled.json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("completions polled (--hipri) then, by interrupt now"),
+        "{text}"
+    );
+}

@@ -31,14 +31,7 @@ impl Config {
             c.target = None;
         }
         if self.suite.is_some() {
-            return Conditions {
-                ioengine: c.ioengine,
-                target: c.target,
-                direct: c.direct,
-                fsync_every: c.fsync_every,
-                hipri: c.hipri,
-                ..Conditions::default()
-            };
+            return c.of_card();
         }
         match &self.sweep {
             Some(spec) => c.without(spec.dimension.name()),

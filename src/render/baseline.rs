@@ -159,14 +159,7 @@ impl Baseline {
             label,
             suite: s.suite.0.clone().unwrap_or_default(),
             tests,
-            // The tests' own settings are matched by name: only what they share.
-            conditions: Conditions {
-                ioengine: c.ioengine,
-                target: c.target,
-                direct: c.direct,
-                fsync_every: c.fsync_every,
-                ..Conditions::default()
-            },
+            conditions: c.of_card(),
         }
     }
 

@@ -133,6 +133,19 @@ impl Conditions {
         }
     }
 
+    /// What every test of a suite's card shares (its tests' own settings are matched by
+    /// name): the engine, polling, the target, O_DIRECT and the syncs.
+    pub fn of_card(self) -> Self {
+        Conditions {
+            ioengine: self.ioengine,
+            hipri: self.hipri,
+            target: self.target,
+            direct: self.direct,
+            fsync_every: self.fsync_every,
+            ..Conditions::default()
+        }
+    }
+
     /// The same, without the knob a sweep varies (`name`: "threads", "bs", "iodepth",
     /// "rate"), whose steps are matched one by one instead.
     pub fn without(mut self, name: &str) -> Self {
