@@ -10,12 +10,11 @@ use anyhow::Result;
 use super::Mode;
 use crate::cli::Config;
 
-/// What of `--hipri` does not depend on the machine: io_uring, O_DIRECT, no `--fsync`, no
-/// `--trim` (the kernel refuses a sync or a block discard on a polled ring). Refused with the
-/// reason, as a run would be, also for a fio export.
+/// What of `--hipri` does not depend on the machine: io_uring, O_DIRECT, no `--fsync` (the
+/// kernel refuses a sync on a polled ring). Refused with the reason, as a run would be, also
+/// for a fio export.
 pub(super) fn check_hipri_asked(config: &Config) -> Result<()> {
-    let s = config.settings;
-    if !s.hipri {
+    if !config.settings.hipri {
         return Ok(());
     }
     let why = crate::target::poll::config_refusal(
@@ -23,37 +22,19 @@ pub(super) fn check_hipri_asked(config: &Config) -> Result<()> {
         config.direct,
         config.durability.fsync_every,
     );
-    let why = why.or_else(|| {
-        (s.trim_pct > 0).then(|| {
-            "--trim with --hipri: the kernel refuses a block discard on a polled ring; drop one of them".to_string()
-        })
-    });
     match why {
         Some(why) => Err(crate::exit::Refused(why).into()),
         None => Ok(()),
     }
 }
 
-/// `--hipri` runs only where the device's queue polls (`target::poll`), and not beside trims
-/// (`check_hipri_asked`): refused before anything is laid out or opened otherwise. Without it,
-/// the reason (or none) is kept for the TUI's polling key.
+/// `--hipri` runs only where the device's queue polls (`target::poll`): refused before
+/// anything is laid out or opened otherwise. Without it, the reason (or none) is kept for the
+/// TUI's polling key.
 pub(super) fn check_hipri(config: &mut Config, mode: &Mode) -> Result<()> {
     check_hipri_asked(config)?;
-    let at_all: Vec<Option<&Path>> = match config.targets.is_empty() {
-        true => vec![config.target.as_deref()],
-        false => config.targets.iter().map(|t| Some(t.as_path())).collect(),
-    };
-    let refusal = config.poll_refusal_on(&at_all);
-    let s = config.settings;
-    // The picker's target is checked when it is picked (`tui::session::start`).
-    let picker = matches!(mode, Mode::Tui) && config.target.is_none();
-    if s.hipri
-        && !picker
-        && let Some(why) = &refusal
-    {
-        return Err(crate::exit::Refused(why.clone()).into());
-    }
-    config.poll_refusal = refusal;
+    let refusal = config.poll_refusal_on(&typed(config));
+    config.poll_refusal = kept(refusal, config.settings.hipri, mode, config)?;
     Ok(())
 }
 
@@ -61,19 +42,30 @@ pub(super) fn check_hipri(config: &mut Config, mode: &Mode) -> Result<()> {
 /// refused before anything is laid out or opened otherwise. With no trim asked, the reason
 /// (or none) is kept for the TUI's trim key.
 pub(super) fn check_trim(config: &mut Config, mode: &Mode) -> Result<()> {
-    let at_all: Vec<Option<&Path>> = match config.targets.is_empty() {
+    let refusal = config.trim_refusal_on(&typed(config));
+    config.trim_refusal = kept(refusal, config.settings.trim_pct > 0, mode, config)?;
+    Ok(())
+}
+
+/// The targets typed (`None`: the scratch file in the working directory).
+fn typed(config: &Config) -> Vec<Option<&Path>> {
+    match config.targets.is_empty() {
         true => vec![config.target.as_deref()],
         false => config.targets.iter().map(|t| Some(t.as_path())).collect(),
-    };
-    let refusal = config.trim_refusal_on(&at_all);
-    // The picker's target is checked when it is picked (`tui::session::start`).
-    let picker = matches!(mode, Mode::Tui) && config.target.is_none();
-    if config.settings.trim_pct > 0
-        && !picker
-        && let Some(why) = &refusal
-    {
-        return Err(crate::exit::Refused(why.clone()).into());
     }
-    config.trim_refusal = refusal;
-    Ok(())
+}
+
+/// A refusal that stops the start where the knob was `asked`; else kept for the TUI. The
+/// picker's target is checked when it is picked (`tui::session::start`), not here.
+fn kept(
+    refusal: Option<String>,
+    asked: bool,
+    mode: &Mode,
+    config: &Config,
+) -> Result<Option<String>> {
+    let picker = matches!(mode, Mode::Tui) && config.target.is_none();
+    match refusal {
+        Some(why) if asked && !picker => Err(crate::exit::Refused(why).into()),
+        other => Ok(other),
+    }
 }

@@ -5,8 +5,8 @@
 //! size the device discards in one piece (at most `discard_max_bytes`, a multiple of
 //! `discard_granularity`, so the kernel's count of discards is the run's), and no
 //! `--verify` (a trimmed block reads back as zeros or stale data, which a read-back would
-//! call corrupt). Polling beside trims is the engine's to refuse (`engine::check_poll`): both
-//! are live knobs. A
+//! call corrupt). Beside polling (`--hipri`) trims go on as `BLKDISCARD`s from the worker's
+//! thread: the kernel takes no block discard on a polled ring. A
 //! regular file is refused rather than hole-punched: punching holes measures the
 //! filesystem, not a discard. Decided from sysfs, read through `SYSFS_PATH`, before anything
 //! is opened for I/O.
