@@ -229,3 +229,29 @@ fn trims_beside_polling_are_discards_from_the_thread() {
     assert!(trims > 0, "{}", v["total"]);
     assert_eq!(discards() - before, trims, "the kernel's discards");
 }
+
+/// `--show` of a saved card says it was polled, and where a direction's every I/O failed it
+/// says how many and shows no latency (not "0 ns").
+#[test]
+fn a_shown_card_says_polled_and_what_failed() {
+    let dir = workdir();
+    let card = r#"{"suite":"peak","config":{"target":"/dev/nvme0n1","direct":true,"ioengine":"io_uring","hipri":true},
+        "passes":1,"pass_time_s":1.0,"tests":[{"name":"SEQ1M Q8T1",
+        "read":{"passes":[{}],"mb_per_s":{"median":0.0,"min":0.0,"max":0.0},"iops":{"median":0.0},
+        "latency_ns":{"count":0,"p99":0},"errors":942273}}]}"#;
+    std::fs::write(dir.path().join("card.json"), card).unwrap();
+    let out = diskscope(dir.path(), &["--show", "card.json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l.ends_with("median of 1 passes of 1.0s, polled")),
+        "{text}"
+    );
+    let row = text.lines().find(|l| l.starts_with("SEQ1M")).unwrap();
+    assert!(
+        row.contains("(942273 I/Os failed, not in the figures)"),
+        "{text}"
+    );
+    assert!(!row.contains("0 ns"), "{row}");
+}

@@ -188,7 +188,8 @@ pub(super) fn retry_busy(
 }
 
 /// Leaves the ring after a failure with nothing of this worker's in flight: cancels what the
-/// kernel holds (sending what is queued with the cancellation, so it is cancelled too), takes
+/// kernel holds (sending what is queued with the cancellation, so it is cancelled too; a
+/// polled ring takes no cancellation, and what it holds is reaped as it completes), takes
 /// back what stays queued (never sent: cancelled), and reaps until no slot is in flight.
 /// Returns how many requests the kernel may still hold, counted `unfinished`: 0 unless
 /// reaping failed or outlasted `WIND_DOWN`, and then the ring and the buffers must be kept.
@@ -199,7 +200,7 @@ pub(super) fn wind_down(
     control: &Control,
     f: &mut Flight,
 ) -> usize {
-    if f.in_kernel() > 0 {
+    if f.in_kernel() > 0 && !r.polled {
         f.cancelling = true;
         f.unsent.push(CANCEL_TAG);
         let _ = r.cancel_all();

@@ -287,11 +287,15 @@ impl Ring {
     }
 
     /// Waits for at least one completion, submitting nothing (what is left queued stays
-    /// queued); with the kernel's timeout, at most `limit`. A signal or the timeout ending
-    /// the wait is not an error; EAGAIN and EBUSY are returned (the caller retries).
+    /// queued); with the kernel's timeout, at most `limit` (a polled ring, whose kernel takes
+    /// no timeout, polls until then: `poll_until`). A signal or the timeout ending the wait
+    /// is not an error; EAGAIN and EBUSY are returned (the caller retries).
     pub fn wait_reaping(&mut self, limit: std::time::Duration) -> io::Result<()> {
         if let Some(e) = self.fault(Call::Wait) {
             return Err(e);
+        }
+        if self.polled {
+            return self.poll_until(std::time::Instant::now() + limit);
         }
         let got = if self.ext_arg {
             let ts = types::Timespec::from(limit);

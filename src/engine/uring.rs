@@ -154,7 +154,7 @@ fn drive(
             fill(r, w, slot, control, f, fd)?;
         } else if !f.cancelling && f.in_flight() > 0 && slot.stop.load(Acquire) && !r.polled {
             // A polled ring takes no cancellation (the kernel refuses it there): what is in
-            // flight on it completes in microseconds and is reaped instead.
+            // flight on it is reaped as it completes, within the run's stop grace.
             f.cancelling = true;
             f.unsent.push(CANCEL_TAG);
             let sent = r.cancel_all();

@@ -72,9 +72,17 @@ pub fn pass_line(test: &str, d: Direction, pass: usize, of: usize, f: &IntervalF
         d.name(),
         mb(f.bw_bytes_per_s / 1e6),
         format_count_rate(f.iops),
-        format_latency_ns(f.latency_ns.mean),
-        format_latency_ns(f.latency_ns.p99 as f64),
+        latency(&f.latency_ns, f.latency_ns.mean),
+        latency(&f.latency_ns, f.latency_ns.p99 as f64),
     )
+}
+
+/// A latency of `l`'s, or "-" where no I/O completed (not "0 ns": every I/O may have failed).
+fn latency(l: &crate::stats::LatencySummary, ns: f64) -> String {
+    match l.count {
+        0 => "-".into(),
+        _ => format_latency_ns(ns),
+    }
 }
 
 /// Width of one direction's columns.
@@ -90,8 +98,8 @@ fn direction_cells(t: &TestResult, d: Direction, passes: usize) -> String {
                 mb(f.mb_per_s.median),
                 spread(f),
                 format_count_rate(f.iops.median),
-                format_latency_ns(f.latency_ns.mean),
-                format_latency_ns(f.latency_ns.p99 as f64),
+                latency(&f.latency_ns, f.latency_ns.mean),
+                latency(&f.latency_ns, f.latency_ns.p99 as f64),
             )
         }
         Err(why) => format!("  {why:<width$}", width = DIR_WIDTH - 2),

@@ -210,8 +210,8 @@ pub struct SuiteRow {
     lat_p99_ns: Option<u64>,
     lat_max_ns: Option<u64>,
     not_run: Option<String>,
-    /// 1 where the card's completions were polled (`--hipri`), else 0.
-    hipri: u8,
+    /// Whether the card's completions were polled (`--hipri`), spelt as `random` is.
+    hipri: bool,
 }
 
 impl SuiteRow {
@@ -368,7 +368,7 @@ pub fn suite_header() -> String {
 pub fn suite(r: &SuiteReport) -> String {
     let rows = r.tests.iter().flat_map(|t| {
         [Direction::Read, Direction::Write].map(|d| SuiteRow {
-            hipri: u8::from(r.config.settings.hipri),
+            hipri: r.config.settings.hipri,
             ..SuiteRow::of(r.suite.name(), t, d)
         })
     });

@@ -242,17 +242,17 @@ fn a_suite_row_not_run_has_empty_figures_and_the_reason() {
     assert_eq!(lines[0], SUITE_COLUMNS);
     assert_eq!(
         lines[1],
-        "peak,SEQ1M Q8T1,read,1048576,8,8,1,false,2,450.12,400.00,500.00,500.00,450.1,400.0,500.0,500.0,1234,5054464,2,1,403,300,900,2000,,0"
+        "peak,SEQ1M Q8T1,read,1048576,8,8,1,false,2,450.12,400.00,500.00,500.00,450.1,400.0,500.0,500.0,1234,5054464,2,1,403,300,900,2000,,false"
     );
     // The reason is quoted by the library, as CSV quotes a field with a comma or a quote.
     assert_eq!(
         lines[2],
-        "peak,SEQ1M Q8T1,write,1048576,8,8,1,false,0,,,,,,,,,,,,,,,,,\"not run: add --allow-write, or, \"\"not\"\"\",0"
+        "peak,SEQ1M Q8T1,write,1048576,8,8,1,false,0,,,,,,,,,,,,,,,,,\"not run: add --allow-write, or, \"\"not\"\"\",false"
     );
     // A polled card says so on every row.
     let mut polled = r.clone();
     polled.config.settings.hipri = true;
-    assert!(suite(&polled).lines().skip(1).all(|l| l.ends_with(",1")));
+    assert!(suite(&polled).lines().skip(1).all(|l| l.ends_with(",true")));
     let columns = SUITE_COLUMNS.split(',').count();
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     for rec in reader.records() {

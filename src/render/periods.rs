@@ -116,12 +116,33 @@ pub fn period_table(r: &RunReport, width: usize) -> Option<String> {
         }
         side_rows(&mut out, p, wide, apart);
     }
+    footnotes(&mut out, r);
+    Some(out)
+}
+
+/// Under the rows: how many periods were too short for a rate, which had I/Os fail, and how
+/// many the oldest row merges.
+fn footnotes(out: &mut String, r: &RunReport) {
+    let list = &r.periods.list;
     let short = list.iter().filter(|p| !has_rate(p)).count();
     if short > 0 {
         let _ = writeln!(
             out,
             "  ({short} of them ran under {}s, settings passed through while keys were pressed: too short for a rate; their I/Os count in the totals)",
             RATE_MIN_S
+        );
+    }
+    let failed: Vec<String> = list
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.counts.errors > 0)
+        .map(|(i, p)| format!("{} in {}", p.counts.errors, i + 1))
+        .collect();
+    if !failed.is_empty() {
+        let _ = writeln!(
+            out,
+            "  (I/Os failed, not in the rates: {}; the errors are under the totals)",
+            failed.join(", ")
         );
     }
     let merged = r.periods.merged_away();
@@ -133,7 +154,6 @@ pub fn period_table(r: &RunReport, width: usize) -> Option<String> {
             list[0].merged
         );
     }
-    Some(out)
 }
 
 /// Under a period that both read and wrote, a row per direction in the same columns, the
@@ -313,6 +333,14 @@ mod tests {
             "   2  4k random read QD1 T4   10.0s   10.0s   36100   147.9    240 µs    480 µs"
         );
         assert!(lines.iter().all(|l| l.chars().count() <= 80), "{table}");
+        // A period whose I/Os failed says how many under the rows (its rate counts none).
+        r.periods.list[1].counts.errors = 1_676_550;
+        let table = period_table(&r, 80).unwrap();
+        assert!(
+            table.contains("(I/Os failed, not in the rates: 1676550 in 2;"),
+            "{table}"
+        );
+        r.periods.list[1].counts.errors = 0;
         r.periods.list[1].began = Began::Resume;
         assert!(
             period_table(&r, 80)

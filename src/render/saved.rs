@@ -175,11 +175,12 @@ pub fn sweep(v: &SavedSweep) -> String {
 /// min–max, and p99 over every I/O of the passes; a direction not run says why.
 pub fn suite(v: &SavedSuite) -> String {
     let mut out = format!(
-        "{}: suite {}, median of {} passes of {:.1}s\n",
+        "{}: suite {}, median of {} passes of {:.1}s{}\n",
         visible(v.config.target.0.as_deref().unwrap_or("?")),
         v.suite.0.as_deref().unwrap_or("?"),
         u(v.passes),
-        f(v.pass_time_s)
+        f(v.pass_time_s),
+        if v.config.is_hipri() { ", polled" } else { "" }
     );
     let _ = writeln!(
         out,
@@ -199,9 +200,17 @@ pub fn suite(v: &SavedSuite) -> String {
             };
             // A test stopped short says how many passes it has, as the printed card does.
             let (ran, planned) = (d.passes.len() as u64, v.passes.u64());
-            let short = match planned {
+            let mut short = match planned {
                 Some(p) if ran < p => format!("  ({ran} of {p} passes)"),
                 _ => String::new(),
+            };
+            if let Some(n) = d.errors.u64().filter(|&n| n > 0) {
+                short.push_str(&format!("  ({n} I/Os failed, not in the figures)"));
+            }
+            // No completed I/O: no latency to show (not "0 ns").
+            let p99 = match d.latency_ns.count.u64() {
+                Some(0) => "-".to_string(),
+                _ => format_latency_ns(f(d.latency_ns.p99)),
             };
             let _ = writeln!(
                 out,
@@ -209,7 +218,7 @@ pub fn suite(v: &SavedSuite) -> String {
                 f(d.mb_per_s.median),
                 format!("{:.1}–{:.1}", f(d.mb_per_s.min), f(d.mb_per_s.max)),
                 f(d.iops.median),
-                format_latency_ns(f(d.latency_ns.p99)),
+                p99,
                 short
             );
         }

@@ -225,6 +225,8 @@ pub struct SavedDirection {
     pub mb_per_s: SavedSpread,
     pub iops: SavedSpread,
     pub latency_ns: SavedLatency,
+    /// I/Os that failed, not in the figures (0 in files from before it was saved).
+    pub errors: Lenient,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
