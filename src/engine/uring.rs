@@ -32,10 +32,11 @@
 //! Live changes: when the control generation moves, the worker stops submitting, reaps every
 //! request still in flight (they count under the old settings, before the boundary), and only
 //! then marks its boundary and takes the new settings, depth included; a deeper queue, or
-//! polling turned on or off (`hipri`), gets a new ring, built on the empty old one's close. Pause, stop, reset and
-//! the detection of a stopped process all go through the generation, so they too find no I/O
-//! in flight once the worker has switched. When the worker is told to stop (the run's end, or
-//! fewer threads), what is still in flight is cancelled rather than waited for: at
+//! polling turned on or off (`hipri`), gets a new ring, built on the empty old one's close.
+//! Pause, stop, reset and the detection of a stopped process all go through the generation,
+//! so they too find no I/O in flight once the worker has switched. When the worker is told to
+//! stop (the run's end, or fewer threads), what is still in flight is cancelled rather than
+//! waited for (on a polled ring, which takes no cancellation, reaped as it completes): at
 //! `-t 1024 -Q 256` a quarter of a million requests waited in the kernel's queues and the run
 //! overran `-T 3s` by 1.5 s reaping them. Cancelled requests count as `cancelled`.
 //!

@@ -2,7 +2,8 @@
 //! change the order, move the sliders of every target at once, pause, reset, save) and one
 //! target's run screen opened from it (the run screen's sliders and panes, Esc back). Each
 //! view's table is declared once, in `disks_table`; `disks_key` looks a key up in the table of
-//! the view showing and carries the command out. A slider moved in either view changes every target.
+//! the view showing and carries the command out. A slider moved in either view changes every
+//! target.
 
 use ratatui::crossterm::event::KeyEvent;
 
