@@ -116,6 +116,7 @@ pub fn run_host(
 /// Lines of a stream, split at `\n` and at the `\r` that ends each ETA line.
 fn spawn_lines(mut r: impl Read + Send + 'static, tx: mpsc::Sender<String>) {
     std::thread::spawn(move || {
+        crate::signals::leave_to_main();
         let (mut buf, mut chunk) = (Vec::new(), [0u8; 8192]);
         while let Ok(n) = r.read(&mut chunk) {
             if n == 0 {

@@ -105,6 +105,7 @@ fn call(args: &[&str], device: &str) -> Result<Answer, HealthGap> {
     let mut stdout = child.stdout.take();
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
+        crate::signals::leave_to_main();
         let mut bytes = Vec::new();
         if let Some(out) = stdout.as_mut() {
             let _ = out.take(MOST_READ).read_to_end(&mut bytes);

@@ -67,6 +67,7 @@ impl HealthWatch {
         let thread = std::thread::Builder::new()
             .name("diskscope-health".into())
             .spawn(move || {
+                crate::signals::leave_to_main();
                 while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
                     if tx
                         .send((started.elapsed().as_secs_f64(), read(&target)))

@@ -80,6 +80,7 @@ pub fn spawn_input(tx: Sender<Event>) -> Result<()> {
     std::thread::Builder::new()
         .name("tui-input".into())
         .spawn(move || {
+            crate::signals::leave_to_main();
             loop {
                 let event = match ct::read() {
                     Ok(ct::Event::Key(k)) => Event::Key(k),

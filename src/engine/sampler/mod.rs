@@ -112,7 +112,11 @@ pub(super) fn spawn(
     };
     thread::Builder::new()
         .name("sampler".into())
-        .spawn(move || sampler.run(commands))
+        .spawn(move || {
+            // Its workers, spawned from it, inherit the mask.
+            crate::signals::leave_to_main();
+            sampler.run(commands)
+        })
         .map_err(|e| format!("starting the sampler thread: {e}"))
 }
 

@@ -60,6 +60,7 @@ impl Session {
         let spawned = std::thread::Builder::new()
             .name("burn-in".into())
             .spawn(move || {
+                crate::signals::leave_to_main();
                 let live = Live::new(job.plan.span, job.plan.bs);
                 let ended = || stop.load(Relaxed) || signals::received().is_some();
                 // Paused: every thread waits here, at its next block, until resumed or ended.

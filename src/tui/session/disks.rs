@@ -83,6 +83,7 @@ impl Session {
         let spawned = std::thread::Builder::new()
             .name("tui-prepare".into())
             .spawn(move || {
+                crate::signals::leave_to_main();
                 let progress_tx = tx.clone();
                 let mut last = None;
                 let mut progress = |_, done: u64, total: u64| {

@@ -159,6 +159,7 @@ impl Session {
         let spawned = std::thread::Builder::new()
             .name("tui-prepare".into())
             .spawn(move || {
+                crate::signals::leave_to_main();
                 let mut last_pct = None;
                 let progress_tx = tx.clone();
                 let mut progress = move |done: u64, total: u64| {

@@ -116,6 +116,7 @@ impl Session {
         let spawned = std::thread::Builder::new()
             .name("surface-scan".into())
             .spawn(move || {
+                crate::signals::leave_to_main();
                 let mut tick = |report: &crate::model::surface::SurfaceReport, p: &_| {
                     let sent = tx.send(Event::SurfaceProgress(Box::new(report.clone()), *p));
                     sent.is_ok() && !stop.load(Ordering::Relaxed)
