@@ -226,8 +226,7 @@ pub fn run(config: Config) -> Result<ExitStatus> {
         // No I/O: nothing to poll or trim.
         Mode::Show | Mode::List | Mode::Completions(_) | Mode::Man | Mode::Health => {}
         _ => {
-            checks::check_hipri(&mut config, &mode)?;
-            checks::check_trim(&mut config, &mode)?;
+            checks::check_targets(&mut config, &mode)?;
         }
     }
     match mode {

@@ -101,11 +101,11 @@ pub struct Config {
     pub ioengine_fallback: Option<String>,
     /// `--burn-in`, `--capacity-probe` and their state file.
     pub verify: super::verify::VerifyConfig,
-    /// Why this run may not poll for completions (`run::check_hipri`, from the target's
+    /// Why this run may not poll for completions (`Config::check_targets`, from the target's
     /// queue), or `None` when it may: the TUI's polling key says it instead of switching.
     /// `--hipri` itself is the settings' `hipri`, the start of a live knob.
     pub poll_refusal: Option<String>,
-    /// Why this run may not trim (`run::check_trim`, from the target's sysfs), or `None`
+    /// Why this run may not trim (`Config::check_targets`, from the target's sysfs), or `None`
     /// when it may: the TUI's trim slider says it instead of moving.
     pub trim_refusal: Option<String>,
     /// The flags typed on the command line (`Args::given`).

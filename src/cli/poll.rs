@@ -1,8 +1,8 @@
 //! Whether a run's completions can be polled (`--hipri`, the TUI's `P`): the config's part of
 //! the question (the engine, O_DIRECT, `--fsync`) put to `target::poll` with each target's
-//! queue, at the start (`run::check_hipri`) and again for a target picked in the TUI. The
-//! answer is kept for the whole run: polling is a live knob, and the key says why it will not
-//! switch instead of switching.
+//! queue, at the start and again for a target picked in the TUI (`Config::check_targets`).
+//! The answer is kept for the whole run: polling is a live knob, and the key says why it will
+//! not switch instead of switching.
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,6 @@
 //! Whether a run's trims (`--trim`) can go where it points: the config's part of the question
 //! (writes allowed, the block size, a read-back) put to `target::trim` for each
-//! target, at the start (`run::check_trim`) and again for a target picked in the TUI.
+//! target, at the start (`Config::check_targets`) and again for a target picked in the TUI.
 
 use std::path::Path;
 

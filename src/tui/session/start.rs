@@ -178,24 +178,10 @@ impl Session {
     }
 
     /// Trims and polling checked on `targets`, those picked (the start checked only those
-    /// typed, or the working directory for the picker): the reasons are kept for the trim
-    /// slider and the `P` key, and a run asking for either where it cannot gets the reason.
-    /// A surface scan does neither, and is not refused for them.
+    /// typed, or the working directory for the picker): `Config::check_targets`. A surface
+    /// scan does neither, and is not refused for them.
     pub(super) fn check_picked(&mut self, targets: &[Option<&Path>]) -> Result<(), String> {
-        self.config.poll_refusal = self.config.poll_refusal_on(targets);
-        self.config.trim_refusal = self.config.trim_refusal_on(targets);
-        let s = self.config.settings;
-        let refused = [
-            (s.hipri, &self.config.poll_refusal),
-            (s.trim_pct > 0, &self.config.trim_refusal),
-        ];
-        match refused
-            .into_iter()
-            .find(|(asked, why)| *asked && why.is_some())
-        {
-            Some((_, why)) if !self.surface_next => Err(why.clone().unwrap_or_default()),
-            _ => Ok(()),
-        }
+        self.config.check_targets(targets, !self.surface_next)
     }
 
     /// A target could not be used: back to the picker with the reason, or out. A device
